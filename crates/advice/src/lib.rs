@@ -1,0 +1,1 @@
+//! iolab-advice: benchmark pitfall checks over a RunResult.

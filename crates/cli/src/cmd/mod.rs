@@ -1,0 +1,11 @@
+//! One module per subcommand; each has `Args` (clap) and `run(Args) -> Result<ExitCode>`.
+
+pub mod data;
+pub mod fill;
+pub mod mrc;
+pub mod options;
+pub mod parse;
+pub mod replay;
+pub mod run;
+pub mod sim;
+pub mod trace;

@@ -1,0 +1,58 @@
+//! `iolab`: measure storage with fio job files, predict cached stacks, warn about misleading
+//! benchmarks. This file maps subcommands to their modules and errors to exit codes.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+mod cmd;
+
+#[derive(Parser)]
+#[command(name = "iolab", version, about = "Measure storage with fio job files; predict cached, tiered stacks")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Real I/O from fio job files or fio-style arguments (no job: a quick built-in profile).
+    Run(cmd::run::Args),
+    /// The same workload through cache tiers and device models.
+    Sim(cmd::sim::Args),
+    /// Resolve job files to JSON with every warning; no I/O.
+    Parse(cmd::parse::Args),
+    /// The option registry, like `fio --cmdhelp`.
+    Options(cmd::options::Args),
+    /// Generate data of a given compressibility/dedupe; measure a file's real ratios.
+    Data(cmd::data::Args),
+    /// Trace statistics and format conversion.
+    Trace(cmd::trace::Args),
+    /// Real I/O from a block trace.
+    Replay(cmd::replay::Args),
+    /// Miss-ratio curve of a trace or a job, exact or sampled.
+    Mrc(cmd::mrc::Args),
+    /// How many reads and how long to fill a cache.
+    Fill(cmd::fill::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(a) => cmd::run::run(a),
+        Command::Sim(a) => cmd::sim::run(a),
+        Command::Parse(a) => cmd::parse::run(a),
+        Command::Options(a) => cmd::options::run(a),
+        Command::Data(a) => cmd::data::run(a),
+        Command::Trace(a) => cmd::trace::run(a),
+        Command::Replay(a) => cmd::replay::run(a),
+        Command::Mrc(a) => cmd::mrc::run(a),
+        Command::Fill(a) => cmd::fill::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("iolab: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! iolab-data: buffer contents, compressibility and dedupe measurement, verification.

@@ -1,0 +1,1 @@
+//! iolab-model: cache policies, tiers, device models and the discrete-event simulator.

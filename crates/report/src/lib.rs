@@ -1,0 +1,1 @@
+//! iolab-report: exporters over RunResult: text, fio JSON, JSON Lines, fio logs.

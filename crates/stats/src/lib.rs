@@ -1,0 +1,1 @@
+//! iolab-stats: latency histograms, interval series, diskstats sampling, RunResult.

@@ -1,0 +1,1 @@
+//! iolab-trace: block-trace readers and writers.

@@ -1,0 +1,1 @@
+//! iolab-workload: deterministic I/O request streams from fio jobs.
