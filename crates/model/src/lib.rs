@@ -1,1 +1,5 @@
-//! iolab-model: cache policies, tiers, device models and the discrete-event simulator.
+//! iolab-model: cache policies, tiers, device models, the discrete-event simulator,
+//! miss-ratio curves and cache-fill mathematics.
+
+pub mod fill;
+pub mod mrc;

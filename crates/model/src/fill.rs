@@ -1,0 +1,1 @@
+//! Cache-fill mathematics (owner: trace/mrc helper).

@@ -1,0 +1,1 @@
+//! Miss-ratio curves (owner: trace/mrc helper).
