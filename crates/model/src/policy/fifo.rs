@@ -1,0 +1,76 @@
+//! FIFO: evict in insertion order; hits change nothing. Matches libCacheSim `eviction/FIFO.c`.
+
+use super::store::{List, Store};
+use super::{Access, Policy};
+
+pub struct Fifo {
+    cap: usize,
+    s: Store<()>,
+    q: List,
+}
+
+impl Fifo {
+    pub fn new(cap: usize) -> Self {
+        Fifo { cap, s: Store::with_capacity(cap), q: List::default() }
+    }
+}
+
+impl Policy for Fifo {
+    type Entry = ();
+    fn name(&self) -> &'static str {
+        "fifo"
+    }
+    fn capacity(&self) -> usize {
+        self.cap
+    }
+    fn len(&self) -> usize {
+        self.q.len
+    }
+    #[inline]
+    fn find(&mut self, a: &Access) -> bool {
+        self.s.find(a.key).is_some()
+    }
+    #[inline]
+    fn evict(&mut self, _a: &Access) -> Option<u64> {
+        let i = self.s.pop_tail(&mut self.q)?;
+        let k = self.s.key(i);
+        self.s.release(i);
+        Some(k)
+    }
+    #[inline]
+    fn insert(&mut self, a: &Access) {
+        let i = self.s.alloc(a.key, ());
+        self.s.push_head(&mut self.q, i);
+    }
+    fn remove(&mut self, key: u64) -> bool {
+        match self.s.find(key) {
+            Some(i) => {
+                self.s.unlink(&mut self.q, i);
+                self.s.release(i);
+                true
+            }
+            None => false,
+        }
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.s.find(key).is_some()
+    }
+    fn heap_bytes(&self) -> usize {
+        self.s.heap_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hits_do_not_refresh() {
+        let mut c = Fifo::new(3);
+        for k in [1, 2, 3, 1, 4] {
+            c.access(&Access::new(k));
+        }
+        // 1 was hit but is still the oldest, so 4 pushed it out.
+        assert!(!c.contains(1) && c.contains(2) && c.contains(4));
+    }
+}

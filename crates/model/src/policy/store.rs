@@ -1,0 +1,337 @@
+//! The shared storage under every policy: an open-addressing hash table from `u64` key to a
+//! `u32` slot index, and a slab of nodes threaded by intrusive doubly-linked lists.
+//!
+//! Layout follows libCacheSim's `cache_obj_t` + chained hashtable idea (one object record per
+//! key, queues threaded through it) but without a pointer per link or an allocation per insert:
+//! links are `u32` indices into one `Vec`, freed slots go on a free list, and the table is
+//! linear probing with backward-shift deletion (Knuth vol. 3, 6.4 Algorithm R), so a request
+//! costs one multiply-shift hash and, on a hit, one or two cache lines. Written here instead of
+//! `hashbrown` because the key is already a `u64` and the value a `u32`: 12-byte buckets and no
+//! SipHash/ahash state; measured in `benches/policies.rs`.
+
+/// "No node": end of a list or an empty table bucket.
+pub const NIL: u32 = u32::MAX;
+
+/// Fibonacci multiply-shift hash: keys from traces are LBAs (dense, sequential runs), which a
+/// plain modulus would cluster; the golden-ratio multiplier spreads consecutive keys evenly.
+#[inline]
+fn bucket_of(key: u64, shift: u32) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize
+}
+
+/// Open-addressing map `u64 -> u32` (the value `NIL` marks an empty bucket).
+#[derive(Clone, Debug)]
+pub struct KeyMap {
+    keys: Vec<u64>,
+    vals: Vec<u32>,
+    mask: usize,
+    shift: u32,
+    len: usize,
+}
+
+impl KeyMap {
+    /// A table sized for `expected` keys at load factor <= 1/2 (it grows past that).
+    pub fn with_capacity(expected: usize) -> Self {
+        let buckets = (expected.max(8) * 2).next_power_of_two();
+        KeyMap {
+            keys: vec![0; buckets],
+            vals: vec![NIL; buckets],
+            mask: buckets - 1,
+            shift: 64 - buckets.trailing_zeros(),
+            len: 0,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline]
+    pub fn get(&self, key: u64) -> Option<u32> {
+        let mut i = bucket_of(key, self.shift);
+        loop {
+            let v = self.vals[i];
+            if v == NIL {
+                return None;
+            }
+            if self.keys[i] == key {
+                return Some(v);
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    /// Inserts or overwrites.
+    #[inline]
+    pub fn insert(&mut self, key: u64, val: u32) {
+        if (self.len + 1) * 2 > self.vals.len() {
+            self.grow();
+        }
+        let mut i = bucket_of(key, self.shift);
+        loop {
+            if self.vals[i] == NIL {
+                self.keys[i] = key;
+                self.vals[i] = val;
+                self.len += 1;
+                return;
+            }
+            if self.keys[i] == key {
+                self.vals[i] = val;
+                return;
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    /// Removes `key`, returning its value. Backward-shift keeps probe chains unbroken without
+    /// tombstones, so a long replay never degrades.
+    #[inline]
+    pub fn remove(&mut self, key: u64) -> Option<u32> {
+        let mut i = bucket_of(key, self.shift);
+        loop {
+            let v = self.vals[i];
+            if v == NIL {
+                return None;
+            }
+            if self.keys[i] == key {
+                break;
+            }
+            i = (i + 1) & self.mask;
+        }
+        let out = self.vals[i];
+        let mut hole = i;
+        let mut j = i;
+        loop {
+            j = (j + 1) & self.mask;
+            if self.vals[j] == NIL {
+                break;
+            }
+            let home = bucket_of(self.keys[j], self.shift);
+            // Move j into the hole unless its home lies cyclically in (hole, j].
+            let stays = if hole <= j { hole < home && home <= j } else { hole < home || home <= j };
+            if !stays {
+                self.keys[hole] = self.keys[j];
+                self.vals[hole] = self.vals[j];
+                hole = j;
+            }
+        }
+        self.vals[hole] = NIL;
+        self.len -= 1;
+        Some(out)
+    }
+
+    fn grow(&mut self) {
+        let mut bigger = KeyMap::with_capacity(self.vals.len());
+        for (k, v) in self.keys.iter().zip(&self.vals) {
+            if *v != NIL {
+                bigger.insert(*k, *v);
+            }
+        }
+        *self = bigger;
+    }
+
+    /// Bytes held by the table (for the memory comparison with libCacheSim).
+    pub fn heap_bytes(&self) -> usize {
+        self.keys.capacity() * 8 + self.vals.capacity() * 4
+    }
+}
+
+/// One cached (or ghost) key with its list links and the policy's per-entry state.
+#[derive(Clone, Debug)]
+pub struct Node<E> {
+    pub key: u64,
+    pub prev: u32,
+    pub next: u32,
+    pub e: E,
+}
+
+/// A doubly-linked list threaded through the slab. `head` is the newest end (MRU / FIFO
+/// insertion point), `tail` the oldest (the eviction end).
+#[derive(Clone, Copy, Debug)]
+pub struct List {
+    pub head: u32,
+    pub tail: u32,
+    pub len: usize,
+}
+
+impl Default for List {
+    fn default() -> Self {
+        List { head: NIL, tail: NIL, len: 0 }
+    }
+}
+
+/// Key map + node slab + free list: the per-policy object store.
+#[derive(Clone, Debug)]
+pub struct Store<E> {
+    pub map: KeyMap,
+    pub nodes: Vec<Node<E>>,
+    free: Vec<u32>,
+}
+
+impl<E> Store<E> {
+    pub fn with_capacity(n: usize) -> Self {
+        Store { map: KeyMap::with_capacity(n), nodes: Vec::with_capacity(n), free: Vec::new() }
+    }
+
+    #[inline]
+    pub fn find(&self, key: u64) -> Option<u32> {
+        self.map.get(key)
+    }
+
+    /// Number of live nodes (cached plus ghost).
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// A new unlinked node for `key`.
+    #[inline]
+    pub fn alloc(&mut self, key: u64, e: E) -> u32 {
+        let node = Node { key, prev: NIL, next: NIL, e };
+        let idx = if let Some(i) = self.free.pop() {
+            self.nodes[i as usize] = node;
+            i
+        } else {
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
+        };
+        self.map.insert(key, idx);
+        idx
+    }
+
+    /// Forgets an (already unlinked) node.
+    #[inline]
+    pub fn release(&mut self, idx: u32) {
+        let key = self.nodes[idx as usize].key;
+        self.map.remove(key);
+        self.free.push(idx);
+    }
+
+    #[inline]
+    pub fn key(&self, idx: u32) -> u64 {
+        self.nodes[idx as usize].key
+    }
+
+    #[inline]
+    pub fn e(&self, idx: u32) -> &E {
+        &self.nodes[idx as usize].e
+    }
+
+    #[inline]
+    pub fn e_mut(&mut self, idx: u32) -> &mut E {
+        &mut self.nodes[idx as usize].e
+    }
+
+    #[inline]
+    pub fn push_head(&mut self, l: &mut List, idx: u32) {
+        let n = &mut self.nodes[idx as usize];
+        n.prev = NIL;
+        n.next = l.head;
+        if l.head != NIL {
+            self.nodes[l.head as usize].prev = idx;
+        } else {
+            l.tail = idx;
+        }
+        l.head = idx;
+        l.len += 1;
+    }
+
+    #[inline]
+    pub fn unlink(&mut self, l: &mut List, idx: u32) {
+        let (prev, next) = {
+            let n = &self.nodes[idx as usize];
+            (n.prev, n.next)
+        };
+        if prev != NIL {
+            self.nodes[prev as usize].next = next;
+        } else {
+            l.head = next;
+        }
+        if next != NIL {
+            self.nodes[next as usize].prev = prev;
+        } else {
+            l.tail = prev;
+        }
+        l.len -= 1;
+    }
+
+    #[inline]
+    pub fn move_to_head(&mut self, l: &mut List, idx: u32) {
+        if l.head != idx {
+            self.unlink(l, idx);
+            self.push_head(l, idx);
+        }
+    }
+
+    /// Unlinks and returns the tail (oldest) node, if any.
+    #[inline]
+    pub fn pop_tail(&mut self, l: &mut List) -> Option<u32> {
+        let t = l.tail;
+        if t == NIL {
+            return None;
+        }
+        self.unlink(l, t);
+        Some(t)
+    }
+
+    /// Previous (newer) neighbour, for hands that walk from tail to head.
+    #[inline]
+    pub fn prev(&self, idx: u32) -> u32 {
+        self.nodes[idx as usize].prev
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.map.heap_bytes()
+            + self.nodes.capacity() * std::mem::size_of::<Node<E>>()
+            + self.free.capacity() * 4
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keymap_insert_remove_many_with_collisions() {
+        let mut m = KeyMap::with_capacity(4);
+        for k in 0..10_000u64 {
+            m.insert(k * 4096, k as u32);
+        }
+        assert_eq!(m.len(), 10_000);
+        for k in (0..10_000u64).step_by(3) {
+            assert_eq!(m.remove(k * 4096), Some(k as u32));
+        }
+        for k in 0..10_000u64 {
+            let want = if k % 3 == 0 { None } else { Some(k as u32) };
+            assert_eq!(m.get(k * 4096), want, "key {k}");
+        }
+        assert_eq!(m.remove(3 * 4096), None);
+    }
+
+    #[test]
+    fn list_order_and_pop() {
+        let mut s: Store<()> = Store::with_capacity(4);
+        let mut l = List::default();
+        let a = s.alloc(1, ());
+        let b = s.alloc(2, ());
+        let c = s.alloc(3, ());
+        s.push_head(&mut l, a);
+        s.push_head(&mut l, b);
+        s.push_head(&mut l, c);
+        s.move_to_head(&mut l, a);
+        let mut order = Vec::new();
+        while let Some(i) = s.pop_tail(&mut l) {
+            order.push(s.key(i));
+        }
+        assert_eq!(order, vec![2, 3, 1]);
+        assert_eq!(l.len, 0);
+    }
+}
