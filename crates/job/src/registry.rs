@@ -24,8 +24,10 @@ mod table_iolab;
 mod table_job;
 mod table_output;
 mod table_verify;
+mod text;
 
 pub use markdown::markdown;
+pub use text::{describe, listing};
 
 /// How a value is parsed (mirrors fio's `FIO_OPT_*` types).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

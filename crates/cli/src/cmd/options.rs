@@ -1,14 +1,50 @@
-//! `iolab options`. PLACEHOLDER until its owner lands it.
+//! `iolab options [NAME] [--markdown] [--json]`: the option registry
+//! (`iolab_job::registry`), listed like `fio --cmdhelp`, one option in full, or as the
+//! Markdown reference that is committed as `docs/options.md`.
 
+use std::io::Write;
 use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+use iolab_job::registry;
 
 #[derive(clap::Args)]
 pub struct Args {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    rest: Vec<String>,
+    /// Show this option (name or alias) in full.
+    name: Option<String>,
+    /// Print the whole reference as Markdown (the source of docs/options.md).
+    #[arg(long, conflicts_with_all = ["name", "json"])]
+    markdown: bool,
+    /// Print the registry (or the named option) as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let _ = args.rest;
-    anyhow::bail!("`iolab options` is not built yet")
+    let text = if args.markdown {
+        registry::markdown()
+    } else if let Some(name) = &args.name {
+        let Some(o) = registry::lookup(name) else {
+            match registry::nearest(name) {
+                Some(n) => bail!("unknown option `{name}`; did you mean `{n}`?"),
+                None => bail!("unknown option `{name}`; `iolab options` lists them all"),
+            }
+        };
+        if args.json {
+            serde_json::to_string_pretty(o)? + "\n"
+        } else {
+            registry::describe(o)
+        }
+    } else if args.json {
+        serde_json::to_string_pretty(registry::OPTIONS)? + "\n"
+    } else {
+        registry::listing()
+    };
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()) {
+        // A closed pipe (`iolab options | head`) is not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        r => r.context("writing to stdout")?,
+    }
+    Ok(ExitCode::SUCCESS)
 }

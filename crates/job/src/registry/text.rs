@@ -1,0 +1,114 @@
+//! Plain-text renderings of the registry for `iolab options`: the grouped listing (the
+//! shape of fio's `--cmdhelp`, `init.c` `fio_show_option_help`, plus iolab's status marker)
+//! and the full description of one option.
+
+use std::fmt::Write;
+
+use super::markdown::type_name;
+use super::{by_category, OptionDef};
+
+/// Every option grouped by category: `  + name            one-line help`.
+pub fn listing() -> String {
+    // Most names fit in 26 columns; the few longer ones push their help right.
+    let width = 26;
+    let mut s = String::from(
+        "Status: + supported, ~ accepted but ignored (with a warning), - refused.\n\
+         `iolab options NAME` shows one option in full.\n",
+    );
+    for (cat, opts) in by_category() {
+        let _ = writeln!(s, "\n{}:", cat.title());
+        for o in opts {
+            let _ = writeln!(s, "  {} {:<width$}  {}", o.status.marker(), o.name, o.help);
+        }
+    }
+    s
+}
+
+/// One option in full: type, default, choices, aliases, engines, status and reason, and
+/// the long help wrapped to 80 columns.
+pub fn describe(o: &OptionDef) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{}: {}", o.name, o.help);
+    let _ = writeln!(s, "  category: {}", o.category.title());
+    let _ = writeln!(s, "  type:     {}", type_name(o.ty));
+    if !o.aliases.is_empty() {
+        let _ = writeln!(s, "  aliases:  {}", o.aliases.join(", "));
+    }
+    if !o.default.is_empty() {
+        let _ = writeln!(s, "  default:  {}", o.default);
+    }
+    if !o.choices.is_empty() {
+        let _ = writeln!(s, "  choices:  {}", o.choices.join(", "));
+    }
+    if !o.engine.is_empty() {
+        let _ = writeln!(s, "  engine:   {}", o.engine.join(", "));
+    }
+    match o.status.reason() {
+        None => {
+            let _ = writeln!(s, "  status:   {}", o.status.word());
+        }
+        Some(r) => {
+            let _ = writeln!(s, "  status:   {}: {}", o.status.word(), r);
+        }
+    }
+    if !o.long_help.is_empty() {
+        s.push('\n');
+        s.push_str(&wrap(o.long_help, 80));
+    }
+    s
+}
+
+/// Greedy word wrap; words longer than the width stay whole.
+fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = 0;
+    for w in text.split_whitespace() {
+        if line > 0 && line + 1 + w.len() > width {
+            out.push('\n');
+            line = 0;
+        }
+        if line > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(w);
+        line += w.len();
+    }
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::super::lookup;
+    use super::*;
+
+    #[test]
+    fn listing_has_every_option_once_with_its_marker() {
+        let l = listing();
+        for o in super::super::OPTIONS {
+            let needle = format!("  {} {} ", o.status.marker(), o.name);
+            assert_eq!(l.matches(&needle).count(), 1, "{}", o.name);
+        }
+        assert!(l.contains("\nI/O engines and their options:\n"));
+    }
+
+    #[test]
+    fn describe_shows_status_reason_and_aliases() {
+        let d = describe(lookup("verify_async").unwrap());
+        assert!(d.contains("status:   unsupported: not implemented"), "{d}");
+        let d = describe(lookup("rw").unwrap());
+        assert!(d.contains("aliases:  readwrite"));
+        assert!(d.contains("default:  read"));
+        let long = d.split("\n\n").nth(1).unwrap();
+        assert!(long.lines().all(|l| l.chars().count() <= 80), "{long}");
+        assert!(long.contains("randread:8"));
+    }
+
+    #[test]
+    fn wrap_keeps_words_and_width() {
+        let w = wrap("aaa bbb ccc ddd", 7);
+        assert_eq!(w, "aaa bbb\nccc ddd\n");
+    }
+}
