@@ -1,125 +1,132 @@
 //! Option table: Statistics, reporting and log files.
 //!
-//! Source: fio `options.c` groups FIO_OPT_G_STAT, FIO_OPT_G_LOG, FIO_OPT_G_IOLOG; `stat.c`, `iolog.c`, `steadystate.c`, at fio f5344384. Types, defaults and choices follow fio's table; the help
-//! texts are iolab's own, and each entry carries iolab's status and the reason for it.
+//! Source: fio `options.c` groups FIO_OPT_G_STAT, FIO_OPT_G_LOG, FIO_OPT_G_IOLOG; `stat.c`,
+//! `iolog.c`, `steadystate.c`, at fio f5344384. Types, defaults and choices follow fio's
+//! table; the help texts are iolab's own, and each entry carries iolab's status and the reason
+//! for it. Generated once from fio's tables and then edited by hand; this file is the source
+//! of truth.
 
 use super::Category::*;
 use super::OptionType::*;
 use super::Status::*;
-#[allow(unused_imports)]
 use super::TimeUnit::*;
 use super::{opt, OptionDef};
 
 pub(super) const OPTIONS: &[OptionDef] = &[
-    opt("kb_base", Str, Stats, Supported)
-        .def("1024")
-        .choices(&["1024", "1000"])
-        .help(
-            "Base of size suffixes: 1024 (default) or 1000; also how outputs are printed.",
-            "Order matters: it only affects options parsed after it, so put it first (fio issue #1740). Under 1024, `k/m/g` are powers of two and `KiB/MiB` are powers of ten (fio's inverted compat meaning); under 1000 it is the other way round. `4Ki` ignores the `i` (issue #1618). iolab parses exactly like fio and warns on `KiB`-style and `Ki` suffixes.",
-        ),
+    opt("kb_base", Str, Stats, Supported).def("1024").choices(&["1024", "1000"]).help(
+        "Base of size suffixes: 1024 (default) or 1000; also how outputs are printed.",
+        "Order matters: it only affects options parsed after it, so put it first (fio issue \
+            #1740). Under 1024, `k/m/g` are powers of two and `KiB/MiB` are powers of ten \
+            (fio's inverted compat meaning); under 1000 it is the other way round. `4Ki` \
+            ignores the `i` (issue #1618). iolab parses exactly like fio and warns on \
+            `KiB`-style and `Ki` suffixes.",
+    ),
     opt("unit_base", Str, Stats, Supported)
         .def("0")
         .choices(&["0", "8", "1"])
-        .help(
-            "Report throughput in bits (8), bytes (1), or auto (0).",
-            "Affects output only.",
+        .help("Report throughput in bits (8), bytes (1), or auto (0).", "Affects output only."),
+    opt("status_interval", Time { unit: Sec }, Stats, Supported).help(
+        "Print cumulative status every interval (a command-line option in fio).",
+        "In fio this is `--status-interval` on the command line, not a job option; iolab \
+            also accepts it in a job file. Each dump is cumulative from the job start. With \
+            JSON output fio prints concatenated documents; iolab writes JSON Lines instead.",
+    ),
+    opt("group_reporting", Bool, Stats, Supported).help(
+        "Report each group as one, summing its jobs.",
+        "As in fio, latency histograms are merged exactly; throughput is summed. fio divides \
+            group I/O by the longest job's runtime (stat.c `sum_thread_stats`), so a late or \
+            slow job drags the group figure down; iolab reports fio's figure and each job's \
+            own.",
+    ),
+    opt(
+        "stats",
+        Bool,
+        Stats,
+        Ignored("iolab always collects statistics; the I/O issued is the same either way"),
+    )
+    .def("1")
+    .help("Collect statistics for this job.", "fio's `stats=0` skips accounting to save CPU."),
+    opt(
+        "bwavgtime",
+        Int,
+        Stats,
+        Ignored(
+            "iolab samples bandwidth per interval with its own fixed window; this setting is not \
+            consulted",
         ),
-    opt("status_interval", Time { unit: Sec }, Stats, Supported)
-        .help(
-            "Print cumulative status every interval (a command-line option in fio).",
-            "In fio this is `--status-interval` on the command line, not a job option; iolab also accepts it in a job file. Each dump is cumulative from the job start. With JSON output fio prints concatenated documents; iolab writes JSON Lines instead.",
+    )
+    .def("500")
+    .help("Window (ms) for bandwidth samples.", "fio's default is 500 ms."),
+    opt(
+        "iopsavgtime",
+        Int,
+        Stats,
+        Ignored(
+            "iolab samples IOPS per interval with its own fixed window; this setting is not \
+            consulted",
         ),
-    opt("group_reporting", Bool, Stats, Supported)
-        .help(
-            "Report each group as one, summing its jobs.",
-            "As in fio, latency histograms are merged exactly; throughput is summed. fio divides group I/O by the longest job's runtime (stat.c `sum_thread_stats`), so a late or slow job drags the group figure down; iolab reports fio's figure and each job's own.",
-        ),
-    opt("stats", Bool, Stats, Ignored("iolab always collects statistics; the I/O issued is the same either way"))
-        .def("1")
-        .help(
-            "Collect statistics for this job.",
-            "fio's `stats=0` skips accounting to save CPU.",
-        ),
-    opt("bwavgtime", Int, Stats, Ignored("iolab samples bandwidth per interval with its own fixed window; this setting is not consulted"))
-        .def("500")
-        .help(
-            "Window (ms) for bandwidth samples.",
-            "fio's default is 500 ms.",
-        ),
-    opt("iopsavgtime", Int, Stats, Ignored("iolab samples IOPS per interval with its own fixed window; this setting is not consulted"))
-        .def("500")
-        .help(
-            "Window (ms) for IOPS samples.",
-            "fio's default is 500 ms.",
-        ),
-    opt("clat_percentiles", Bool, Stats, Supported)
-        .def("1")
-        .help(
-            "Report completion-latency percentiles.",
-            "Default on. fio reports bucket midpoints, which can exceed the observed max and saturate near 17 s (issues #1984, #1668); iolab's histograms report exact-bound values.",
-        ),
+    )
+    .def("500")
+    .help("Window (ms) for IOPS samples.", "fio's default is 500 ms."),
+    opt("clat_percentiles", Bool, Stats, Supported).def("1").help(
+        "Report completion-latency percentiles.",
+        "Default on. fio reports bucket midpoints, which can exceed the observed max and \
+            saturate near 17 s (issues #1984, #1668); iolab's histograms report exact-bound \
+            values.",
+    ),
     opt("lat_percentiles", Bool, Stats, Supported)
         .def("0")
-        .help(
-            "Report total-latency (slat + clat) percentiles.",
-            "Default off.",
-        ),
+        .help("Report total-latency (slat + clat) percentiles.", "Default off."),
     opt("slat_percentiles", Bool, Stats, Supported)
         .def("0")
-        .help(
-            "Report submission-latency percentiles.",
-            "Default off.",
-        ),
+        .help("Report submission-latency percentiles.", "Default off."),
     opt("percentile_list", Float, Stats, Supported)
         .def("1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99")
         .help(
             "Percentiles to report, colon separated (`50:99:99.9`).",
             "At most 20 entries, as in fio. JSON keys are formatted like fio's (`\"99.900000\"`).",
         ),
-    opt("significant_figures", Int, Stats, Ignored("iolab's text report uses its own fixed precision"))
-        .def("4")
-        .help(
-            "Significant figures in normal text output.",
-            "Affects formatting only.",
+    opt(
+        "significant_figures",
+        Int,
+        Stats,
+        Ignored("iolab's text report uses its own fixed precision"),
+    )
+    .def("4")
+    .help("Significant figures in normal text output.", "Affects formatting only."),
+    opt(
+        "disk_util",
+        Bool,
+        Stats,
+        Ignored(
+            "iolab samples /proc/diskstats for the devices under the job's files whenever it can \
+            read them",
         ),
-    opt("disk_util", Bool, Stats, Ignored("iolab samples /proc/diskstats for the devices under the job's files whenever it can read them"))
-        .def("1")
-        .help(
-            "Sample the devices' /proc/diskstats during the run.",
-            "fio's `disk_util=0` turns the sampling off.",
-        ),
-    opt("gtod_reduce", Bool, Stats, Supported)
-        .def("0")
-        .help(
-            "Take far fewer timestamps: no clat, slat or bandwidth timing.",
-            "Implies `disable_clat`, `disable_slat` and `disable_bw_measurement`. Raises the per-core I/O ceiling (in fio about +36% with the null engine).",
-        ),
+    )
+    .def("1")
+    .help(
+        "Sample the devices' /proc/diskstats during the run.",
+        "fio's `disk_util=0` turns the sampling off.",
+    ),
+    opt("gtod_reduce", Bool, Stats, Supported).def("0").help(
+        "Take far fewer timestamps: no clat, slat or bandwidth timing.",
+        "Implies `disable_clat`, `disable_slat` and `disable_bw_measurement`. Raises the \
+            per-core I/O ceiling (in fio about +36% with the null engine).",
+    ),
     opt("disable_lat", Bool, Stats, Supported)
         .def("0")
-        .help(
-            "Do not measure total latency.",
-            "Saves one clock read per I/O.",
-        ),
-    opt("disable_clat", Bool, Stats, Supported)
-        .def("0")
-        .help(
-            "Do not measure completion latency.",
-            "Saves clock reads per I/O; percentiles are then not available.",
-        ),
+        .help("Do not measure total latency.", "Saves one clock read per I/O."),
+    opt("disable_clat", Bool, Stats, Supported).def("0").help(
+        "Do not measure completion latency.",
+        "Saves clock reads per I/O; percentiles are then not available.",
+    ),
     opt("disable_slat", Bool, Stats, Supported)
         .def("0")
-        .help(
-            "Do not measure submission latency.",
-            "Saves clock reads per I/O.",
-        ),
+        .help("Do not measure submission latency.", "Saves clock reads per I/O."),
     opt("disable_bw_measurement", Bool, Stats, Supported)
         .alias(&["disable_bw"])
         .def("0")
-        .help(
-            "Do not sample bandwidth and IOPS over time.",
-            "Totals are still reported.",
-        ),
+        .help("Do not sample bandwidth and IOPS over time.", "Totals are still reported."),
     opt("unified_rw_reporting", Str, Stats, Supported)
         .def("none")
         .choices(&["none", "mixed", "both", "0", "1", "2"])
@@ -129,17 +136,19 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ),
     opt("block_error_percentiles", Bool, Stats, Unsupported("trim is not implemented"))
         .def("0")
-        .help(
-            "Histogram of trim block errors.",
-            "fio records where trims failed.",
-        ),
+        .help("Histogram of trim block errors.", "fio records where trims failed."),
     opt("steadystate", Special, Stats, Supported)
         .alias(&["ss"])
         .def("iops_slope:0.01%")
         .choices(&["iops", "iops_slope", "bw", "bw_slope", "lat", "lat_slope"])
         .help(
-            "Stop the job once a metric is steady: iops, iops_slope, bw, bw_slope, lat, lat_slope with a limit.",
-            "Format `metric:limit[%]`, e.g. `iops:2%` (maximum deviation from the mean over the window) or `iops_slope:0.1%` (least-squares slope). Use with `time_based` and a `runtime`, otherwise the job may end before the window fills. As in fio, the reported results still cover the whole job after `ramp_time`, with the steady-state window reported separately.",
+            "Stop the job once a metric is steady: iops, iops_slope, bw, bw_slope, lat, \
+            lat_slope with a limit.",
+            "Format `metric:limit[%]`, e.g. `iops:2%` (maximum deviation from the mean over the \
+            window) or `iops_slope:0.1%` (least-squares slope). Use with `time_based` and a \
+            `runtime`, otherwise the job may end before the window fills. As in fio, the \
+            reported results still cover the whole job after `ramp_time`, with the steady-state \
+            window reported separately.",
         ),
     opt("steadystate_duration", Time { unit: Sec }, Stats, Supported)
         .alias(&["ss_dur"])
@@ -162,38 +171,37 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             "Time between steady-state samples (default 1 s).",
             "Longer intervals help slow devices whose 1 s samples never settle (fio PR #1510).",
         ),
-    opt("write_bw_log", Str, Logging, Supported)
-        .help(
-            "Write a bandwidth log (`NAME_bw.N.log`).",
-            "Lines are `time_ms, KiB/s, ddir, bs, prio`. Without `log_avg_msec` every I/O is logged. Timestamps restart after `ramp_time`, as in fio.",
-        ),
-    opt("write_lat_log", Str, Logging, Supported)
-        .help(
-            "Write latency logs (`NAME_slat`, `_clat`, `_lat`).",
-            "Values in nanoseconds; same line format as `write_bw_log`.",
-        ),
-    opt("write_iops_log", Str, Logging, Supported)
-        .help(
-            "Write an IOPS log (`NAME_iops.N.log`).",
-            "Without `log_avg_msec` each line is one I/O with value 1.",
-        ),
-    opt("log_avg_msec", Int, Logging, Supported)
-        .def("0")
-        .help(
-            "Average logged values over windows of this many milliseconds.",
-            "Then bs and offset columns are 0. Percentiles computed from averaged windows are wrong; read them from the report instead.",
-        ),
-    opt("per_job_logs", Bool, Logging, Ignored("iolab always names logs per job, as fio's default per_job_logs=1"))
-        .def("1")
-        .help(
-            "Include the job number in log file names.",
-            "With 0 fio appends all jobs to one file.",
-        ),
+    opt("write_bw_log", Str, Logging, Supported).help(
+        "Write a bandwidth log (`NAME_bw.N.log`).",
+        "Lines are `time_ms, KiB/s, ddir, bs, prio`. Without `log_avg_msec` every I/O is \
+            logged. Timestamps restart after `ramp_time`, as in fio. The value is the file-name \
+            prefix; written bare (or empty) the job name is used, as in fio.",
+    ),
+    opt("write_lat_log", Str, Logging, Supported).help(
+        "Write latency logs (`NAME_slat`, `_clat`, `_lat`).",
+        "Values in nanoseconds; same line format as `write_bw_log`. The value is the \
+            file-name prefix; written bare (or empty) the job name is used, as in fio.",
+    ),
+    opt("write_iops_log", Str, Logging, Supported).help(
+        "Write an IOPS log (`NAME_iops.N.log`).",
+        "Without `log_avg_msec` each line is one I/O with value 1. The value is the \
+            file-name prefix; written bare (or empty) the job name is used, as in fio.",
+    ),
+    opt("log_avg_msec", Int, Logging, Supported).def("0").help(
+        "Average logged values over windows of this many milliseconds.",
+        "Then bs and offset columns are 0. Percentiles computed from averaged windows are \
+            wrong; read them from the report instead.",
+    ),
+    opt(
+        "per_job_logs",
+        Bool,
+        Logging,
+        Ignored("iolab always names logs per job, as fio's default per_job_logs=1"),
+    )
+    .def("1")
+    .help("Include the job number in log file names.", "With 0 fio appends all jobs to one file."),
     opt("log_entries", Int, Logging, Ignored("iolab grows logs as needed"))
-        .help(
-            "Initial size of the in-memory log.",
-            "A fio memory tuning knob.",
-        ),
+        .help("Initial size of the in-memory log.", "A fio memory tuning knob."),
     opt("log_window_value", Str, Logging, Supported)
         .alias(&["log_max_value"])
         .def("avg")
@@ -202,129 +210,188 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             "What a window logs with `log_avg_msec`: avg, max or both.",
             "iolab logs the average (`avg`, fio's `0`); `max`/`both` are refused by name.",
         ),
-    opt("log_offset", Bool, Logging, Unsupported("not implemented; iolab's logs have fio's five columns time, value, ddir, bs, prio"))
-        .def("0")
-        .help(
-            "Add the I/O offset as a column of each log line.",
-            "Offsets of every I/O are available by exporting the request stream as a trace.",
+    opt(
+        "log_offset",
+        Bool,
+        Logging,
+        Unsupported(
+            "not implemented; iolab's logs have fio's five columns time, value, \
+                        ddir, bs, prio",
         ),
-    opt("log_prio", Bool, Logging, Unsupported("not implemented; I/O priorities are not set by iolab"))
-        .def("0")
-        .help(
-            "Write the full priority value in the prio column.",
-            "See `prio`.",
+    )
+    .def("0")
+    .help(
+        "Add the I/O offset as a column of each log line.",
+        "Offsets of every I/O are available by exporting the request stream as a trace.",
+    ),
+    opt(
+        "log_prio",
+        Bool,
+        Logging,
+        Unsupported("not implemented; I/O priorities are not set by iolab"),
+    )
+    .def("0")
+    .help("Write the full priority value in the prio column.", "See `prio`."),
+    opt(
+        "log_issue_time",
+        Bool,
+        Logging,
+        Unsupported("not implemented; iolab's logs have fio's five columns"),
+    )
+    .def("0")
+    .help("Add each I/O's issue time as a column.", "New in fio 3.37."),
+    opt(
+        "log_hist_msec",
+        Int,
+        Logging,
+        Unsupported(
+            "histogram logs are not implemented; use the report's interval series \
+                        and percentiles",
         ),
-    opt("log_issue_time", Bool, Logging, Unsupported("not implemented; iolab's logs have fio's five columns"))
-        .def("0")
-        .help(
-            "Add each I/O's issue time as a column.",
-            "New in fio 3.37.",
-        ),
-    opt("log_hist_msec", Int, Logging, Unsupported("histogram logs are not implemented; use the report's interval series and percentiles"))
-        .def("0")
-        .help(
-            "Write completion-latency histograms every N ms.",
-            "With `write_hist_log`.",
-        ),
+    )
+    .def("0")
+    .help("Write completion-latency histograms every N ms.", "With `write_hist_log`."),
     opt("log_hist_coarseness", Int, Logging, Unsupported("histogram logs are not implemented"))
         .def("0")
-        .help(
-            "Merge histogram bins in histogram logs (0-6).",
-            "See `log_hist_msec`.",
-        ),
-    opt("write_hist_log", Str, Logging, Unsupported("histogram logs are not implemented; use the report's percentiles"))
-        .help(
-            "Write latency histogram logs.",
-            "See `log_hist_msec`.",
-        ),
-    opt("log_compression", Int, Logging, Ignored("iolab keeps logs uncompressed in memory; the written logs are the same"))
-        .help(
-            "Compress in-memory logs in chunks of this size.",
-            "Saves memory for very long runs in fio.",
-        ),
+        .help("Merge histogram bins in histogram logs (0-6).", "See `log_hist_msec`."),
+    opt(
+        "write_hist_log",
+        Str,
+        Logging,
+        Unsupported("histogram logs are not implemented; use the report's percentiles"),
+    )
+    .help("Write latency histogram logs.", "See `log_hist_msec`."),
+    opt(
+        "log_compression",
+        Int,
+        Logging,
+        Ignored("iolab keeps logs uncompressed in memory; the written logs are the same"),
+    )
+    .help(
+        "Compress in-memory logs in chunks of this size.",
+        "Saves memory for very long runs in fio.",
+    ),
     opt("log_compression_cpus", Str, Logging, Ignored("log compression is not used"))
-        .help(
-            "CPUs for log compression.",
-            "See `log_compression`.",
+        .help("CPUs for log compression.", "See `log_compression`."),
+    opt(
+        "log_store_compressed",
+        Bool,
+        Logging,
+        Unsupported("not implemented; compress the plain logs afterwards"),
+    )
+    .help(
+        "Store logs on disk compressed.",
+        "fio writes `.fz` files that need `fio --inflate-log`.",
+    ),
+    opt(
+        "log_alternate_epoch",
+        Bool,
+        Logging,
+        Unsupported(
+            "not implemented; timestamps are relative to the job start (after \
+                        ramp_time)",
         ),
-    opt("log_store_compressed", Bool, Logging, Unsupported("not implemented; compress the plain logs afterwards"))
-        .help(
-            "Store logs on disk compressed.",
-            "fio writes `.fz` files that need `fio --inflate-log`.",
+    )
+    .alias(&["log_unix_epoch"])
+    .help(
+        "Timestamp logs from the Unix epoch (or another clock) instead of the job start.",
+        "Add the job start time from the report to convert.",
+    ),
+    opt(
+        "log_alternate_epoch_clock_id",
+        Int,
+        Logging,
+        Unsupported("log_alternate_epoch is not implemented"),
+    )
+    .help("Clock for `log_alternate_epoch`.", "See `log_alternate_epoch`."),
+    opt(
+        "write_iolog",
+        Str,
+        Logging,
+        Unsupported(
+            "not implemented as a job option; iolab's trace writer exports the same \
+                        request stream in fio's iolog format",
         ),
-    opt("log_alternate_epoch", Bool, Logging, Unsupported("not implemented; timestamps are relative to the job start (after ramp_time)"))
-        .alias(&["log_unix_epoch"])
-        .help(
-            "Timestamp logs from the Unix epoch (or another clock) instead of the job start.",
-            "Add the job start time from the report to convert.",
+    )
+    .help(
+        "Write every I/O to an iolog file.",
+        "The request stream is deterministic, so the trace matches what a run issues.",
+    ),
+    opt(
+        "read_iolog",
+        Str,
+        Logging,
+        Unsupported(
+            "not implemented as a job option; replay a trace with `iolab replay \
+                        TRACE`",
         ),
-    opt("log_alternate_epoch_clock_id", Int, Logging, Unsupported("log_alternate_epoch is not implemented"))
-        .help(
-            "Clock for `log_alternate_epoch`.",
-            "See `log_alternate_epoch`.",
-        ),
-    opt("write_iolog", Str, Logging, Unsupported("not implemented as a job option; iolab's trace writer exports the same request stream in fio's iolog format"))
-        .help(
-            "Write every I/O to an iolog file.",
-            "The request stream is deterministic, so the trace matches what a run issues.",
-        ),
-    opt("read_iolog", Str, Logging, Unsupported("not implemented as a job option; replay a trace with `iolab replay TRACE`"))
-        .help(
-            "Replay I/O from an iolog or blktrace file instead of generating it.",
-            "See `iolab trace` for supported formats.",
-        ),
-    opt("read_iolog_chunked", Bool, Logging, Unsupported("read_iolog is not implemented; use `iolab replay`"))
-        .def("0")
-        .help(
-            "Read the iolog in chunks instead of all at once.",
-            "See `read_iolog`.",
-        ),
-    opt("replay_no_stall", Bool, Logging, Unsupported("read_iolog is not implemented; use `iolab replay`"))
-        .def("0")
-        .help(
-            "Replay as fast as possible, ignoring the trace's timing.",
-            "See `read_iolog`.",
-        ),
-    opt("replay_redirect", Str, Logging, Unsupported("read_iolog is not implemented; use `iolab replay`"))
-        .help(
-            "Replay all I/O onto this device.",
-            "See `read_iolog`.",
-        ),
-    opt("replay_scale", Int, Logging, Unsupported("read_iolog is not implemented; use `iolab replay`"))
-        .def("1")
-        .help(
-            "Scale replayed offsets down by this factor.",
-            "See `read_iolog`.",
-        ),
-    opt("replay_align", Int, Logging, Unsupported("read_iolog is not implemented; use `iolab replay`"))
-        .help(
-            "Align replayed offsets to this size.",
-            "See `read_iolog`.",
-        ),
-    opt("replay_time_scale", Int, Logging, Unsupported("read_iolog is not implemented; use `iolab replay`"))
-        .def("100")
-        .help(
-            "Speed replay up or down (percent).",
-            "See `read_iolog`.",
-        ),
-    opt("replay_skip", Str, Logging, Unsupported("read_iolog is not implemented; use `iolab replay`"))
-        .help(
-            "Skip some I/O types when replaying.",
-            "See `read_iolog`.",
-        ),
+    )
+    .help(
+        "Replay I/O from an iolog or blktrace file instead of generating it.",
+        "See `iolab trace` for supported formats.",
+    ),
+    opt(
+        "read_iolog_chunked",
+        Bool,
+        Logging,
+        Unsupported("read_iolog is not implemented; use `iolab replay`"),
+    )
+    .def("0")
+    .help("Read the iolog in chunks instead of all at once.", "See `read_iolog`."),
+    opt(
+        "replay_no_stall",
+        Bool,
+        Logging,
+        Unsupported("read_iolog is not implemented; use `iolab replay`"),
+    )
+    .def("0")
+    .help("Replay as fast as possible, ignoring the trace's timing.", "See `read_iolog`."),
+    opt(
+        "replay_redirect",
+        Str,
+        Logging,
+        Unsupported("read_iolog is not implemented; use `iolab replay`"),
+    )
+    .help("Replay all I/O onto this device.", "See `read_iolog`."),
+    opt(
+        "replay_scale",
+        Int,
+        Logging,
+        Unsupported("read_iolog is not implemented; use `iolab replay`"),
+    )
+    .def("1")
+    .help("Scale replayed offsets down by this factor.", "See `read_iolog`."),
+    opt(
+        "replay_align",
+        Int,
+        Logging,
+        Unsupported("read_iolog is not implemented; use `iolab replay`"),
+    )
+    .help("Align replayed offsets to this size.", "See `read_iolog`."),
+    opt(
+        "replay_time_scale",
+        Int,
+        Logging,
+        Unsupported("read_iolog is not implemented; use `iolab replay`"),
+    )
+    .def("100")
+    .help("Speed replay up or down (percent).", "See `read_iolog`."),
+    opt(
+        "replay_skip",
+        Str,
+        Logging,
+        Unsupported("read_iolog is not implemented; use `iolab replay`"),
+    )
+    .help("Skip some I/O types when replaying.", "See `read_iolog`."),
     opt("merge_blktrace_file", Str, Logging, Unsupported("blktrace merging is not implemented"))
-        .help(
-            "Merge several blktraces into this file before replay.",
-            "See `read_iolog`.",
-        ),
-    opt("merge_blktrace_scalars", Float, Logging, Unsupported("blktrace merging is not implemented"))
-        .help(
-            "Time scaling per merged blktrace.",
-            "See `merge_blktrace_file`.",
-        ),
+        .help("Merge several blktraces into this file before replay.", "See `read_iolog`."),
+    opt(
+        "merge_blktrace_scalars",
+        Float,
+        Logging,
+        Unsupported("blktrace merging is not implemented"),
+    )
+    .help("Time scaling per merged blktrace.", "See `merge_blktrace_file`."),
     opt("merge_blktrace_iters", Float, Logging, Unsupported("blktrace merging is not implemented"))
-        .help(
-            "Iterations per merged blktrace.",
-            "See `merge_blktrace_file`.",
-        ),
+        .help("Iterations per merged blktrace.", "See `merge_blktrace_file`."),
 ];
