@@ -1,1 +1,34 @@
-//! iolab-stats: latency histograms, interval series, diskstats sampling, RunResult.
+//! iolab's measurements: per-worker recorders, exact merging, percentiles, interval series,
+//! steady-state criteria, CPU usage, the `/proc/diskstats` sampler, and [`RunResult`], the
+//! one result type that real runs and simulations both produce.
+//!
+//! ```
+//! use iolab_core::{IoDir, Nanos};
+//! use iolab_stats::{summarize, Recorder, DEFAULT_PERCENTILES};
+//! let mut r = Recorder::new(Nanos::from_millis(500));
+//! for i in 0..1000u64 {
+//!     r.record_submit(IoDir::Read, 1);
+//!     r.record_complete(IoDir::Read, 4096, None, Nanos(50_000 + i), Nanos(50_100 + i));
+//! }
+//! let job = summarize(&r, Nanos::from_secs(1), &DEFAULT_PERCENTILES);
+//! assert_eq!(job.read.io_bytes, 4096 * 1000);
+//! assert!(job.read.clat.percentiles.iter().all(|p| p.value <= job.read.clat.max));
+//! ```
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
+pub mod cpu;
+pub mod hist;
+pub mod recorder;
+pub mod result;
+pub mod summarize;
+
+pub use cpu::{CpuUsage, Who};
+pub use hist::{
+    LatHist, LatStats, Percentile, DEFAULT_PERCENTILES, FIO_DEFAULT_PERCENTILES, MIN_TAIL_SAMPLES,
+};
+pub use recorder::{LiveCounters, LiveSnapshot, RawInterval, Recorder, DEFAULT_INTERVAL, DIRS};
+pub use result::{
+    DepthStats, DirStats, DiskUtil, ErrnoCount, GroupDir, GroupResult, IntervalPoint, IostatX,
+    JobResult, LatencyTarget, RunMeta, RunMode, RunResult, SampleStats, SteadyStateReport,
+};
+pub use summarize::{group, summarize};

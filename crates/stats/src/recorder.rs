@@ -1,0 +1,447 @@
+//! The per-worker [`Recorder`]: what an engine worker (or the simulator) calls for every I/O.
+//!
+//! Modelled on fio's per-thread `thread_stat` (stat.h) and the accounting in io_u.c
+//! (`io_u_mark_depth`, `io_u_mark_submit`, `io_u_mark_complete`, `account_io_completion`)
+//! and stat.c (`add_clat_sample`, `add_lat_sample`, `add_slat_sample`, `add_bw_samples`),
+//! with HdrHistogram's "one recorder per thread, merge exactly" pattern.
+//!
+//! The hot path (`record_submit`, `record_complete`) touches only memory the worker owns:
+//! no locks, no allocation (a direction's histograms are allocated on its first I/O), and the
+//! live counters a progress thread reads are single-writer relaxed stores.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+
+use iolab_core::{IoDir, Nanos};
+
+use crate::hist::LatHist;
+
+/// Directions in fio's ddir order: read, write, trim, sync.
+pub const DIRS: [IoDir; 4] = [IoDir::Read, IoDir::Write, IoDir::Trim, IoDir::Sync];
+
+/// Exact in-flight depths are counted up to this value; deeper submissions land in the last
+/// slot.
+pub const MAX_EXACT_DEPTH: usize = 4096;
+
+/// fio's `bwavgtime`/`iopsavgtime` default: 500 ms.
+pub const DEFAULT_INTERVAL: Nanos = Nanos(500 * Nanos::PER_MS);
+
+#[inline]
+fn di(dir: IoDir) -> usize {
+    dir.fio_ddir() as usize
+}
+
+/// fio's `io_u_mark_depth` buckets (labels 1,2,4,8,16,32,>=64) for the depth at submission.
+#[inline]
+pub fn depth_bucket(depth: u32) -> usize {
+    match depth {
+        0..=1 => 0,
+        2..=3 => 1,
+        4..=7 => 2,
+        8..=15 => 3,
+        16..=31 => 4,
+        32..=63 => 5,
+        _ => 6,
+    }
+}
+
+/// fio's `__io_u_mark_map` buckets (labels 0,4,8,16,32,64,>=64) for submit/complete batches.
+#[inline]
+pub fn batch_bucket(n: u32) -> usize {
+    match n {
+        0 => 0,
+        1..=4 => 1,
+        5..=8 => 2,
+        9..=16 => 3,
+        17..=32 => 4,
+        33..=64 => 5,
+        _ => 6,
+    }
+}
+
+/// Counters a progress thread reads while the worker runs: cumulative since the job started,
+/// indexed by fio ddir (read, write, trim, sync). Written only by the owning worker.
+#[derive(Debug, Default)]
+pub struct LiveCounters {
+    pub ios: [AtomicU64; 4],
+    pub bytes: [AtomicU64; 4],
+    /// Sum of completion latencies, ns (divide deltas by `ios` deltas for the interval mean).
+    pub clat_sum_ns: [AtomicU64; 4],
+    pub errors: AtomicU64,
+}
+
+/// A copy of [`LiveCounters`] at one instant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LiveSnapshot {
+    pub ios: [u64; 4],
+    pub bytes: [u64; 4],
+    pub clat_sum_ns: [u64; 4],
+    pub errors: u64,
+}
+
+impl LiveCounters {
+    pub fn snapshot(&self) -> LiveSnapshot {
+        let mut s = LiveSnapshot { errors: self.errors.load(Relaxed), ..Default::default() };
+        for i in 0..4 {
+            s.ios[i] = self.ios[i].load(Relaxed);
+            s.bytes[i] = self.bytes[i].load(Relaxed);
+            s.clat_sum_ns[i] = self.clat_sum_ns[i].load(Relaxed);
+        }
+        s
+    }
+}
+
+/// One closed interval of the series (all directions), raw counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RawInterval {
+    /// End of the interval, ns since the job's start.
+    pub end_ns: u64,
+    /// Length of the interval, ns.
+    pub dur_ns: u64,
+    pub bytes: [u64; 4],
+    pub ios: [u64; 4],
+    pub clat_sum_ns: [u64; 4],
+}
+
+/// Everything recorded for one direction.
+#[derive(Clone, Debug, Default)]
+pub struct DirRecorder {
+    pub slat: Option<Box<LatHist>>,
+    pub clat: Option<Box<LatHist>>,
+    pub lat: Option<Box<LatHist>>,
+    /// Completed I/Os (fio `total_io_u`).
+    pub ios: u64,
+    /// Completed bytes (fio `io_bytes`).
+    pub bytes: u64,
+    /// Submitted I/Os (fio `issued rwts` "total").
+    pub issued: u64,
+    /// Short transfers (fio `short_io_u`).
+    pub short: u64,
+    /// I/Os dropped without being issued (fio `drop_io_u`).
+    pub dropped: u64,
+    /// I/Os that completed with an error.
+    pub failed: u64,
+    clat_sum: u64,
+}
+
+#[inline]
+fn rec(slot: &mut Option<Box<LatHist>>, ns: u64) {
+    slot.get_or_insert_with(|| Box::new(LatHist::new())).record(ns);
+}
+
+fn merge_opt(a: &mut Option<Box<LatHist>>, b: &Option<Box<LatHist>>) {
+    if let Some(b) = b {
+        match a {
+            Some(a) => a.merge(b),
+            None => *a = Some(b.clone()),
+        }
+    }
+}
+
+impl DirRecorder {
+    fn merge(&mut self, o: &DirRecorder) {
+        merge_opt(&mut self.slat, &o.slat);
+        merge_opt(&mut self.clat, &o.clat);
+        merge_opt(&mut self.lat, &o.lat);
+        self.ios += o.ios;
+        self.bytes += o.bytes;
+        self.issued += o.issued;
+        self.short += o.short;
+        self.dropped += o.dropped;
+        self.failed += o.failed;
+        self.clat_sum += o.clat_sum;
+    }
+}
+
+/// Per-worker statistics recorder. Create one per worker thread, record into it without
+/// synchronisation, then [`merge`](Recorder::merge) them and [`summarize`](crate::summarize)
+/// into a [`JobResult`](crate::JobResult).
+///
+/// ```
+/// use iolab_core::{IoDir, Nanos};
+/// use iolab_stats::Recorder;
+/// let mut r = Recorder::new(Nanos::from_millis(500));
+/// r.record_submit(IoDir::Read, 1);
+/// r.record_complete(IoDir::Read, 4096, None, Nanos(80_000), Nanos(80_000));
+/// r.tick_interval(Nanos::from_millis(500));
+/// assert_eq!(r.dir(IoDir::Read).bytes, 4096);
+/// assert_eq!(r.intervals().len(), 1);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Recorder {
+    dirs: [DirRecorder; 4],
+    /// fio `io_u_map`: depth at submission, buckets 1,2,4,8,16,32,>=64.
+    pub depth_map: [u64; 7],
+    /// Exact depth at submission: `depth_exact[d]` = submissions that found `d` I/Os in flight
+    /// (counting themselves); the last slot collects deeper ones.
+    pub depth_exact: Vec<u64>,
+    /// fio `io_u_submit`: I/Os per submit call, buckets 0,4,8,16,32,64,>=64.
+    pub submit_map: [u64; 7],
+    /// fio `io_u_complete`: I/Os per reap call.
+    pub complete_map: [u64; 7],
+    /// Failed I/Os by errno (index = errno, clamped to 255).
+    pub errno_counts: Vec<u64>,
+    /// The first error seen (fio reports it as the job's `error`).
+    pub first_error: Option<(IoDir, i32)>,
+    interval: Nanos,
+    next_tick: Nanos,
+    last_tick: Nanos,
+    last: RawInterval,
+    intervals: Vec<RawInterval>,
+    live: Arc<LiveCounters>,
+}
+
+impl Default for Recorder {
+    fn default() -> Self {
+        Recorder::new(DEFAULT_INTERVAL)
+    }
+}
+
+impl Recorder {
+    /// A recorder whose interval series has samples every `interval` (fio's `bwavgtime`;
+    /// clamped to at least 1 ms).
+    pub fn new(interval: Nanos) -> Self {
+        let interval = Nanos(interval.0.max(Nanos::PER_MS));
+        Recorder {
+            dirs: Default::default(),
+            depth_map: [0; 7],
+            depth_exact: vec![0; MAX_EXACT_DEPTH + 1],
+            submit_map: [0; 7],
+            complete_map: [0; 7],
+            errno_counts: vec![0; 256],
+            first_error: None,
+            interval,
+            next_tick: interval,
+            last_tick: Nanos::ZERO,
+            last: RawInterval::default(),
+            // Room for an hour of 500 ms samples before the series ever reallocates.
+            intervals: Vec::with_capacity(7200),
+            live: Arc::new(LiveCounters::default()),
+        }
+    }
+
+    /// The interval length of the series.
+    pub fn interval(&self) -> Nanos {
+        self.interval
+    }
+
+    /// A handle the progress thread keeps to read cumulative counters while the worker runs.
+    pub fn live(&self) -> Arc<LiveCounters> {
+        Arc::clone(&self.live)
+    }
+
+    /// What was recorded for one direction.
+    pub fn dir(&self, dir: IoDir) -> &DirRecorder {
+        &self.dirs[di(dir)]
+    }
+
+    /// One I/O submitted; `depth` is the number in flight including this one (fio's
+    /// `cur_depth` when it calls `io_u_mark_depth`).
+    #[inline]
+    pub fn record_submit(&mut self, dir: IoDir, depth: u32) {
+        self.dirs[di(dir)].issued += 1;
+        self.depth_map[depth_bucket(depth)] += 1;
+        self.depth_exact[(depth as usize).min(MAX_EXACT_DEPTH)] += 1;
+    }
+
+    /// One submit call that handed `n` I/Os to the kernel (io_uring_enter, io_submit).
+    #[inline]
+    pub fn record_submit_batch(&mut self, n: u32) {
+        self.submit_map[batch_bucket(n)] += 1;
+    }
+
+    /// One reap call that returned `n` completions.
+    #[inline]
+    pub fn record_complete_batch(&mut self, n: u32) {
+        self.complete_map[batch_bucket(n)] += 1;
+    }
+
+    /// One I/O completed successfully with `bytes` transferred. `slat` is `None` where the
+    /// engine does not measure submission latency (sync engines, as fio: `slat N=0`).
+    #[inline]
+    pub fn record_complete(
+        &mut self,
+        dir: IoDir,
+        bytes: u64,
+        slat: Option<Nanos>,
+        clat: Nanos,
+        lat: Nanos,
+    ) {
+        let i = di(dir);
+        let d = &mut self.dirs[i];
+        if let Some(s) = slat {
+            rec(&mut d.slat, s.0);
+        }
+        rec(&mut d.clat, clat.0);
+        rec(&mut d.lat, lat.0);
+        d.ios += 1;
+        d.bytes += bytes;
+        d.clat_sum = d.clat_sum.wrapping_add(clat.0);
+        // Single writer: plain relaxed stores, no read-modify-write.
+        self.live.ios[i].store(d.ios, Relaxed);
+        self.live.bytes[i].store(d.bytes, Relaxed);
+        self.live.clat_sum_ns[i].store(d.clat_sum, Relaxed);
+    }
+
+    /// One I/O completed with an error (`errno` positive, as in `io_u->error`).
+    #[inline]
+    pub fn record_error(&mut self, dir: IoDir, errno: i32) {
+        self.dirs[di(dir)].failed += 1;
+        let e = errno.unsigned_abs().min(255) as usize;
+        self.errno_counts[e] += 1;
+        if self.first_error.is_none() {
+            self.first_error = Some((dir, errno.abs()));
+        }
+        let total = self.live.errors.load(Relaxed) + 1;
+        self.live.errors.store(total, Relaxed);
+    }
+
+    /// One I/O transferred fewer bytes than asked (counted in addition to its completion).
+    #[inline]
+    pub fn record_short(&mut self, dir: IoDir) {
+        self.dirs[di(dir)].short += 1;
+    }
+
+    /// One I/O dropped without being issued (fio `drop_ios`).
+    #[inline]
+    pub fn record_drop(&mut self, dir: IoDir) {
+        self.dirs[di(dir)].dropped += 1;
+    }
+
+    /// Give the series a chance to close an interval; `now` is time since the job started
+    /// (after ramp). Cheap when no interval ends: one comparison.
+    #[inline]
+    pub fn tick_interval(&mut self, now: Nanos) {
+        if now >= self.next_tick {
+            self.close_interval(now);
+        }
+    }
+
+    #[cold]
+    fn close_interval(&mut self, now: Nanos) {
+        let mut cur = RawInterval { end_ns: now.0, ..Default::default() };
+        for i in 0..4 {
+            cur.bytes[i] = self.dirs[i].bytes;
+            cur.ios[i] = self.dirs[i].ios;
+            cur.clat_sum_ns[i] = self.dirs[i].clat_sum;
+        }
+        let mut delta = RawInterval { end_ns: now.0, dur_ns: (now.0 - self.last_tick.0), ..cur };
+        for i in 0..4 {
+            delta.bytes[i] = cur.bytes[i] - self.last.bytes[i];
+            delta.ios[i] = cur.ios[i] - self.last.ios[i];
+            delta.clat_sum_ns[i] = cur.clat_sum_ns[i].wrapping_sub(self.last.clat_sum_ns[i]);
+        }
+        self.intervals.push(delta);
+        self.last = cur;
+        self.last_tick = now;
+        // Keep the grid when a tick is a little late; restart it after a long stall.
+        let next = self.next_tick + self.interval;
+        self.next_tick = if next > now { next } else { now + self.interval };
+    }
+
+    /// Close the final, possibly partial, interval at the job's end (if anything happened
+    /// since the last tick).
+    pub fn finish_intervals(&mut self, now: Nanos) {
+        let pending = (0..4).any(|i| self.dirs[i].ios != self.last.ios[i]);
+        if now > self.last_tick && pending {
+            self.close_interval(now);
+        }
+    }
+
+    /// The closed intervals so far (per-interval deltas, not cumulative).
+    pub fn intervals(&self) -> &[RawInterval] {
+        &self.intervals
+    }
+
+    /// Add another worker's recording into this one. Histograms, counters and depth maps add
+    /// exactly; interval series add element by element (both are on the same grid when the
+    /// workers share a start time and `interval`).
+    pub fn merge(&mut self, other: &Recorder) {
+        for i in 0..4 {
+            self.dirs[i].merge(&other.dirs[i]);
+        }
+        for i in 0..7 {
+            self.depth_map[i] += other.depth_map[i];
+            self.submit_map[i] += other.submit_map[i];
+            self.complete_map[i] += other.complete_map[i];
+        }
+        for (a, b) in self.depth_exact.iter_mut().zip(&other.depth_exact) {
+            *a += b;
+        }
+        for (a, b) in self.errno_counts.iter_mut().zip(&other.errno_counts) {
+            *a += b;
+        }
+        if self.first_error.is_none() {
+            self.first_error = other.first_error;
+        }
+        for (k, b) in other.intervals.iter().enumerate() {
+            match self.intervals.get_mut(k) {
+                Some(a) => {
+                    a.end_ns = a.end_ns.max(b.end_ns);
+                    a.dur_ns = a.dur_ns.max(b.dur_ns);
+                    for i in 0..4 {
+                        a.bytes[i] += b.bytes[i];
+                        a.ios[i] += b.ios[i];
+                        a.clat_sum_ns[i] = a.clat_sum_ns[i].wrapping_add(b.clat_sum_ns[i]);
+                    }
+                }
+                None => self.intervals.push(*b),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fio_depth_and_batch_buckets() {
+        let b: Vec<usize> = [1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 1000]
+            .iter()
+            .map(|&d| depth_bucket(d))
+            .collect();
+        assert_eq!(b, [0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6]);
+        let s: Vec<usize> =
+            [0, 1, 4, 5, 8, 9, 16, 17, 32, 33, 64, 65].iter().map(|&n| batch_bucket(n)).collect();
+        assert_eq!(s, [0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6]);
+    }
+
+    #[test]
+    fn intervals_are_deltas_and_live_counters_track() {
+        let mut r = Recorder::new(Nanos::from_millis(500));
+        let live = r.live();
+        for k in 0..10u64 {
+            r.record_complete(IoDir::Write, 4096, Some(Nanos(100)), Nanos(1000 + k), Nanos(1100));
+            r.tick_interval(Nanos::from_millis(100 * (k + 1)));
+        }
+        assert_eq!(r.intervals().len(), 2);
+        let iv = r.intervals();
+        assert_eq!(iv[0].ios[1], 5);
+        assert_eq!(iv[1].ios[1], 5);
+        assert_eq!(iv[1].bytes[1], 5 * 4096);
+        assert_eq!(iv[0].clat_sum_ns[1], 1000 * 5 + 10);
+        assert_eq!(iv[1].dur_ns, 500 * Nanos::PER_MS);
+        let s = live.snapshot();
+        assert_eq!(s.ios[1], 10);
+        assert_eq!(s.bytes[1], 40960);
+    }
+
+    #[test]
+    fn errors_and_depth() {
+        let mut r = Recorder::default();
+        r.record_submit(IoDir::Read, 1);
+        r.record_submit(IoDir::Read, 33);
+        r.record_submit(IoDir::Read, 10_000);
+        r.record_error(IoDir::Read, 5);
+        r.record_error(IoDir::Read, 28);
+        assert_eq!(r.first_error, Some((IoDir::Read, 5)));
+        assert_eq!(r.errno_counts[5], 1);
+        assert_eq!(r.dir(IoDir::Read).failed, 2);
+        assert_eq!(r.depth_map, [1, 0, 0, 0, 0, 1, 1]);
+        assert_eq!(r.depth_exact[33], 1);
+        assert_eq!(r.depth_exact[MAX_EXACT_DEPTH], 1);
+        assert_eq!(r.live().snapshot().errors, 2);
+    }
+}
