@@ -27,7 +27,7 @@ mod table_verify;
 mod text;
 
 pub use markdown::markdown;
-pub use text::{describe, listing};
+pub use text::{describe, listing, listing_where};
 
 /// How a value is parsed (mirrors fio's `FIO_OPT_*` types).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

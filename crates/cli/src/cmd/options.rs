@@ -1,4 +1,4 @@
-//! `iolab options [NAME] [--markdown] [--json]`: the option registry
+//! `iolab options [NAME] [--status S] [--markdown] [--json]`: the option registry
 //! (`iolab_job::registry`), listed like `fio --cmdhelp`, one option in full, or as the
 //! Markdown reference that is committed as `docs/options.md`.
 
@@ -18,6 +18,27 @@ pub struct Args {
     /// Print the registry (or the named option) as JSON.
     #[arg(long)]
     json: bool,
+    /// List only options with this status.
+    #[arg(long, value_enum, conflicts_with_all = ["name", "markdown"])]
+    status: Option<StatusFilter>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum StatusFilter {
+    Supported,
+    Ignored,
+    Unsupported,
+}
+
+impl StatusFilter {
+    fn keeps(self, s: registry::Status) -> bool {
+        matches!(
+            (self, s),
+            (StatusFilter::Supported, registry::Status::Supported)
+                | (StatusFilter::Ignored, registry::Status::Ignored(_))
+                | (StatusFilter::Unsupported, registry::Status::Unsupported(_))
+        )
+    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -36,7 +57,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             registry::describe(o)
         }
     } else if args.json {
-        serde_json::to_string_pretty(registry::OPTIONS)? + "\n"
+        let keep: Vec<_> = registry::OPTIONS
+            .iter()
+            .filter(|o| args.status.is_none_or(|f| f.keeps(o.status)))
+            .collect();
+        serde_json::to_string_pretty(&keep)? + "\n"
+    } else if let Some(f) = args.status {
+        registry::listing_where(|o| f.keeps(o.status))
     } else {
         registry::listing()
     };

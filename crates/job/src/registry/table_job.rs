@@ -64,7 +64,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             `group_reporting` is set. Random hot sets differ per clone, exactly as in fio (each \
             clone's zipf/pareto scramble offset is different); see `hot_set` for a shared one.",
     ),
-    opt("thread", Bool, Process, Supported).def("1").help(
+    opt("thread", Bool, Process, Supported).help(
         "Run clones as threads instead of forked processes.",
         "iolab always runs workers as threads of one process, so this is accepted for \
             compatibility; measured I/O is unaffected (fio's process-vs-thread difference is in \
@@ -110,8 +110,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     ),
     opt("startdelay", Time { unit: Sec }, Process, Supported).def("0").help(
         "Delay the job's start by this long (seconds by default).",
-        "fio also accepts a range (`1-10`), drawing one delay per job; iolab does the same \
-            with the job's seed.",
+        "fio also accepts a range (`1-10`) and draws one delay per job from it.",
     ),
     opt("exitall", Bool, Process, Supported).help(
         "When one job of the group finishes, stop the others.",

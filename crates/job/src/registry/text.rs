@@ -9,6 +9,11 @@ use super::{by_category, OptionDef};
 
 /// Every option grouped by category: `  + name            one-line help`.
 pub fn listing() -> String {
+    listing_where(|_| true)
+}
+
+/// The listing restricted to the options `keep` accepts (e.g. one status).
+pub fn listing_where(keep: impl Fn(&OptionDef) -> bool) -> String {
     // Most names fit in 26 columns; the few longer ones push their help right.
     let width = 26;
     let mut s = String::from(
@@ -16,6 +21,10 @@ pub fn listing() -> String {
          `iolab options NAME` shows one option in full.\n",
     );
     for (cat, opts) in by_category() {
+        let opts: Vec<_> = opts.into_iter().filter(|o| keep(o)).collect();
+        if opts.is_empty() {
+            continue;
+        }
         let _ = writeln!(s, "\n{}:", cat.title());
         for o in opts {
             let _ = writeln!(s, "  {} {:<width$}  {}", o.status.marker(), o.name, o.help);
@@ -92,6 +101,14 @@ mod tests {
             assert_eq!(l.matches(&needle).count(), 1, "{}", o.name);
         }
         assert!(l.contains("\nI/O engines and their options:\n"));
+    }
+
+    #[test]
+    fn listing_filtered_by_status() {
+        let l = listing_where(|o| matches!(o.status, super::super::Status::Unsupported(_)));
+        assert!(l.contains(" - verify_async "));
+        assert!(!l.contains(" + iodepth "));
+        assert!(!l.contains("iolab extensions:"), "a category with nothing left is dropped");
     }
 
     #[test]
