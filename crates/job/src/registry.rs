@@ -121,6 +121,10 @@ pub struct OptionDef {
     /// The ioengine(s) whose option table defines it; empty for a general option.
     pub engine: &'static [&'static str],
     pub status: Status,
+    /// Smallest accepted number, fio's `.minval` (numeric options only).
+    pub min: Option<i64>,
+    /// Largest accepted number, fio's `.maxval` (numeric options only).
+    pub max: Option<i64>,
 }
 
 impl Category {
@@ -218,6 +222,8 @@ pub const fn opt(
         category,
         engine: &[],
         status,
+        min: None,
+        max: None,
     }
 }
 
@@ -236,6 +242,14 @@ impl OptionDef {
     }
     pub const fn engine(mut self, engine: &'static [&'static str]) -> Self {
         self.engine = engine;
+        self
+    }
+    pub const fn min_val(mut self, min: i64) -> Self {
+        self.min = Some(min);
+        self
+    }
+    pub const fn max_val(mut self, max: i64) -> Self {
+        self.max = Some(max);
         self
     }
     /// One-line help and the long help.

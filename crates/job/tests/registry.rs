@@ -193,6 +193,15 @@ fn types_follow_fio() {
     assert_eq!(d("buffer_compress_chunk"), "512");
     assert_eq!(d("percentile_list"), "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99");
     assert_eq!(d("kb_base"), "1024");
+    let b = |n| {
+        let o = registry::lookup(n).unwrap();
+        (o.min, o.max)
+    };
+    assert_eq!(b("iodepth"), (Some(1), None));
+    assert_eq!(b("rwmixread"), (None, Some(100)));
+    assert_eq!(b("buffer_compress_percentage"), (Some(0), Some(100)));
+    assert_eq!(b("nice"), (Some(-20), Some(19)));
+    assert_eq!(b("size"), (None, None));
     let rw = registry::lookup("rw").unwrap();
     assert_eq!(rw.choices.len(), 11);
     assert!(rw.choices.contains(&"randtrimwrite"));

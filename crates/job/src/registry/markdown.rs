@@ -67,6 +67,9 @@ fn entry(s: &mut String, o: &OptionDef) {
     if !o.choices.is_empty() {
         let _ = writeln!(s, "- choices: {}", code_list(o.choices));
     }
+    if let Some(r) = bounds(o) {
+        let _ = writeln!(s, "- range: {r}");
+    }
     if !o.engine.is_empty() {
         let _ = writeln!(s, "- engine: {}", code_list(o.engine));
     }
@@ -101,6 +104,16 @@ pub fn type_name(ty: OptionType) -> &'static str {
         OptionType::Split => "split (bs/perc:...)",
         OptionType::Special => "special",
         OptionType::Deprecated => "deprecated",
+    }
+}
+
+/// `min..=max`, `min..` or `..=max`, as fio's `minval`/`maxval`.
+pub fn bounds(o: &OptionDef) -> Option<String> {
+    match (o.min, o.max) {
+        (None, None) => None,
+        (Some(a), Some(b)) => Some(format!("{a}..={b}")),
+        (Some(a), None) => Some(format!("{a}..")),
+        (None, Some(b)) => Some(format!("..={b}")),
     }
 }
 

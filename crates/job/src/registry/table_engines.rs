@@ -158,15 +158,23 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         Ignored("iolab issues all I/O at the inherited priority; per-I/O priorities are not set"),
     )
     .engine(&["io_uring", "libaio"])
+    .min_val(0)
+    .max_val(100)
     .help("Issue this share of I/Os at a higher priority.", "io_uring and libaio in fio."),
     opt("cmdprio_class", Int, Engine, Ignored("per-I/O priorities are not set by iolab"))
         .engine(&["io_uring", "libaio"])
+        .min_val(1)
+        .max_val(3)
         .help("Priority class for `cmdprio_percentage` I/Os.", "See `cmdprio_percentage`."),
     opt("cmdprio_hint", Int, Engine, Ignored("per-I/O priorities are not set by iolab"))
         .engine(&["io_uring", "libaio"])
+        .min_val(0)
+        .max_val(1023)
         .help("Priority hint for `cmdprio_percentage` I/Os.", "See `cmdprio_percentage`."),
     opt("cmdprio", Int, Engine, Ignored("per-I/O priorities are not set by iolab"))
         .engine(&["io_uring", "libaio"])
+        .min_val(0)
+        .max_val(7)
         .help("Priority level for `cmdprio_percentage` I/Os.", "See `cmdprio_percentage`."),
     opt("cmdprio_bssplit", Special, Engine, Ignored("per-I/O priorities are not set by iolab"))
         .engine(&["io_uring", "libaio"])
@@ -194,6 +202,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     )
     .def("100")
     .engine(&["pvsync2"])
+    .min_val(0)
+    .max_val(100)
     .help("Share of pvsync2 I/Os with RWF_HIPRI.", "pvsync2 only."),
     opt("cpuload", Int, Engine, Unsupported("the cpuio engine does not exist in iolab"))
         .engine(&["cpuio"])
@@ -241,6 +251,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         .help("Donor file for e4defrag.", "e4defrag only."),
     opt("inplace", Int, Engine, Unsupported("the e4defrag engine does not exist in iolab"))
         .engine(&["e4defrag"])
+        .min_val(0)
+        .max_val(1)
         .help("Allocate and free space inside the defrag event.", "e4defrag only."),
     opt("program", Str, Engine, Unsupported("the exec engine does not exist in iolab"))
         .engine(&["exec"])
@@ -251,6 +263,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     opt("grace_time", Int, Engine, Unsupported("the exec engine does not exist in iolab"))
         .def("1")
         .engine(&["exec"])
+        .min_val(0)
         .help("Seconds before the exec engine kills its program.", "exec only."),
     opt("std_redirect", Bool, Engine, Unsupported("the exec engine does not exist in iolab"))
         .def("1")
@@ -393,6 +406,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         Unsupported("the libblkio engine does not exist in iolab"),
     )
     .engine(&["libblkio"])
+    .min_val(1)
     .help("libblkio `num-entries` property.", "libblkio only."),
     opt(
         "libblkio_queue_size",
@@ -401,6 +415,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         Unsupported("the libblkio engine does not exist in iolab"),
     )
     .engine(&["libblkio"])
+    .min_val(1)
     .help("libblkio `queue-size` property.", "libblkio only."),
     opt(
         "libblkio_pre_start_props",
@@ -465,6 +480,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     )
     .def("9000")
     .engine(&["libhdfs", "net", "rdma"])
+    .min_val(1)
+    .max_val(65535)
     .help("Remote port for the net, rdma and libhdfs engines.", "Network engines."),
     opt("hdfsdirectory", Str, Engine, Unsupported("the libhdfs engine does not exist in iolab"))
         .def("/")
@@ -517,12 +534,15 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     opt("ttl", Int, Engine, Unsupported("the net engine does not exist in iolab"))
         .def("1")
         .engine(&["net"])
+        .min_val(0)
         .help("Multicast TTL.", "net only."),
     opt("window_size", Int, Engine, Unsupported("the net engine does not exist in iolab"))
         .engine(&["net"])
+        .min_val(0)
         .help("Socket buffer size.", "net only."),
     opt("mss", Int, Engine, Unsupported("the net engine does not exist in iolab"))
         .engine(&["net"])
+        .min_val(0)
         .help("TCP maximum segment size.", "net only."),
     opt(
         "nfs_url",

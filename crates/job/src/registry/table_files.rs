@@ -234,7 +234,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         "Bytes of I/O to do; may be less than `size` (stop early) or more (wrap around).",
         "Also accepts `N%`. fio's `io_limit` is the same option.",
     ),
-    opt("filesize", Range, IoSize, Supported).help(
+    opt("filesize", Range, IoSize, Supported).min_val(1).help(
         "Size of each file; may be a range `a-b` (one size drawn per file).",
         "When set, `size` only acts as the default `io_size`.",
     ),
@@ -264,22 +264,23 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     ),
     opt("num_range", Int, IoSize, Unsupported("trim is not supported by iolab's engines"))
         .def("1")
+        .max_val(256)
         .help(
             "Number of ranges in one trim command.",
             "Multi-range DSM trims in fio's io_uring_cmd engine.",
         ),
-    opt("bs", SizeList, IoSize, Supported).alias(&["blocksize"]).def("4096").help(
+    opt("bs", SizeList, IoSize, Supported).alias(&["blocksize"]).def("4096").min_val(1).help(
         "Block size of each I/O, per direction (`read,write,trim`).",
         "`bs=8k,32k` sets reads to 8k and writes and trims to 32k; a trailing comma \
             (`8k,32k,`) keeps the default for the rest. Default 4096. Suffixes follow \
             `kb_base`.",
     ),
-    opt("ba", SizeList, IoSize, Supported).alias(&["blockalign"]).help(
+    opt("ba", SizeList, IoSize, Supported).alias(&["blockalign"]).min_val(1).help(
         "Align random offsets to this boundary, per direction.",
         "Defaults to the minimum block size. As in fio, setting it also disables the random \
             map.",
     ),
-    opt("bsrange", Range, IoSize, Supported).alias(&["blocksize_range"]).help(
+    opt("bsrange", Range, IoSize, Supported).alias(&["blocksize_range"]).min_val(1).help(
         "Draw each I/O's size uniformly from a range, per direction (`1k-4k`).",
         "Each draw is rounded down to a multiple of the range's minimum unless \
             `bs_unaligned` is set (fio `get_next_buflen`). A reversed range is swapped.",
@@ -339,9 +340,11 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         .help("Allow reads beyond a zone's write pointer.", "ZBD only."),
     opt("max_open_zones", Int, Zone, Unsupported("zoned block devices are not supported"))
         .def("0")
+        .max_val(4096)
         .help("Limit of zones open for writing at once, device-wide.", "ZBD only."),
     opt("job_max_open_zones", Int, Zone, Unsupported("zoned block devices are not supported"))
         .def("0")
+        .max_val(4096)
         .help("Limit of zones open for writing at once, per job.", "ZBD only."),
     opt("ignore_zone_limits", Bool, Zone, Unsupported("zoned block devices are not supported"))
         .def("0")

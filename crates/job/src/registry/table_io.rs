@@ -77,7 +77,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             I/O at a time whatever `iodepth` says (fio caps them at 1 as well); libaio with \
             `direct=0` blocks on submission, so its real depth is about 1.",
         ),
-    opt("iodepth", Int, Io, Supported).def("1").help(
+    opt("iodepth", Int, Io, Supported).def("1").min_val(1).help(
         "I/O units kept in flight per job (shared by all of the job's files).",
         "Only asynchronous engines reach depths above 1. Check the reported depth histogram: \
             the depth asked for is not always the depth reached (buffered libaio, rate limits \
@@ -90,11 +90,12 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     opt("iodepth_batch_complete_min", Int, Io, Supported)
         .alias(&["iodepth_batch_complete"])
         .def("1")
+        .min_val(0)
         .help(
             "Minimum completions to wait for in one reap (0 means poll without waiting).",
             "Default 1.",
         ),
-    opt("iodepth_batch_complete_max", Int, Io, Supported).help(
+    opt("iodepth_batch_complete_max", Int, Io, Supported).min_val(0).help(
         "Maximum completions to take in one reap.",
         "Defaults to `iodepth_batch_complete_min`.",
     ),
@@ -154,7 +155,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             same offset.",
             "`sequential` (default) or `identical`.",
         ),
-    opt("rwmixread", Int, IoType, Supported).def("50").help(
+    opt("rwmixread", Int, IoType, Supported).def("50").max_val(100).help(
         "Percentage of a mixed workload that are reads.",
         "Default 50. Each I/O draws the direction with a byte-count catch-up (fio \
             `set_rwmix_bytes`). If both `rwmixread` and `rwmixwrite` are given and do not add \
@@ -162,6 +163,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     ),
     opt("rwmixwrite", Int, IoType, Supported)
         .def("50")
+        .max_val(100)
         .help("Percentage of a mixed workload that are writes.", "See `rwmixread`."),
     opt("rwmixcycle", Deprecated, IoType, Ignored("deprecated in fio, which ignores it too"))
         .help("Deprecated rwmix cycle length.", "Kept so old job files parse."),
@@ -264,6 +266,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     )
     .alias(&["mem_align"])
     .def("0")
+    .min_val(0)
     .help("Extra alignment of I/O buffers.", "fio uses it to test misaligned buffers."),
     opt("hugepage-size", Int, Io, Ignored("huge-page buffers are not used by iolab"))
         .help("Size of a huge page for `mem=shmhuge`/`mmaphuge`.", "See `mem`."),
@@ -320,7 +323,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     )
     .def("0")
     .help("Stride for the `sequence` distribution.", "Newer than fio 3.42."),
-    opt("percentage_random", IntList, Random, Supported).def("100,100,100").help(
+    opt("percentage_random", IntList, Random, Supported).def("100,100,100").max_val(100).help(
         "Share of I/Os that are random, the rest sequential, per direction.",
         "Default 100 for random patterns.",
     ),

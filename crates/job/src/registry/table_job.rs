@@ -103,6 +103,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
                         job with stonewall",
         ),
     )
+    .min_val(1)
     .help(
         "End the warm-up after this many bytes instead of a time.",
         "In fio it cannot be combined with `ramp_time` and sums across the group under \
@@ -176,6 +177,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         Ignored("CPU scheduling priority is left as inherited; run iolab under nice(1) instead"),
     )
     .def("0")
+    .min_val(-20)
+    .max_val(19)
     .help("CPU nice value for the job.", "Only matters when the CPU is contended."),
     opt(
         "prio",
@@ -183,6 +186,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         Cpu,
         Ignored("iolab issues I/O at the inherited I/O priority; run it under ionice(1) instead"),
     )
+    .min_val(0)
+    .max_val(7)
     .help(
         "I/O priority level (ioprio) within the class.",
         "fio calls ioprio_set for the job; the block scheduler (bfq, mq-deadline) may honour \
@@ -196,11 +201,16 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             "iolab issues I/O at the inherited I/O priority class; run it under ionice(1) instead",
         ),
     )
+    .min_val(0)
+    .max_val(3)
     .help("I/O priority class (realtime, best-effort, idle).", "See `prio`."),
-    opt("priohint", Int, Cpu, Ignored("iolab sets no I/O priority hints")).help(
-        "I/O priority hint (kernel 6.10+).",
-        "Used with command duration limits on some devices.",
-    ),
+    opt("priohint", Int, Cpu, Ignored("iolab sets no I/O priority hints"))
+        .min_val(0)
+        .max_val(1023)
+        .help(
+            "I/O priority hint (kernel 6.10+).",
+            "Used with command duration limits on some devices.",
+        ),
     opt(
         "cpumask",
         Int,
@@ -253,6 +263,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         Cpu,
         Ignored("no cgroups are created by iolab; set the weight on the cgroup you run it in"),
     )
+    .min_val(100)
+    .max_val(1000)
     .help("Weight of the job's cgroup.", "Range 10-1000 in fio."),
     opt("cgroup_nodelete", Bool, Cpu, Ignored("no cgroups are created by iolab"))
         .def("0")
@@ -354,6 +366,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ),
     )
     .def("0")
+    .max_val(1000)
     .help(
         "Weight of this job in flow control between jobs.",
         "fio's flow control keeps the ratio of I/O between jobs sharing a `flow_id` near \

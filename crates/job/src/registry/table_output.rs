@@ -93,6 +93,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         Ignored("iolab's text report uses its own fixed precision"),
     )
     .def("4")
+    .min_val(1)
+    .max_val(10)
     .help("Significant figures in normal text output.", "Affects formatting only."),
     opt(
         "disk_util",
@@ -201,6 +203,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     .def("1")
     .help("Include the job number in log file names.", "With 0 fio appends all jobs to one file."),
     opt("log_entries", Int, Logging, Ignored("iolab grows logs as needed"))
+        .min_val(1024)
+        .max_val(1048576)
         .help("Initial size of the in-memory log.", "A fio memory tuning knob."),
     opt("log_window_value", Str, Logging, Supported)
         .alias(&["log_max_value"])
@@ -253,6 +257,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     .help("Write completion-latency histograms every N ms.", "With `write_hist_log`."),
     opt("log_hist_coarseness", Int, Logging, Unsupported("histogram logs are not implemented"))
         .def("0")
+        .min_val(0)
+        .max_val(6)
         .help("Merge histogram bins in histogram logs (0-6).", "See `log_hist_msec`."),
     opt(
         "write_hist_log",
@@ -267,6 +273,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         Logging,
         Ignored("iolab keeps logs uncompressed in memory; the written logs are the same"),
     )
+    .min_val(1024)
+    .max_val(536870912)
     .help(
         "Compress in-memory logs in chunks of this size.",
         "Saves memory for very long runs in fio.",
@@ -375,6 +383,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         Unsupported("read_iolog is not implemented; use `iolab replay`"),
     )
     .def("100")
+    .min_val(1)
     .help("Speed replay up or down (percent).", "See `read_iolog`."),
     opt(
         "replay_skip",

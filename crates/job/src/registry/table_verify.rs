@@ -37,7 +37,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             `buffer_compress_percentage`. A value can never contain `;` or `#` in a job file \
             because fio cuts lines there.",
     ),
-    opt("buffer_compress_percentage", Int, Buffers, Supported).help(
+    opt("buffer_compress_percentage", Int, Buffers, Supported).min_val(0).max_val(100).help(
         "Make each buffer about this compressible.",
         "fio writes, per `buffer_compress_chunk`, a random part followed by zeros (or \
             `buffer_pattern`) so each 512-byte chunk is e.g. 256 random then 256 zero bytes at \
@@ -49,7 +49,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         "Default 512; 0 means one chunk per block. Small chunks defeat compressors with \
             large windows less.",
     ),
-    opt("dedupe_percentage", Int, Buffers, Supported).help(
+    opt("dedupe_percentage", Int, Buffers, Supported).min_val(0).max_val(100).help(
         "Percentage of written blocks that repeat an earlier block.",
         "In fio's default `repeat` mode a duplicate copies the most recent unique block, so \
             duplicates sit next to their twins (see `dedupe_spread`).",
@@ -62,11 +62,15 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             "`working_set` picks one of the first `dedupe_working_set_percentage` unique blocks \
             at random and needs an explicit size.",
         ),
-    opt("dedupe_working_set_percentage", Int, Buffers, Supported).def("5").help(
-        "Size of the working set for `dedupe_mode=working_set`, as a percentage of the job's \
+    opt("dedupe_working_set_percentage", Int, Buffers, Supported)
+        .def("5")
+        .min_val(0)
+        .max_val(100)
+        .help(
+            "Size of the working set for `dedupe_mode=working_set`, as a percentage of the job's \
             size.",
-        "Default 5.",
-    ),
+            "Default 5.",
+        ),
     opt(
         "dedupe_global",
         Bool,
@@ -109,6 +113,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         Verify,
         Unsupported("not implemented; iolab puts one header per block"),
     )
+    .min_val(96)
     .help(
         "Write a verify header every N bytes instead of once per block.",
         "Default in fio is the block size.",
@@ -119,6 +124,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         Verify,
         Unsupported("not implemented; the header is at the start of each block"),
     )
+    .min_val(48)
     .help(
         "Move the verify header N bytes into the block.",
         "fio swaps the header with the data at that offset.",
@@ -210,6 +216,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         .help("Deprecated: batch size for verifysort.", "Kept so old job files parse."),
     opt("trim_percentage", Int, Verify, Unsupported("trim is not implemented"))
         .def("0")
+        .min_val(0)
+        .max_val(100)
         .help("Trim this share of verified blocks.", "Part of fio's trim-verify."),
     opt("trim_verify_zero", Bool, Verify, Unsupported("trim is not implemented"))
         .def("1")

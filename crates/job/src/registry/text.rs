@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::markdown::type_name;
+use super::markdown::{bounds, type_name};
 use super::{by_category, OptionDef};
 
 /// Every option grouped by category: `  + name            one-line help`.
@@ -48,6 +48,9 @@ pub fn describe(o: &OptionDef) -> String {
     }
     if !o.choices.is_empty() {
         let _ = writeln!(s, "  choices:  {}", o.choices.join(", "));
+    }
+    if let Some(r) = bounds(o) {
+        let _ = writeln!(s, "  range:    {r}");
     }
     if !o.engine.is_empty() {
         let _ = writeln!(s, "  engine:   {}", o.engine.join(", "));
