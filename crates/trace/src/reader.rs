@@ -14,6 +14,11 @@ pub trait TraceReader {
     fn skipped(&self) -> u64;
     /// Records returned so far.
     fn records(&self) -> u64;
+    /// Names of the devices/files that `req.file` indexes, as far as the trace names them
+    /// (fio iolog file names, blkparse `maj,min`, MSR `host,disk`, volume ids).
+    fn file_names(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 impl<R: TraceReader + ?Sized> TraceReader for Box<R> {
@@ -28,6 +33,9 @@ impl<R: TraceReader + ?Sized> TraceReader for Box<R> {
     }
     fn records(&self) -> u64 {
         (**self).records()
+    }
+    fn file_names(&self) -> Vec<String> {
+        (**self).file_names()
     }
 }
 
@@ -69,6 +77,9 @@ pub(crate) trait Parse {
     fn next(&mut self, rec: &mut TraceRecord) -> Result<bool, TraceErrorKind>;
     /// (1-based record or line number, byte offset) of the record last attempted.
     fn position(&self) -> (u64, u64);
+    fn file_names(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Turns a [`Parse`] into a [`TraceReader`].
@@ -127,5 +138,8 @@ impl<P: Parse> TraceReader for Reader<P> {
     }
     fn records(&self) -> u64 {
         self.records
+    }
+    fn file_names(&self) -> Vec<String> {
+        self.parser.file_names()
     }
 }

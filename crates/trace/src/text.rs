@@ -56,7 +56,6 @@ pub(crate) fn split<const N: usize>(line: &[u8], sep: u8) -> (usize, [&[u8]; N])
 }
 
 /// Splits on runs of ASCII whitespace (blkparse, fio iolog).
-#[allow(dead_code)] // used by the whitespace formats landing next
 pub(crate) fn split_ws<const N: usize>(line: &[u8]) -> (usize, [&[u8]; N]) {
     let mut out: [&[u8]; N] = [&[]; N];
     let mut n = 0;
@@ -143,7 +142,6 @@ pub(crate) fn hex_u64(f: &[u8], field: &'static str) -> Result<u64, TraceErrorKi
 /// A non-negative decimal number with an optional fraction (`12.000345`), returned scaled
 /// by `10^scale_digits` and truncated (e.g. seconds with scale 9 gives nanoseconds), without
 /// going through floating point.
-#[allow(dead_code)] // used by the whitespace formats landing next
 pub(crate) fn fixed_u64(
     f: &[u8],
     scale_digits: u32,

@@ -89,7 +89,7 @@ impl LcsCsv {
     pub(crate) fn csv(inner: Box<dyn BufRead>, spec: CsvSpec) -> Self {
         LcsCsv { lines: LineReader::new(inner), spec, txt: false }
     }
-    pub(crate) fn txt(inner: Box<dyn BufRead>, obj_id_is_num: bool) -> Self {
+    pub(crate) fn txt(inner: Box<dyn BufRead>, obj_id_is_num: bool) -> LcsTxt {
         let spec = CsvSpec {
             time_col: 0,
             obj_id_col: 1,
@@ -99,7 +99,7 @@ impl LcsCsv {
             delimiter: b'\n',
             obj_id_is_num,
         };
-        LcsCsv { lines: LineReader::new(inner), spec, txt: true }
+        LcsTxt(LcsCsv { lines: LineReader::new(inner), spec, txt: true })
     }
 }
 
@@ -185,5 +185,20 @@ impl Parse for LcsCsv {
 
     fn position(&self) -> (u64, u64) {
         self.lines.position()
+    }
+}
+
+/// The `txt` flavour: the same parser under its own registry name.
+pub(crate) struct LcsTxt(LcsCsv);
+
+impl Parse for LcsTxt {
+    const NAME: &'static str = "txt";
+
+    fn next(&mut self, rec: &mut TraceRecord) -> Result<bool, TraceErrorKind> {
+        self.0.next(rec)
+    }
+
+    fn position(&self) -> (u64, u64) {
+        self.0.position()
     }
 }
