@@ -35,11 +35,14 @@ pub use text::{describe, listing, listing_where};
 pub enum OptionType {
     /// `FIO_OPT_STR_SET`: a flag, may be written bare (`refill_buffers`).
     Bool,
-    /// `FIO_OPT_INT`: a plain integer (may still take `( … )` arithmetic).
+    /// `FIO_OPT_INT`: an integer. fio parses it like a size (`parse.c` `check_str_bytes`),
+    /// so `k/m/g` suffixes under `kb_base` and `( … )` arithmetic are accepted here too
+    /// (`buffer_compress_chunk=4k`); `min`/`max` bound it.
     Int,
     /// `FIO_OPT_STR_VAL` with size suffixes, under `kb_base`.
     Size,
-    /// A size that may also be `N%`.
+    /// A size that may also be `N%` (fio's `FIO_OPT_STR_VAL_ZONE`, which also takes `Nz`
+    /// zones in zoned mode; iolab has no zones).
     SizeOrPercent,
     /// `FIO_OPT_STR_VAL_TIME`; `unit` is the default unit when none is written.
     Time { unit: TimeUnit },
