@@ -153,7 +153,10 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         "error_dump",
         Bool,
         Process,
-        Ignored("iolab always reports the first error with its file, offset and errno"),
+        Ignored(
+            "iolab reports the error that stopped the job in its result; there is no per-error \
+            dump",
+        ),
     )
     .def("0")
     .help(
@@ -290,7 +293,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         "job_start_clock_id",
         Int,
         Cpu,
-        Ignored("iolab records job start from CLOCK_REALTIME for the report"),
+        Ignored("the clock for the report's job start time cannot be chosen in iolab"),
     )
     .help(
         "clock_gettime clock ID used for the job's start time in JSON.",

@@ -35,8 +35,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         "Report each group as one, summing its jobs.",
         "As in fio, latency histograms are merged exactly; throughput is summed. fio divides \
             group I/O by the longest job's runtime (stat.c `sum_thread_stats`), so a late or \
-            slow job drags the group figure down; iolab reports fio's figure and each job's \
-            own.",
+            slow job drags the group figure down; compare the per-job figures when jobs start \
+            or end at different times.",
     ),
     opt(
         "stats",
@@ -71,8 +71,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     opt("clat_percentiles", Bool, Stats, Supported).def("1").help(
         "Report completion-latency percentiles.",
         "Default on. fio reports bucket midpoints, which can exceed the observed max and \
-            saturate near 17 s (issues #1984, #1668); iolab's histograms report exact-bound \
-            values.",
+            saturate near 17 s (issues #1984, #1668). iolab records latencies in HdrHistogram \
+            recorders, one per worker, merged exactly.",
     ),
     opt("lat_percentiles", Bool, Stats, Supported)
         .def("0")
@@ -112,8 +112,10 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     ),
     opt("gtod_reduce", Bool, Stats, Supported).def("0").help(
         "Take far fewer timestamps: no clat, slat or bandwidth timing.",
-        "Implies `disable_clat`, `disable_slat` and `disable_bw_measurement`. Raises the \
-            per-core I/O ceiling (in fio about +36% with the null engine).",
+        "Sets `disable_lat`, `disable_clat`, `disable_slat` and `disable_bw_measurement` and \
+            turns all percentiles off (fio `str_gtod_reduce_cb`); `gtod_reduce=0` leaves them \
+            as they are. Raises the per-core I/O ceiling (in fio about +36% with the null \
+            engine).",
     ),
     opt("disable_lat", Bool, Stats, Supported)
         .def("0")

@@ -27,8 +27,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         "Lightly change reused buffers on every write so naive dedupe fails.",
         "Default on. fio stamps the file offset and a timestamp into each 512-byte sector of \
             one reused random buffer, so every block is unique yet the stream is about 98% \
-            redundant to a cross-block compressor; iolab reproduces that layout when the buffer \
-            options say so and warns about it.",
+            redundant to a cross-block compressor. Keep that in mind on compressing or \
+            deduplicating storage; `refill_buffers` avoids it.",
     ),
     opt("buffer_pattern", Special, Buffers, Supported).help(
         "Fill buffers with this pattern: hex (`0xdeadbeef`), \"string\", a number, 'file', \
@@ -136,10 +136,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         "verify_dump",
         Bool,
         Verify,
-        Ignored(
-            "iolab reports the first mismatching offset and expected/actual checksums, but \
-            writes no dump files",
-        ),
+        Ignored("iolab reports mismatches in its result but writes no dump files"),
     )
     .def("0")
     .help("Dump good and bad block contents to files on a mismatch.", "A debugging aid."),
