@@ -25,6 +25,7 @@ pub mod reader;
 pub mod registry;
 
 pub(crate) mod text;
+pub mod write;
 
 pub use error::{TraceError, TraceErrorKind};
 pub use open::{open, open_reader};
