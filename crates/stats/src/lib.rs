@@ -17,9 +17,11 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod cpu;
+pub mod diskstats;
 pub mod hist;
 pub mod recorder;
 pub mod result;
+pub mod steady;
 pub mod summarize;
 
 pub use cpu::{CpuUsage, Who};
@@ -31,4 +33,5 @@ pub use result::{
     DepthStats, DirStats, DiskUtil, ErrnoCount, GroupDir, GroupResult, IntervalPoint, IostatX,
     JobResult, LatencyTarget, RunMeta, RunMode, RunResult, SampleStats, SteadyStateReport,
 };
+pub use steady::{snia_pts, SsCheck, SsCriterion, SsMetric};
 pub use summarize::{group, summarize};
