@@ -1,0 +1,358 @@
+//! `DataConfig`: what a job's write buffers contain, resolved from fio's buffer options the
+//! way fio resolves them (init.c `fixup_options` l.1015–1030, options.c
+//! `str_buffer_pattern_cb`, io_u.c `get_io_u` l.1975–1986), plus iolab's extensions
+//! `compress_content=` and `dedupe_spread=`, and the warnings for fio's traps.
+
+use crate::error::{DataError, OptionErrorKind};
+use crate::pattern::parse_pattern;
+use crate::verify::VerifyKind;
+use iolab_job::{Job, OptionValue};
+use serde::{Deserialize, Serialize};
+
+/// `dedupe_mode`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DedupeMode {
+    /// A duplicate is a copy of the most recent unique buffer (fio default).
+    #[default]
+    Repeat,
+    /// A duplicate copies one of the first `dedupe_working_set_percentage` % unique buffers.
+    WorkingSet,
+}
+
+/// iolab `compress_content=`: what fills the compressible part of each chunk.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompressContent {
+    /// fio without `buffer_pattern`: zero bytes (compressible only by zero suppression).
+    #[default]
+    Zeros,
+    /// fio with `buffer_pattern`: the pattern, restarted at each chunk's compressible part.
+    Pattern,
+    /// iolab: dictionary words that an LZ compressor must actually match.
+    Text,
+}
+
+/// What the write buffers of one job contain. Plain data; [`crate::DataGen`] runs it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DataConfig {
+    /// `buffer_compress_percentage` after fio's fix-up (100 becomes `zero_buffers`).
+    pub compress_percentage: u32,
+    /// `buffer_compress_chunk` (0: one chunk per write, capped at the minimum write size).
+    pub compress_chunk: u64,
+    pub compress_content: CompressContent,
+    /// `buffer_pattern` bytes (empty: none).
+    pub pattern: Vec<u8>,
+    pub zero_buffers: bool,
+    /// Regenerate every write (`refill_buffers`, forced by compress, dedupe and verify).
+    pub refill_buffers: bool,
+    /// fio's default for reused buffers: stamp offset and time into each 512-byte sector.
+    pub scramble_buffers: bool,
+    pub dedupe_percentage: u32,
+    pub dedupe_mode: DedupeMode,
+    pub dedupe_working_set_percentage: u32,
+    /// iolab `dedupe_spread=1`: a duplicate's twin is drawn over the whole region instead of
+    /// being the previous buffer.
+    pub dedupe_spread: bool,
+    /// Minimum write block size (fio `min_bs[DDIR_WRITE]`): chunking and dedupe unit.
+    pub min_write_bs: u64,
+    /// Bytes of the job's region (`size`), when known; working-set dedupe needs it.
+    pub region_size: Option<u64>,
+    pub verify: VerifyKind,
+    /// `verify_pattern` bytes (for `verify=pattern`).
+    pub verify_pattern: Vec<u8>,
+    /// `verify_interval` (0: [`crate::verify::DEFAULT_INTERVAL`]).
+    pub verify_interval: u32,
+    /// `verify_fatal`: stop the job at the first failure.
+    pub verify_fatal: bool,
+    /// Filled by [`DataConfig::from_job`]; read with [`DataConfig::warnings`].
+    pub warnings: Vec<String>,
+}
+
+impl Default for DataConfig {
+    /// fio's defaults: one random buffer reused with small scrambles.
+    fn default() -> Self {
+        DataConfig {
+            compress_percentage: 0,
+            compress_chunk: 512,
+            compress_content: CompressContent::Zeros,
+            pattern: Vec::new(),
+            zero_buffers: false,
+            refill_buffers: false,
+            scramble_buffers: true,
+            dedupe_percentage: 0,
+            dedupe_mode: DedupeMode::Repeat,
+            dedupe_working_set_percentage: 5,
+            dedupe_spread: false,
+            min_write_bs: 4096,
+            region_size: None,
+            verify: VerifyKind::None,
+            verify_pattern: Vec::new(),
+            verify_interval: 0,
+            verify_fatal: false,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+fn num(job: &Job, name: &str) -> Result<Option<u64>, DataError> {
+    let Some(v) = job.opt(name) else { return Ok(None) };
+    let bad = || DataError::option(name, raw(job, name), OptionErrorKind::NotNumber);
+    match v {
+        OptionValue::Int(i) => u64::try_from(*i).map(Some).map_err(|_| bad()),
+        OptionValue::Size(s) => Ok(Some(*s)),
+        OptionValue::Bool(b) => Ok(Some(u64::from(*b))),
+        OptionValue::Float(f) if *f >= 0.0 && f.fract() == 0.0 => Ok(Some(*f as u64)),
+        OptionValue::Str(s) => s.trim().parse().map(Some).map_err(|_| bad()),
+        _ => Err(bad()),
+    }
+}
+
+fn pct(job: &Job, name: &str) -> Result<Option<u32>, DataError> {
+    match num(job, name) {
+        Ok(Some(v)) if v <= 100 => Ok(Some(v as u32)),
+        Ok(None) => Ok(None),
+        _ => Err(DataError::option(name, raw(job, name), OptionErrorKind::Percent)),
+    }
+}
+
+fn flag(job: &Job, name: &str) -> Result<Option<bool>, DataError> {
+    match job.opt(name) {
+        None => Ok(None),
+        Some(OptionValue::Bool(b)) => Ok(Some(*b)),
+        Some(OptionValue::Int(i)) => Ok(Some(*i != 0)),
+        Some(OptionValue::Str(s)) if s == "1" || s.is_empty() => Ok(Some(true)),
+        Some(OptionValue::Str(s)) if s == "0" => Ok(Some(false)),
+        Some(_) => Err(DataError::option(name, raw(job, name), OptionErrorKind::OneOf("0, 1"))),
+    }
+}
+
+fn text<'a>(job: &'a Job, name: &str) -> Option<&'a str> {
+    job.options.get(name).map(|o| match &o.value {
+        OptionValue::Str(s) => s.as_str(),
+        _ => o.raw.as_str(),
+    })
+}
+
+fn raw(job: &Job, name: &str) -> String {
+    job.options.get(name).map(|o| o.raw.clone()).unwrap_or_default()
+}
+
+impl DataConfig {
+    /// Resolve a job's buffer options as fio does, and note where fio's result misleads.
+    pub fn from_job(job: &Job) -> Result<Self, DataError> {
+        let mut c = DataConfig {
+            min_write_bs: job.bs.write.min.max(1),
+            region_size: match job.size {
+                Some(iolab_job::SizeSpec::Bytes(b)) if b > 0 => Some(b),
+                _ => None,
+            },
+            ..DataConfig::default()
+        };
+        let refill_set = flag(job, "refill_buffers")?;
+        c.refill_buffers = refill_set.unwrap_or(false);
+        c.scramble_buffers = flag(job, "scramble_buffers")?.unwrap_or(true);
+        c.zero_buffers = flag(job, "zero_buffers")?.unwrap_or(false);
+        if let Some(v) = num(job, "buffer_compress_chunk")? {
+            c.compress_chunk = v;
+        }
+        let compress = pct(job, "buffer_compress_percentage")?.unwrap_or(0);
+        c.dedupe_percentage = pct(job, "dedupe_percentage")?.unwrap_or(0);
+        if let Some(v) = pct(job, "dedupe_working_set_percentage")? {
+            c.dedupe_working_set_percentage = v;
+        }
+        if let Some(m) = text(job, "dedupe_mode") {
+            c.dedupe_mode = match m {
+                "repeat" => DedupeMode::Repeat,
+                "working_set" => DedupeMode::WorkingSet,
+                _ => {
+                    return Err(DataError::option(
+                        "dedupe_mode",
+                        m,
+                        OptionErrorKind::OneOf("repeat, working_set"),
+                    ))
+                }
+            };
+        }
+        c.dedupe_spread = flag(job, "dedupe_spread")?.unwrap_or(false);
+        if let Some(p) = text(job, "buffer_pattern") {
+            c.pattern = parse_pattern(p)?;
+            // options.c str_buffer_pattern_cb: reads or compression force refills; the
+            // pattern turns scrambling and zero_buffers off.
+            c.refill_buffers = compress != 0 || job.rw.has_read();
+            c.scramble_buffers = false;
+            c.zero_buffers = false;
+            if let Some(r) = refill_set {
+                c.refill_buffers = r;
+            }
+        }
+        c.compress_content =
+            if c.pattern.is_empty() { CompressContent::Zeros } else { CompressContent::Pattern };
+        if let Some(cc) = text(job, "compress_content") {
+            c.compress_content = match cc {
+                "zeros" => CompressContent::Zeros,
+                "text" => CompressContent::Text,
+                "pattern" if !c.pattern.is_empty() => CompressContent::Pattern,
+                "pattern" => {
+                    return Err(DataError::option(
+                        "compress_content",
+                        cc,
+                        OptionErrorKind::Conflict("`pattern` needs buffer_pattern="),
+                    ))
+                }
+                _ => {
+                    return Err(DataError::option(
+                        "compress_content",
+                        cc,
+                        OptionErrorKind::OneOf("zeros, text, pattern"),
+                    ))
+                }
+            };
+        }
+        // init.c l.1023: 100 % compressible is filled once with zeros.
+        if compress == 100 && c.compress_content != CompressContent::Text {
+            c.zero_buffers = true;
+        } else {
+            c.compress_percentage = compress;
+            if compress != 0 && refill_set.is_none() {
+                c.refill_buffers = true;
+            }
+        }
+        if c.dedupe_percentage != 0 && refill_set.is_none() {
+            c.refill_buffers = true;
+        }
+        if let Some(v) = text(job, "verify") {
+            c.verify = VerifyKind::parse(v)?;
+            // init.c l.891: verify forces refill_buffers unless set explicitly.
+            if c.verify != VerifyKind::None && refill_set.is_none() {
+                c.refill_buffers = true;
+            }
+        }
+        c.verify_fatal = flag(job, "verify_fatal")?.unwrap_or(false);
+        if let Some(p) = text(job, "verify_pattern") {
+            c.verify_pattern = parse_pattern(p)?;
+        }
+        if let Some(v) = num(job, "verify_interval")? {
+            c.verify_interval = u32::try_from(v)
+                .map_err(|_| DataError::option("verify_interval", v, OptionErrorKind::NotNumber))?;
+        }
+        if c.verify == VerifyKind::Pattern && c.verify_pattern.is_empty() {
+            return Err(DataError::option(
+                "verify",
+                "pattern",
+                OptionErrorKind::Conflict("needs verify_pattern="),
+            ));
+        }
+        let min_block = crate::verify::MIN_BLOCK as u64;
+        if !matches!(c.verify, VerifyKind::None | VerifyKind::Null) && c.min_write_bs < min_block {
+            return Err(DataError::option(
+                "verify",
+                c.verify.name(),
+                OptionErrorKind::Conflict("write block size below 160 bytes cannot hold a header"),
+            ));
+        }
+        let needs_region = c.dedupe_mode == DedupeMode::WorkingSet || c.dedupe_spread;
+        if c.dedupe_percentage != 0 && needs_region && c.region_size.is_none() {
+            return Err(DataError::option(
+                if c.dedupe_spread { "dedupe_spread" } else { "dedupe_mode" },
+                raw(job, if c.dedupe_spread { "dedupe_spread" } else { "dedupe_mode" }),
+                OptionErrorKind::Conflict(
+                    "needs an explicit size= in bytes (as fio's working_set)",
+                ),
+            ));
+        }
+        c.collect_warnings(job)?;
+        Ok(c)
+    }
+
+    /// Warnings for this configuration: each names the trap and the option that avoids it.
+    pub fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
+    }
+
+    /// The expected-content description of a block for [`crate::verify::check`].
+    pub fn verify_ctx(&self, file: u32, offset: u64, gen: u64, seed: u64) -> crate::VerifyCtx {
+        let mut v = crate::VerifyCtx::new(self.verify, file, offset, gen, seed);
+        v.interval = self.verify_interval;
+        if !self.verify_pattern.is_empty() {
+            v.pattern = Some(self.verify_pattern.clone().into());
+        }
+        v
+    }
+
+    /// Number of write-size blocks a working-set or spread twin is drawn from.
+    pub fn working_set_blocks(&self, bs: u64) -> u64 {
+        let region = self.region_size.unwrap_or(0) / bs.max(1);
+        match self.dedupe_mode {
+            DedupeMode::WorkingSet if !self.dedupe_spread => {
+                (region * u64::from(self.dedupe_working_set_percentage) / 100).max(1)
+            }
+            _ => region.max(1),
+        }
+    }
+
+    fn collect_warnings(&mut self, job: &Job) -> Result<(), DataError> {
+        let mut w = Vec::new();
+        let writes = job.rw.has_write();
+        if writes && !self.refill_buffers && !self.zero_buffers && self.pattern.is_empty() {
+            w.push(if self.scramble_buffers && self.compress_percentage == 0 {
+                "write buffers are filled once and reused with small scrambles (fio default): \
+                 every block is unique to a fixed-block dedupe, but the stream is ~98% \
+                 redundant to any cross-block compressor or variable-size dedupe; set \
+                 refill_buffers=1 for unique incompressible data"
+                    .to_string()
+            } else {
+                "refill_buffers=0: every write carries the same bytes; set refill_buffers=1"
+                    .to_string()
+            });
+        }
+        if self.zero_buffers && writes {
+            w.push(
+                "write data is all zeros: thin provisioning, zero detection and compression \
+                 store nothing; use buffer_compress_percentage with compress_content=text for \
+                 compressible data that is not zeros"
+                    .to_string(),
+            );
+        }
+        if self.compress_percentage != 0 && self.compress_content == CompressContent::Zeros {
+            w.push(format!(
+                "buffer_compress_percentage={}: the compressible part of each {}-byte chunk is \
+                 zeros, so the ratio comes from zero suppression, not real compression; set \
+                 compress_content=text (or buffer_pattern=) for LZ-compressible content",
+                self.compress_percentage, self.compress_chunk
+            ));
+        }
+        if self.dedupe_percentage != 0
+            && self.dedupe_mode == DedupeMode::Repeat
+            && !self.dedupe_spread
+        {
+            w.push(format!(
+                "dedupe_percentage={} with dedupe_mode=repeat: each duplicate is adjacent to its \
+                 twin, so even a small-window compressor removes them; set dedupe_spread=1 to \
+                 spread duplicates over the region",
+                self.dedupe_percentage
+            ));
+        }
+        if flag(job, "dedupe_global")?.unwrap_or(false) {
+            w.push(
+                "dedupe_global=1 is not modelled: duplicates are drawn within each job's file"
+                    .to_string(),
+            );
+        }
+        if writes
+            && self.refill_buffers
+            && job.randrepeat
+            && !job.randseed_set
+            && !self.zero_buffers
+        {
+            w.push(
+                "randrepeat=1 (default): the same bytes are written run after run, so a \
+                 deduplicating target stores a repeated run for free; set randrepeat=0 or a \
+                 new randseed= per run"
+                    .to_string(),
+            );
+        }
+        self.warnings = w;
+        Ok(())
+    }
+}

@@ -1,0 +1,94 @@
+//! `DataGen`: the bytes of every write, as a pure function of (seed, file, offset,
+//! generation, length) and the job's [`DataConfig`]. The dispatch follows fio's
+//! `fill_io_buffer` (io_u.c l.2479): compress/dedupe first, then `buffer_pattern`, then
+//! `zero_buffers`, then random; buffers that fio would not refill are one reused buffer,
+//! scrambled per write as fio's `small_content_scramble` does.
+//!
+//! One file per kind of content: [`random`], [`compress`], [`text`], [`dedupe`],
+//! [`scramble`].
+
+pub mod compress;
+pub mod dedupe;
+pub mod random;
+pub mod scramble;
+pub mod text;
+
+use crate::config::DataConfig;
+use compress::{fill_chunks, Layout};
+use random::{fill_random, key_of};
+
+/// Fraction of its size that `compress_content=text` keeps under zstd -3, in permille;
+/// measured by `tests::text_compress_fraction` (≈ 0.2).
+pub const TEXT_KEEP_PERMILLE: u32 = 200;
+
+const PATTERN_BLOCK: usize = 128 << 10;
+const TAG_BASE: u64 = 0xba5e;
+
+/// Fills write buffers for one job (one per worker; cheap to create).
+#[derive(Clone, Debug)]
+pub struct DataGen {
+    cfg: DataConfig,
+    seed: u64,
+    /// `buffer_pattern` repeated to `PATTERN_BLOCK` bytes, so a fill is one copy.
+    pattern_block: Vec<u8>,
+    /// fio's reused buffer (when buffers are not refilled), grown on demand.
+    base: Vec<u8>,
+}
+
+impl DataGen {
+    pub fn new(cfg: &DataConfig, seed: u64) -> Self {
+        let mut pattern_block = Vec::new();
+        if !cfg.pattern.is_empty() {
+            pattern_block = vec![0; PATTERN_BLOCK.max(cfg.pattern.len())];
+            crate::pattern::fill_pattern(&mut pattern_block, &cfg.pattern);
+        }
+        DataGen { cfg: cfg.clone(), seed, pattern_block, base: Vec::new() }
+    }
+
+    pub fn config(&self) -> &DataConfig {
+        &self.cfg
+    }
+
+    /// Fill `buf` for a write of `buf.len()` bytes at (file, offset) in generation `gen`.
+    /// The same arguments always give the same bytes.
+    pub fn fill(&mut self, buf: &mut [u8], file: u32, offset: u64, gen: u64) {
+        let c = &self.cfg;
+        let len = buf.len() as u64;
+        if c.compress_percentage != 0 || c.dedupe_percentage != 0 {
+            let key = if c.refill_buffers {
+                dedupe::content_key(c, self.seed, file, offset, len, gen)
+            } else {
+                key_of(&[self.seed, TAG_BASE])
+            };
+            let layout = Layout {
+                percentage: c.compress_percentage,
+                chunk: c.compress_chunk,
+                min_write: c.min_write_bs,
+                content: c.compress_content,
+                pattern_block: &self.pattern_block,
+                pattern: &c.pattern,
+                text_scale_permille: 1_000_000 / (1000 - TEXT_KEEP_PERMILLE),
+            };
+            fill_chunks(buf, key, &layout);
+        } else if !c.pattern.is_empty() {
+            if buf.len() <= self.pattern_block.len() {
+                buf.copy_from_slice(&self.pattern_block[..buf.len()]);
+            } else {
+                crate::pattern::fill_pattern(buf, &c.pattern);
+            }
+        } else if c.zero_buffers {
+            buf.fill(0);
+        } else if c.refill_buffers {
+            fill_random(buf, key_of(&[self.seed, u64::from(file), offset, gen]));
+        } else {
+            if self.base.len() < buf.len() {
+                self.base = vec![0; buf.len().next_power_of_two()];
+                fill_random(&mut self.base, key_of(&[self.seed, TAG_BASE]));
+            }
+            buf.copy_from_slice(&self.base[..buf.len()]);
+            if c.scramble_buffers {
+                scramble::scramble(buf, self.seed, offset, gen);
+            }
+        }
+    }
+}
