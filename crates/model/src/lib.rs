@@ -8,9 +8,13 @@
 //! - [`sim`]: discrete-event time: queue depth, arrivals, latency histograms.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod block;
+pub mod device;
 pub mod error;
 pub mod fill;
 pub mod mrc;
 pub mod policy;
+pub mod sim;
+pub mod tier;
 
 pub use error::ModelError;

@@ -104,3 +104,165 @@ fn golden_miss_counts_every_policy() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Seed scenarios (examples/*.md explain the numbers).
+
+use iolab_core::rand::SplitMix64;
+use iolab_core::{IoDir, IoRequest};
+use iolab_model::sim::{self, IterSource, SimOptions, SimReport, WorkerSpec};
+use iolab_model::tier::{spec, Hierarchy};
+
+fn hierarchy(tiers: &[&str], backing: &str) -> Hierarchy {
+    let t = tiers.iter().enumerate().map(|(i, s)| spec::parse_tier(s, i).unwrap()).collect();
+    Hierarchy::new(t, spec::parse_backing(backing).unwrap()).unwrap()
+}
+
+fn worker(name: &str, reqs: Vec<IoRequest>, iodepth: usize) -> WorkerSpec {
+    WorkerSpec { name: name.into(), source: Box::new(IterSource(reqs.into_iter())), iodepth }
+}
+
+fn simulate(h: &mut Hierarchy, workers: Vec<WorkerSpec>) -> SimReport {
+    sim::run(h, workers, SimOptions::default())
+}
+
+/// `n` random reads of `bs` bytes, aligned, uniformly over `[base, base + span)`.
+fn random_reads(n: usize, base: u64, span: u64, bs: u64, seed: u64) -> Vec<IoRequest> {
+    let mut r = SplitMix64(seed);
+    (0..n).map(|_| IoRequest::new(IoDir::Read, 0, base + r.below(span / bs) * bs, bs)).collect()
+}
+
+/// Every `bs` block of `[0, span)` once, in a seeded random order (fio randread with its
+/// random map).
+fn permuted_reads(span: u64, bs: u64, seed: u64) -> Vec<IoRequest> {
+    let n = (span / bs) as usize;
+    let mut idx: Vec<u64> = (0..n as u64).collect();
+    let mut r = SplitMix64(seed);
+    for i in (1..n).rev() {
+        idx.swap(i, r.below(i as u64 + 1) as usize);
+    }
+    idx.into_iter().map(|b| IoRequest::new(IoDir::Read, 0, b * bs, bs)).collect()
+}
+
+/// (a) ZFS primarycache=metadata on a 128 KiB-record dataset: 32× read amplification.
+#[test]
+fn scenario_a_metadata_only_caching_reads_32x() {
+    let reqs = permuted_reads(64 << 20, 4096, 7);
+    let user_bytes: u64 = reqs.iter().map(|r| r.len).sum();
+    let arc = "ram:1GiB:lru:block=128KiB";
+    let mut meta = hierarchy(&[&format!("{arc}:metadata_only=true")], "hdd:7200");
+    let rm = simulate(&mut meta, vec![worker("randread", reqs.clone(), 1)]);
+    assert_eq!(rm.jobs[0].read.io_bytes, user_bytes);
+    assert_eq!(rm.backing.bytes_read, 32 * user_bytes);
+    let mut all = hierarchy(&[arc], "hdd:7200");
+    let ra = simulate(&mut all, vec![worker("randread", reqs, 1)]);
+    assert_eq!(ra.backing.bytes_read, user_bytes);
+    // 31 of every 32 reads hit the cached record.
+    assert!((ra.tiers[0].read_hit_ratio - 31.0 / 32.0).abs() < 1e-9);
+    // Every read pays a disk access under metadata-only caching; with full caching 1 in 32.
+    let (pm, pa) = (rm.jobs[0].read.clat_ns.mean, ra.jobs[0].read.clat_ns.mean);
+    assert!(pm > 10.0 * pa, "mean clat {pm} vs {pa}");
+}
+
+/// Mean QD1 latency (ms) of 8 KiB random reads over `span` bytes at the start of the disk.
+fn qd1_random_read_ms(backing: &str, span: u64) -> f64 {
+    let mut h = hierarchy(&[], backing);
+    let r = simulate(&mut h, vec![worker("rr", random_reads(3000, 0, span, 8192, 42), 1)]);
+    r.jobs[0].read.clat_ns.mean / 1e6
+}
+
+/// (b) QD1 8 KiB random reads, 7.2K vs 10K drive, over 1 GB, 100 GB and 1000 GB spans.
+#[test]
+fn scenario_b_short_stroking_7200_vs_10k() {
+    let spans = [1_000_000_000u64, 100_000_000_000, 1_000_000_000_000];
+    let slow: Vec<f64> = spans.iter().map(|&s| qd1_random_read_ms("hdd:7200", s)).collect();
+    let fast: Vec<f64> = spans.iter().map(|&s| qd1_random_read_ms("hdd:10k", s)).collect();
+    eprintln!("7.2K {slow:?}\n10K {fast:?}");
+    for (got, want) in slow.iter().zip([5.5, 7.5, 12.5]).chain(fast.iter().zip([4.0, 4.5, 7.0])) {
+        assert!((got - want).abs() <= 0.1 * want, "{got:.2} ms vs ≈{want} ms");
+    }
+    // The gap widens with the span: rotation differs by a constant 1.2 ms, seeks by more and
+    // more as the arm travels further.
+    let gaps: Vec<f64> = slow.iter().zip(&fast).map(|(s, f)| s - f).collect();
+    assert!(gaps[0] < gaps[1] && gaps[1] < gaps[2], "{gaps:?}");
+}
+
+/// `total` bytes of sequential `bs` writes from `base`, then an fsync (fio `end_fsync=1`).
+fn seq_writes(base: u64, total: u64, bs: u64) -> Vec<IoRequest> {
+    let mut v: Vec<IoRequest> =
+        (0..total / bs).map(|i| IoRequest::new(IoDir::Write, 0, base + i * bs, bs)).collect();
+    v.push(IoRequest::new(IoDir::Sync, 0, 0, 0));
+    v
+}
+
+/// (c) Two sequential writers on one HDD thrash the arm; a write-back cache that destages in
+/// sorted batches gives most of the bandwidth back.
+#[test]
+fn scenario_c_two_sequential_writers_and_writeback() {
+    let total = 512 << 20;
+    let bs = 128 << 10;
+    let far = 500u64 << 30; // second writer halfway in: a slower zone, a long seek away
+    let alone = |base: u64| {
+        let mut h = hierarchy(&[], "hdd:7200");
+        simulate(&mut h, vec![worker("w", seq_writes(base, total, bs), 1)]).total_bw(true)
+    };
+    let (solo0, solo1) = (alone(0), alone(far));
+    // Both streams written one after the other, no seeks between: the best two writers can do.
+    let ideal = 2.0 / (1.0 / solo0 + 1.0 / solo1);
+    let two = || {
+        vec![worker("w0", seq_writes(0, total, bs), 1), worker("w1", seq_writes(far, total, bs), 1)]
+    };
+    let mut bare = hierarchy(&[], "hdd:7200");
+    let thrash = simulate(&mut bare, two()).total_bw(true);
+    let mut wb = hierarchy(&["ram:256MiB:lru:writeback:dirty_ratio=0.2"], "hdd:7200");
+    let rep = simulate(&mut wb, two());
+    let cached = rep.total_bw(true);
+    eprintln!(
+        "alone {:.1} / {:.1} MB/s (ideal pair {:.1}), two writers {:.1} MB/s, write-back {:.1} MB/s",
+        solo0 / 1e6,
+        solo1 / 1e6,
+        ideal / 1e6,
+        thrash / 1e6,
+        cached / 1e6
+    );
+    // One writer streams at the zone's media rate: 150 MB/s outer, ~115 MB/s halfway in.
+    assert!((solo0 / 1e6 - 150.0).abs() < 3.0 && (solo1 / 1e6 - 115.0).abs() < 5.0);
+    // Two interleaved writers pay a seek and a rotation for every 128 KiB.
+    assert!(thrash < 0.1 * ideal, "{thrash}");
+    // Write-back destages sorted batches (~6 MiB per stream per pass): most of it comes back.
+    assert!(cached > 0.7 * ideal, "{cached}");
+    assert!(cached > 10.0 * thrash);
+    assert_eq!(wb.dirty_blocks(0), 0, "end_fsync must leave nothing dirty");
+}
+
+/// (d) RAM : SSD : HDD at 1 : 4 : 20 with a hot set larger than RAM but within the SSD tier:
+/// once warm, the dm-cache (smq) tier serves most of the reads that RAM misses.
+#[test]
+fn scenario_d_dm_cache_tiers_hot_set() {
+    let span = 5u64 << 30; // 20 units of 256 MiB
+    let hot = 768u64 << 20; // 3 units: more than RAM (1), within the SSD tier (4)
+    let mut r = SplitMix64(9);
+    let reqs: Vec<IoRequest> = (0..300_000)
+        .map(|_| {
+            let off = if r.below(10) < 9 {
+                r.below(hot / 4096) * 4096
+            } else {
+                r.below(span / 4096) * 4096
+            };
+            IoRequest::new(IoDir::Read, 0, off, 4096)
+        })
+        .collect();
+    let mut h =
+        hierarchy(&["ram:256MiB:lru", "nvme:1GiB:smq:writethrough:block=64KiB"], "hdd:7200");
+    let rep = simulate(&mut h, vec![worker("hot", reqs, 4)]);
+    let (ram, ssd) = (&rep.tiers[0], &rep.tiers[1]);
+    eprintln!(
+        "ram hit {:.3}, ssd hit {:.3}, ssd fill {:.3}, promotions {}",
+        ram.read_hit_ratio, ssd.read_hit_ratio, ssd.fill, ssd.stats.promotions
+    );
+    let last = rep.series.last().unwrap();
+    eprintln!("last interval: hit {:?} fill {:?}", last.read_hit_ratio, last.fill);
+    assert!(ssd.read_hit_ratio > 0.5);
+    // Warm: in the last interval the SSD tier answers most RAM misses.
+    assert!(last.read_hit_ratio[1] > 0.75, "{:?}", last.read_hit_ratio);
+}

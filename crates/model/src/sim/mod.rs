@@ -1,0 +1,505 @@
+//! Discrete-event simulation of workers driving a [`Hierarchy`] and its device models.
+//!
+//! Time is integer nanoseconds; events live in one binary heap ordered by (time, sequence), so
+//! equal-time events run in the order they were scheduled and a run is deterministic. Each
+//! worker keeps up to `iodepth` requests in flight (closed loop, as fio does with a queue
+//! depth); a request that carries `issue_at` (fio `rate`/`rate_iops`, or a trace's timestamps)
+//! is not issued before it (open loop). A request's [`crate::block::Plan`] runs stage by stage;
+//! each device serves up to `servers()` commands at once and picks the next among its first
+//! `reorder_depth()` queued commands by shortest positioning time (NCQ). Completion latencies
+//! go into per-worker HdrHistograms (3 significant digits, as fio's and iolab's `run`).
+
+pub mod report;
+
+use crate::block::DevReq;
+use crate::device::{DevOp, Device};
+use crate::tier::Hierarchy;
+use hdrhistogram::Histogram;
+use iolab_core::{IoDir, IoRequest, Nanos};
+pub use report::{DevReport, DirReport, JobReport, Sample, SimReport, TierReport};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+/// Something that yields requests into a caller-owned [`IoRequest`] (no allocation per
+/// request): a workload generator, a trace reader, a test's vector.
+pub trait RequestSource {
+    fn next_into(&mut self, req: &mut IoRequest) -> bool;
+}
+
+/// Adapts any iterator of requests.
+pub struct IterSource<I>(pub I);
+
+impl<I: Iterator<Item = IoRequest>> RequestSource for IterSource<I> {
+    fn next_into(&mut self, req: &mut IoRequest) -> bool {
+        match self.0.next() {
+            Some(r) => {
+                *req = r;
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+pub struct WorkerSpec {
+    pub name: String,
+    pub source: Box<dyn RequestSource>,
+    pub iodepth: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct SimOptions {
+    /// Interval of the fill / hit-ratio / IOPS series.
+    pub sample_interval: Nanos,
+    /// Period of the write-back flushers.
+    pub tick: Nanos,
+    /// Stop issuing after this much simulated time.
+    pub max_time: Option<Nanos>,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions {
+            sample_interval: Nanos::from_secs(1),
+            tick: Nanos::from_millis(10),
+            max_time: None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    Arrive(u32),
+    /// `mig_tier` is `u32::MAX` unless the command finishes a promotion of that tier.
+    DevDone {
+        dev: u32,
+        owner: u32,
+        mig_tier: u32,
+        mig_bytes: u64,
+    },
+    EmptyDone(u32),
+    Tick,
+    Sample,
+}
+
+/// Owner id of background commands.
+const BG: u32 = u32::MAX;
+
+struct Queued {
+    op: DevOp,
+    owner: u32,
+    migration_of: Option<usize>,
+}
+
+struct DevState {
+    dev: Box<dyn Device>,
+    pending: VecDeque<Queued>,
+    busy: usize,
+    rep: DevReport,
+}
+
+struct InFlight {
+    worker: u32,
+    dir: IoDir,
+    len: u64,
+    issued: Nanos,
+    stages: Vec<Vec<DevReq>>,
+    stage: usize,
+    remaining: usize,
+}
+
+struct WorkerState {
+    spec: WorkerSpec,
+    inflight: usize,
+    done: bool,
+    pending: Option<IoRequest>,
+    waiting: bool,
+    hist: [Histogram<u64>; 2],
+    bytes: [u64; 2],
+    ios: [u64; 2],
+    first: Option<Nanos>,
+    last: Nanos,
+}
+
+struct Sim<'a> {
+    h: &'a mut Hierarchy,
+    devs: Vec<DevState>,
+    reqs: Vec<Option<InFlight>>,
+    free: Vec<u32>,
+    workers: Vec<WorkerState>,
+    heap: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    seq: u64,
+    now: Nanos,
+    opt: SimOptions,
+    series: Vec<Sample>,
+    last_sample: (Nanos, u64, Vec<(u64, u64)>),
+    completed: u64,
+}
+
+/// Runs `workers` against `h` until every source is exhausted (or `max_time`).
+pub fn run(h: &mut Hierarchy, workers: Vec<WorkerSpec>, opt: SimOptions) -> SimReport {
+    let devs = h
+        .devices()
+        .into_iter()
+        .map(|d| DevState {
+            rep: DevReport { name: d.name().to_string(), ..Default::default() },
+            dev: d,
+            pending: VecDeque::new(),
+            busy: 0,
+        })
+        .collect();
+    let ntiers = h.tier_count();
+    let mut s = Sim {
+        h,
+        devs,
+        reqs: Vec::new(),
+        free: Vec::new(),
+        workers: workers
+            .into_iter()
+            .map(|spec| WorkerState {
+                spec,
+                inflight: 0,
+                done: false,
+                pending: None,
+                waiting: false,
+                hist: [new_hist(), new_hist()],
+                bytes: [0; 2],
+                ios: [0; 2],
+                first: None,
+                last: Nanos::ZERO,
+            })
+            .collect(),
+        heap: BinaryHeap::new(),
+        seq: 0,
+        now: Nanos::ZERO,
+        opt,
+        series: Vec::new(),
+        last_sample: (Nanos::ZERO, 0, vec![(0, 0); ntiers]),
+        completed: 0,
+    };
+    for w in 0..s.workers.len() {
+        s.at(Nanos::ZERO, Ev::Arrive(w as u32));
+    }
+    let (tick, sample) = (s.opt.tick, s.opt.sample_interval);
+    s.at(tick, Ev::Tick);
+    s.at(sample, Ev::Sample);
+    s.main_loop();
+    s.report()
+}
+
+fn new_hist() -> Histogram<u64> {
+    // 3 significant digits, auto-resizing: cannot fail for these arguments.
+    Histogram::new(3).unwrap_or_else(|_| unreachable!("sigfig 3 is valid"))
+}
+
+impl Sim<'_> {
+    fn at(&mut self, t: Nanos, ev: Ev) {
+        self.seq += 1;
+        self.heap.push(Reverse((t.0, self.seq, ev)));
+    }
+
+    fn all_done(&self) -> bool {
+        self.workers.iter().all(|w| w.done && w.inflight == 0)
+    }
+
+    fn main_loop(&mut self) {
+        while let Some(Reverse((t, _, ev))) = self.heap.pop() {
+            self.now = Nanos(t);
+            match ev {
+                Ev::Arrive(w) => {
+                    self.workers[w as usize].waiting = false;
+                    self.arrive(w);
+                }
+                Ev::DevDone { dev, owner, mig_tier, mig_bytes } => {
+                    if mig_tier != u32::MAX {
+                        self.h.migration_done(mig_tier as usize, mig_bytes);
+                    }
+                    self.dev_done(dev as usize, owner)
+                }
+                Ev::EmptyDone(r) => self.complete(r),
+                Ev::Tick => {
+                    if !self.all_done() {
+                        let bg = self.h.tick(self.now, self.opt.tick);
+                        for r in bg {
+                            self.enqueue(r, BG);
+                        }
+                        let next = self.now + self.opt.tick;
+                        self.at(next, Ev::Tick);
+                    }
+                }
+                Ev::Sample => {
+                    if !self.all_done() {
+                        self.sample();
+                        let next = self.now + self.opt.sample_interval;
+                        self.at(next, Ev::Sample);
+                    }
+                }
+            }
+            if self.all_done() && self.workers.iter().all(|w| !w.waiting) {
+                break;
+            }
+        }
+        self.sample();
+    }
+
+    fn arrive(&mut self, w: u32) {
+        let wi = w as usize;
+        loop {
+            let ws = &mut self.workers[wi];
+            if ws.done || ws.inflight >= ws.spec.iodepth.max(1) {
+                return;
+            }
+            if self.opt.max_time.is_some_and(|m| self.now >= m) {
+                ws.done = true;
+                return;
+            }
+            let req = match ws.pending.take() {
+                Some(r) => r,
+                None => {
+                    let mut r = IoRequest::default();
+                    if !ws.spec.source.next_into(&mut r) {
+                        ws.done = true;
+                        return;
+                    }
+                    r
+                }
+            };
+            if let Some(at) = req.issue_at {
+                if at > self.now {
+                    ws.pending = Some(req);
+                    ws.waiting = true;
+                    self.at(at, Ev::Arrive(w));
+                    return;
+                }
+            }
+            self.issue(w, req);
+        }
+    }
+
+    fn issue(&mut self, w: u32, req: IoRequest) {
+        let plan = self.h.submit(&req, w, self.now);
+        for r in plan.background {
+            self.enqueue(r, BG);
+        }
+        let ws = &mut self.workers[w as usize];
+        ws.inflight += 1;
+        ws.first.get_or_insert(self.now);
+        let stages: Vec<Vec<DevReq>> = plan.stages.into_iter().filter(|s| !s.is_empty()).collect();
+        let f = InFlight {
+            worker: w,
+            dir: req.dir,
+            len: req.len,
+            issued: self.now,
+            stages,
+            stage: 0,
+            remaining: 0,
+        };
+        let id = match self.free.pop() {
+            Some(i) => {
+                self.reqs[i as usize] = Some(f);
+                i
+            }
+            None => {
+                self.reqs.push(Some(f));
+                (self.reqs.len() - 1) as u32
+            }
+        };
+        self.start_stage(id);
+    }
+
+    fn start_stage(&mut self, id: u32) {
+        let Some(f) = self.reqs[id as usize].as_mut() else { return };
+        if f.stages.is_empty() {
+            // Nothing to do on a device (a zero read): a 1 µs software path.
+            let t = Nanos(self.now.0 + 1_000);
+            self.at(t, Ev::EmptyDone(id));
+            return;
+        }
+        if f.stage >= f.stages.len() {
+            self.complete(id);
+            return;
+        }
+        let ops = std::mem::take(&mut f.stages[f.stage]);
+        f.remaining = ops.len();
+        for r in ops {
+            self.enqueue(r, id);
+        }
+    }
+
+    fn stage_done(&mut self, id: u32) {
+        if let Some(f) = self.reqs[id as usize].as_mut() {
+            f.stage += 1;
+        }
+        self.start_stage(id);
+    }
+
+    fn complete(&mut self, id: u32) {
+        let Some(f) = self.reqs[id as usize].take() else { return };
+        self.free.push(id);
+        self.completed += 1;
+        let lat = self.now.0.saturating_sub(f.issued.0);
+        let ws = &mut self.workers[f.worker as usize];
+        ws.inflight -= 1;
+        ws.last = self.now;
+        if let Some(d) = match f.dir {
+            IoDir::Read => Some(0),
+            IoDir::Write => Some(1),
+            _ => None,
+        } {
+            // Auto-resizing histogram: `record` grows it (saturating_record would clamp).
+            let _ = ws.hist[d].record(lat.max(1));
+            ws.bytes[d] += f.len;
+            ws.ios[d] += 1;
+        }
+        if !ws.waiting {
+            self.arrive(f.worker);
+        }
+    }
+
+    fn enqueue(&mut self, r: DevReq, owner: u32) {
+        let d = &mut self.devs[r.dev];
+        d.pending.push_back(Queued { op: r.op, owner, migration_of: r.migration_of });
+        self.dispatch(r.dev);
+    }
+
+    fn dispatch(&mut self, dev: usize) {
+        let now = self.now;
+        loop {
+            let d = &mut self.devs[dev];
+            if d.busy >= d.dev.servers() || d.pending.is_empty() {
+                return;
+            }
+            let window = d.dev.reorder_depth().min(d.pending.len());
+            let idx = if window <= 1 {
+                0
+            } else {
+                (0..window)
+                    .min_by_key(|&i| d.dev.position_estimate(&d.pending[i].op, now))
+                    .unwrap_or(0)
+            };
+            let Some(q) = d.pending.remove(idx) else { return };
+            let svc = d.dev.service(&q.op, now, d.busy);
+            d.busy += 1;
+            d.rep.busy_ns += svc.0;
+            d.rep.ops += 1;
+            match q.op.dir {
+                IoDir::Read => d.rep.read_bytes += q.op.len,
+                IoDir::Write => d.rep.write_bytes += q.op.len,
+                _ => {}
+            }
+            if q.owner == BG {
+                d.rep.background_ops += 1;
+            }
+            let (mig_tier, mig_bytes) = match q.migration_of {
+                Some(t) => (t as u32, q.op.len),
+                None => (u32::MAX, 0),
+            };
+            let ev = Ev::DevDone { dev: dev as u32, owner: q.owner, mig_tier, mig_bytes };
+            self.at(Nanos(now.0 + svc.0), ev);
+        }
+    }
+
+    fn dev_done(&mut self, dev: usize, owner: u32) {
+        self.devs[dev].busy -= 1;
+        self.dispatch(dev);
+        if owner == BG {
+            return;
+        }
+        let done = match self.reqs[owner as usize].as_mut() {
+            Some(f) => {
+                f.remaining -= 1;
+                f.remaining == 0
+            }
+            None => false,
+        };
+        if done {
+            self.stage_done(owner);
+        }
+    }
+
+    fn sample(&mut self) {
+        let (t0, c0, prev) = &self.last_sample;
+        let dt = self.now.0.saturating_sub(t0.0);
+        if dt == 0 && !self.series.is_empty() {
+            return;
+        }
+        let mut hit = Vec::new();
+        let mut fill = Vec::new();
+        let mut cur = Vec::new();
+        for i in 0..self.h.tier_count() {
+            let s = self.h.tier_stats(i);
+            let (h, m) = (s.read_hits, s.read_misses);
+            let (ph, pm) = prev.get(i).copied().unwrap_or((0, 0));
+            let n = (h - ph) + (m - pm);
+            hit.push(if n == 0 { 0.0 } else { (h - ph) as f64 / n as f64 });
+            fill.push(self.h.fill(i));
+            cur.push((h, m));
+        }
+        let iops = if dt == 0 { 0.0 } else { (self.completed - c0) as f64 * 1e9 / dt as f64 };
+        self.series.push(Sample { t_ns: self.now.0, iops, read_hit_ratio: hit, fill });
+        self.last_sample = (self.now, self.completed, cur);
+    }
+}
+
+impl Sim<'_> {
+    fn report(self) -> SimReport {
+        let end = self.workers.iter().map(|w| w.last.0).max().unwrap_or(0);
+        let jobs = self
+            .workers
+            .iter()
+            .map(|w| {
+                let runtime = w.last.0.saturating_sub(w.first.map_or(0, |f| f.0));
+                let dir = |d: usize| {
+                    let secs = runtime as f64 / 1e9;
+                    let bw = if secs > 0.0 { w.bytes[d] as f64 / secs } else { 0.0 };
+                    DirReport {
+                        io_bytes: w.bytes[d],
+                        io_kbytes: w.bytes[d] / 1024,
+                        bw_bytes: bw,
+                        bw: bw / 1024.0,
+                        iops: if secs > 0.0 { w.ios[d] as f64 / secs } else { 0.0 },
+                        runtime: runtime / 1_000_000,
+                        total_ios: w.ios[d],
+                        clat_ns: report::LatSummary::from_hist(&w.hist[d]),
+                    }
+                };
+                JobReport { jobname: w.spec.name.clone(), read: dir(0), write: dir(1) }
+            })
+            .collect();
+        let tiers = (0..self.h.tier_count())
+            .map(|i| {
+                let sp = self.h.tier_spec(i);
+                let st = self.h.tier_stats(i).clone();
+                TierReport {
+                    name: sp.name.clone(),
+                    policy: sp.policy.clone(),
+                    size: sp.size,
+                    block_size: sp.block_size,
+                    read_hit_ratio: st.read_hit_ratio(),
+                    fill: self.h.fill(i),
+                    dirty_blocks: self.h.dirty_blocks(i),
+                    stats: st,
+                }
+            })
+            .collect();
+        let devices = self
+            .devs
+            .iter()
+            .map(|d| {
+                let mut r = d.rep.clone();
+                let servers = d.dev.servers().max(1) as f64;
+                r.utilization =
+                    if end == 0 { 0.0 } else { (r.busy_ns as f64 / servers / end as f64).min(1.0) };
+                r
+            })
+            .collect();
+        SimReport {
+            runtime_ns: end,
+            jobs,
+            tiers,
+            backing: self.h.backing_stats.clone(),
+            devices,
+            series: self.series,
+        }
+    }
+}
