@@ -1,1 +1,114 @@
 //! iolab-workload: deterministic I/O request streams from fio jobs.
+//!
+//! For one worker (one clone of a job), [`Workload`] yields the [`IoRequest`]s fio would issue:
+//! directions (`rw`, `rwmixread`), offsets (sequential, random with fio's random map,
+//! `random_distribution`), sizes (`bs`, `bsrange`, `bssplit`), files (`file_service_type`) and,
+//! when the job is paced, the intended issue time of each request. The same job, clone and
+//! seed always give the same stream, whether it is run, simulated or written as a trace.
+//!
+//! ```
+//! use iolab_job::{Job, RwKind};
+//! use iolab_workload::{FileLayout, WorkerInput, Workload};
+//! let mut job = Job::with_defaults("x");
+//! job.rw = RwKind::RandRead;
+//! job.size = Some(iolab_job::SizeSpec::Bytes(1 << 20));
+//! let files = [FileLayout { size: 0 }];
+//! let w = Workload::new(&WorkerInput { job: &job, clone_index: 0, thread_number: 1, files: &files })
+//!     .unwrap();
+//! let reqs: Vec<_> = w.collect();
+//! assert_eq!(reqs.len(), 256); // each 4 KiB block of 1 MiB exactly once
+//! ```
+//!
+//! Sources: fio's io_u.c (`get_next_offset`, `get_next_block`, `get_next_buflen`,
+//! `get_rw_ddir`), filesetup.c (`setup_files`, `get_start_offset`), init.c (seeds), lib/zipf.c,
+//! lib/gauss.c, lib/axmap.c, backend.c (`usec_for_io`). See each module's header.
+
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
+pub mod bs;
+pub mod dist;
+mod generator;
+pub mod pacing;
+pub mod randmap;
+pub mod region;
+pub mod seeds;
+
+pub use generator::Workload;
+pub use region::Region;
+pub use seeds::JobSeeds;
+
+use iolab_core::{IoRequest, Nanos};
+use iolab_job::Job;
+
+/// One file or device the worker does I/O to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FileLayout {
+    /// The real size of the file or device in bytes; 0 for a file that does not exist yet
+    /// (the job's `size`/`filesize` then define it, and the engine lays it out up to
+    /// [`Region::end`]).
+    pub size: u64,
+}
+
+/// What one worker needs to build its stream.
+#[derive(Clone, Copy, Debug)]
+pub struct WorkerInput<'a> {
+    pub job: &'a Job,
+    /// 0-based clone index within the job (`numjobs`); fio's `subjob_number`, which scales
+    /// `offset_increment`.
+    pub clone_index: u32,
+    /// fio's 1-based `td->thread_number` across the whole run; it scales the seeds.
+    pub thread_number: u32,
+    pub files: &'a [FileLayout],
+}
+
+/// When the worker stops, beyond the end of its request stream.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StopConditions {
+    /// `runtime`: a cap, or with `time_based` the run length.
+    pub runtime: Option<Nanos>,
+    pub time_based: bool,
+    /// `ramp_time`: statistics are reset when it ends (fio's `reset_all_stats`).
+    pub ramp_time: Option<Nanos>,
+    /// Total bytes this worker issues (`io_size`, or `size`, times `loops`); `None` when
+    /// `time_based`.
+    pub bytes: Option<u64>,
+    /// `number_ios`.
+    pub number_ios: Option<u64>,
+}
+
+/// Why a job cannot produce a stream.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum WorkloadError {
+    #[error("job '{job}': no files to do I/O to")]
+    NoFiles { job: String },
+    #[error(
+        "job '{job}': file {file} has no size: give size=, filesize=, or an existing file/device"
+    )]
+    NoSize { job: String, file: u32 },
+    #[error(
+        "job '{job}': file {file}: offset {offset} is past the end of the file ({size} bytes)"
+    )]
+    OffsetPastEnd { job: String, file: u32, offset: u64, size: u64 },
+    #[error(
+        "job '{job}': file {file}: region of {region} bytes is smaller than the block size {bs}"
+    )]
+    RegionTooSmall { job: String, file: u32, region: u64, bs: u64 },
+    #[error("job '{job}': {option}={value} is invalid: {expected}")]
+    BadOption { job: String, option: &'static str, value: String, expected: &'static str },
+    #[error("job '{job}': {option} is not supported by iolab's workload generator: {why}")]
+    Unsupported { job: String, option: &'static str, why: &'static str },
+}
+
+impl Iterator for Workload {
+    type Item = IoRequest;
+
+    #[inline]
+    fn next(&mut self) -> Option<IoRequest> {
+        let mut r = IoRequest::default();
+        if self.next_into(&mut r) {
+            Some(r)
+        } else {
+            None
+        }
+    }
+}

@@ -1,0 +1,898 @@
+//! The per-worker request generator: fio's io_u.c decision sequence for one I/O —
+//! direction (`get_rw_ddir`, `set_rw_ddir`), file (`get_next_file`), offset
+//! (`get_next_offset` → `get_next_block` → `get_next_rand_block` / `get_next_seq_offset`),
+//! length (`get_next_buflen`), random-map marking (`mark_random_map`) — plus the loop
+//! structure of backend.c/`keep_running` (a pass per `loops`, wrapping when `io_size` exceeds
+//! the region or the job is `time_based`).
+//!
+//! The hot path allocates nothing; it is one Tausworthe draw, one float multiply and a bitmap
+//! test for a uniform random read.
+
+use crate::bs::BsGen;
+use crate::dist::{
+    coprime_stride, fio_jhash, fio_scramble_reachable, ExactZipf, FioGauss, FioPareto, FioZipf,
+    Scramble,
+};
+use crate::pacing::{DirRate, Pacer};
+use crate::randmap::RandMap;
+use crate::region::{compute_regions, Region};
+use crate::seeds::{JobSeeds, Slot};
+use crate::{StopConditions, WorkerInput, WorkloadError};
+use iolab_core::rand::{mix64, FioRand, Taus88};
+use iolab_core::{IoDir, IoRequest};
+use iolab_job::{
+    Distribution, FileServiceKind, HotSet, Job, RandomGenerator, RwKind, RwSequencer, SizeSpec,
+    Zone,
+};
+
+const DIRS: [IoDir; 3] = [IoDir::Read, IoDir::Write, IoDir::Trim];
+/// fio's `FIO_FSERVICE_SHIFT`: non-uniform file choice draws over `nr_files << 10` ranges.
+const FSERVICE_SHIFT: u32 = 10;
+
+/// A per-file non-uniform block generator.
+#[derive(Clone, Debug)]
+enum FileDist {
+    Zipf(FioZipf),
+    ExactZipf(ExactZipf),
+    Pareto(FioPareto),
+    Gauss(FioGauss),
+}
+
+impl FileDist {
+    #[inline]
+    fn sample(&mut self) -> u64 {
+        match self {
+            FileDist::Zipf(z) => z.sample(),
+            FileDist::ExactZipf(z) => z.sample(),
+            FileDist::Pareto(p) => p.sample(),
+            FileDist::Gauss(g) => g.sample(),
+        }
+    }
+}
+
+/// `zoned`/`zoned_abs`: for each direction, the zone `[start, end)` picked by a 1..=100 draw
+/// (percent of the region for `zoned`, bytes for `zoned_abs`).
+#[derive(Clone, Debug)]
+struct Zones {
+    abs: bool,
+    table: [Vec<(f64, f64)>; 3],
+}
+
+#[derive(Clone, Debug)]
+struct FileState {
+    start: u64,
+    io_size: u64,
+    /// Absolute end of the last I/O per direction (fio `last_pos`).
+    last_pos: [u64; 3],
+    /// Absolute start of the last I/O per direction (fio `last_start`).
+    last_start: [Option<u64>; 3],
+    /// fio's `last_block()` per direction: blocks of `blockalign` a random offset is drawn from.
+    lastb: [u64; 3],
+    map: Option<RandMap>,
+    dist: Option<FileDist>,
+    done: bool,
+}
+
+impl FileState {
+    fn reset(&mut self) {
+        self.last_pos = [self.start; 3];
+        self.last_start = [None; 3];
+        self.done = false;
+        if let Some(m) = &mut self.map {
+            m.reset();
+        }
+    }
+}
+
+/// A deterministic stream of I/O requests for one worker of one job.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    kind: RwKind,
+    files: Vec<FileState>,
+    regions: Vec<Region>,
+    offset_rng: FioRand,
+    rwmix_rng: Taus88,
+    seq_rand_rng: [Taus88; 3],
+    file_rng: FioRand,
+    file_dist: Option<FileDist>,
+    zone_rng: Taus88,
+    zones: Option<Zones>,
+    bs: [BsGen; 3],
+    ba: [u64; 3],
+    map_unit: u64,
+    max_bs: u64,
+    perc_rand: [u32; 3],
+    rwmix_read: u32,
+    seq_nr_cfg: u32,
+    seq_nr: u32,
+    seq_add: i64,
+    rw_seq: RwSequencer,
+    rwmix_ddir: usize,
+    rwmix_issues: u64,
+    io_issues: [u64; 3],
+    pending_write: Option<IoRequest>,
+    fsvc_kind: FileServiceKind,
+    fsvc_nr: u32,
+    fsvc_left: u32,
+    cur_file: usize,
+    rr_next: usize,
+    issued_bytes: u64,
+    issued_ios: u64,
+    loop_bytes: u64,
+    per_loop_bytes: u64,
+    loops: u64,
+    loops_done: u64,
+    stop: StopConditions,
+    passes: u64,
+    pacer: Option<Pacer>,
+    warnings: Vec<String>,
+    finished: bool,
+}
+
+fn bad(job: &Job, option: &'static str, value: String, expected: &'static str) -> WorkloadError {
+    WorkloadError::BadOption { job: job.name.clone(), option, value, expected }
+}
+
+/// fio's default file name (`$jobname.$jobnum.$filenum`), or the given one, with `directory`.
+fn file_name(job: &Job, clone: u32, i: usize) -> String {
+    let base = match job.filenames.get(i) {
+        Some(n) => n.clone(),
+        None => format!("{}.{}.{}", job.name, clone, i),
+    };
+    match job.directory.first() {
+        Some(d) if !base.starts_with('/') => format!("{d}/{base}"),
+        _ => base,
+    }
+}
+
+fn build_zones(
+    job: &Job,
+    zones: &iolab_core::PerDir<Vec<Zone>>,
+    abs: bool,
+) -> Result<Zones, WorkloadError> {
+    let mut table: [Vec<(f64, f64)>; 3] = Default::default();
+    for (d, list) in zones.iter() {
+        if list.is_empty() {
+            continue;
+        }
+        let mut acc = 0u32;
+        let mut size_acc = 0.0f64;
+        let mut t = Vec::with_capacity(100);
+        for z in list {
+            let prev = size_acc;
+            size_acc += z.size;
+            acc += z.access_pct;
+            for _ in 0..z.access_pct {
+                t.push((prev, size_acc));
+            }
+        }
+        if acc != 100 {
+            return Err(bad(
+                job,
+                "random_distribution",
+                format!("zones of {d} summing to {acc}% of accesses"),
+                "zone access percentages that add up to 100",
+            ));
+        }
+        if !abs && size_acc > 100.0 + 1e-9 {
+            return Err(bad(
+                job,
+                "random_distribution",
+                format!("zones of {d} covering {size_acc}% of the region"),
+                "zone sizes that add up to at most 100%",
+            ));
+        }
+        table[d.data_index().unwrap_or(0)] = t;
+    }
+    Ok(Zones { abs, table })
+}
+
+impl Workload {
+    /// The stream for one worker, seeded as current fio (≥ 3.35) seeds it.
+    pub fn new(input: &WorkerInput<'_>) -> Result<Self, WorkloadError> {
+        let job = input.job;
+        let seeds = if job.randrepeat || job.randseed_set {
+            JobSeeds::repeatable(job.randseed, input.thread_number.max(1))
+        } else {
+            JobSeeds::from_os()
+        };
+        Self::with_seeds(input, &seeds)
+    }
+
+    /// The stream with explicit per-job seeds (for example [`JobSeeds::fio_3_33`] to reproduce
+    /// an older fio's offsets).
+    pub fn with_seeds(input: &WorkerInput<'_>, seeds: &JobSeeds) -> Result<Self, WorkloadError> {
+        let job = input.job;
+        let mut warnings = Vec::new();
+        if job.random_generator == RandomGenerator::Lfsr {
+            return Err(WorkloadError::Unsupported {
+                job: job.name.clone(),
+                option: "random_generator=lfsr",
+                why: "use tausworthe (default) with the random map for each block once per pass",
+            });
+        }
+        let use64_opt = job.random_generator == RandomGenerator::Tausworthe64;
+
+        // Block sizes; trimwrite seeds trim like write, verify seeds write like read (init.c).
+        let mut bs_seeds =
+            [seeds.get(Slot::BsRead), seeds.get(Slot::BsWrite), seeds.get(Slot::BsTrim)];
+        if job.opt_str("verify").is_some_and(|v| v != "none") {
+            bs_seeds[1] = bs_seeds[0];
+        }
+        if matches!(job.rw, RwKind::TrimWrite | RwKind::RandTrimWrite) {
+            bs_seeds[2] = bs_seeds[1];
+        }
+        let bs = [0, 1, 2].map(|i| {
+            let b = match i {
+                0 => &job.bs.read,
+                1 => &job.bs.write,
+                _ => &job.bs.trim,
+            };
+            BsGen::new(b, job.bs_unaligned, FioRand::new(bs_seeds[i], use64_opt))
+        });
+        for (i, b) in bs.iter().enumerate() {
+            if b.min == 0 {
+                return Err(bad(job, "bs", format!("0 for {}", DIRS[i]), "a block size above 0"));
+            }
+        }
+        let used: Vec<usize> = (0..3)
+            .filter(|&i| match i {
+                0 => job.rw.has_read(),
+                1 => job.rw.has_write(),
+                _ => job.rw.has_trim(),
+            })
+            .collect();
+        let min_bs = used.iter().map(|&i| bs[i].min).min().unwrap_or(4096);
+        let max_bs = used.iter().map(|&i| bs[i].max).max().unwrap_or(4096);
+        let ba = [0, 1, 2].map(|i| {
+            let a = match i {
+                0 => job.blockalign.read,
+                1 => job.blockalign.write,
+                _ => job.blockalign.trim,
+            };
+            if a == 0 {
+                bs[i].min
+            } else {
+                a
+            }
+        });
+        let blockalign_set = [job.blockalign.read, job.blockalign.write, job.blockalign.trim]
+            .iter()
+            .zip(bs.iter())
+            .any(|(&a, b)| a != 0 && a != b.min);
+
+        let mut file_size_rng = FioRand::new(seeds.get(Slot::FileSize), use64_opt);
+        let regions =
+            compute_regions(job, input.clone_index, input.files, min_bs, &mut file_size_rng)?;
+
+        // Random map: default on for uniform random I/O; off with norandommap, any
+        // non-uniform distribution (init.c l.1037) or blockalign.
+        let random = job.rw.is_random();
+        let uniform = matches!(job.random_distribution, Distribution::Random);
+        let mut use_map = random && uniform && !job.norandommap;
+        if use_map && blockalign_set {
+            use_map = false;
+            warnings.push(
+                "blockalign turns off the random map (as in fio): blocks may repeat within a pass"
+                    .to_string(),
+            );
+        }
+        let map_unit = min_bs;
+
+        // Tausworthe32 cannot address more than 2^32 blocks: fio switches to the 64-bit
+        // generator (filesetup.c check_rand_gen_limits).
+        let mut use64 = use64_opt;
+        let max_blocks = regions.iter().map(|r| r.len() / min_bs).max().unwrap_or(0);
+        if random && !use64 && max_blocks > u32::MAX as u64 {
+            use64 = true;
+            warnings.push(format!(
+                "{max_blocks} blocks exceed random_generator=tausworthe's 2^32 range; \
+                 switching to tausworthe64 (as fio does)"
+            ));
+        }
+
+        // Non-uniform distributions, one generator per file (filesetup.c
+        // __init_rand_distribution).
+        let range_size = bs[0].min.min(bs[1].min);
+        let shared_seeds = JobSeeds::repeatable(job.randseed, 1);
+        let mut files = Vec::with_capacity(regions.len());
+        for (i, r) in regions.iter().enumerate() {
+            let io_size = r.len();
+            let lastb = [0, 1, 2].map(|d| {
+                let mut max_size = io_size.min(r.file_size);
+                if bs[d].min > ba[d] {
+                    max_size = max_size.saturating_sub(bs[d].min - ba[d]);
+                }
+                max_size / ba[d]
+            });
+            let nranges = io_size.min(r.file_size).div_ceil(range_size);
+            let jh = fio_jhash(file_name(job, input.clone_index, i).as_bytes(), 0);
+            let seed_for = |tn: u32, s: &JobSeeds| -> u32 {
+                jh.wrapping_mul(tn).wrapping_mul(s.get(Slot::BlockOff) as u32)
+            };
+            let seed = seed_for(input.thread_number.max(1), seeds);
+            let shared_off = |center: Option<f64>| -> Option<u64> {
+                if job.hot_set == HotSet::Shared && center.is_none() {
+                    Some(Taus88::new(seed_for(1, &shared_seeds) as u64).next_u32() as u64)
+                } else {
+                    None
+                }
+            };
+            let dist = if random {
+                match &job.random_distribution {
+                    Distribution::Zipf { theta, center } => {
+                        if *theta <= 0.0 || (*theta == 1.0 && !job.zipf_exact) {
+                            return Err(bad(
+                                job,
+                                "random_distribution",
+                                format!("zipf:{theta}"),
+                                "zipf theta > 0 and not 1 (fio's formula divides by 1 - theta)",
+                            ));
+                        }
+                        let mut z = FioZipf::new(nranges, *theta, *center, seed);
+                        if let Some(off) = shared_off(*center) {
+                            z.scramble = Scramble::FioHash { rand_off: off };
+                        }
+                        if job.zipf_exact {
+                            let rand_off = match z.scramble {
+                                Scramble::FioHash { rand_off } => rand_off,
+                                _ => 0,
+                            };
+                            let stride = coprime_stride(nranges);
+                            Some(FileDist::ExactZipf(ExactZipf::new(
+                                nranges,
+                                *theta,
+                                mix64(seed as u64 ^ (i as u64) << 32),
+                                Scramble::Stride { stride, rand_off },
+                            )))
+                        } else {
+                            Some(FileDist::Zipf(z))
+                        }
+                    }
+                    Distribution::Pareto { h, center } => {
+                        if !(*h > 0.0 && *h < 1.0) {
+                            return Err(bad(
+                                job,
+                                "random_distribution",
+                                format!("pareto:{h}"),
+                                "pareto h between 0 and 1",
+                            ));
+                        }
+                        let mut p = FioPareto::new(nranges, *h, *center, seed);
+                        if let Some(off) = shared_off(*center) {
+                            p.scramble = Scramble::FioHash { rand_off: off };
+                        }
+                        Some(FileDist::Pareto(p))
+                    }
+                    Distribution::Normal { dev, center } => {
+                        if !(*dev >= 0.0 && *dev < 100.0) {
+                            return Err(bad(
+                                job,
+                                "random_distribution",
+                                format!("normal:{dev}"),
+                                "normal deviation in [0, 100)",
+                            ));
+                        }
+                        // fio's gauss rand_off is 0 without a center: the hot set does not
+                        // depend on the job, so `hot_set` has nothing to change.
+                        Some(FileDist::Gauss(FioGauss::new(nranges, *dev, *center, seed)))
+                    }
+                    _ => None,
+                }
+            } else {
+                None
+            };
+            if dist.is_some() && !job.zipf_exact || matches!(dist, Some(FileDist::Pareto(_))) {
+                if let Some(frac) = fio_scramble_reachable(nranges) {
+                    if frac < 1.0 {
+                        warnings.push(format!(
+                            "file {i}: fio's hot-block scramble (hash(rank) % {nranges}) reaches \
+                             only {:.1}% of the {nranges} blocks; a power-of-two number of \
+                             blocks (or zipf_exact=1 for zipf) makes every block reachable",
+                            frac * 100.0
+                        ));
+                    }
+                }
+            }
+            files.push(FileState {
+                start: r.start,
+                io_size,
+                last_pos: [r.start; 3],
+                last_start: [None; 3],
+                lastb,
+                map: if use_map {
+                    Some(RandMap::new(io_size.min(r.file_size) / map_unit))
+                } else {
+                    None
+                },
+                dist,
+                done: false,
+            });
+        }
+        if random && !uniform && job.numjobs > 1 && job.hot_set == HotSet::PerJob {
+            if let Distribution::Zipf { center: None, .. }
+            | Distribution::Pareto { center: None, .. } = job.random_distribution
+            {
+                warnings.push(
+                    "each clone gets its own hot set (fio seeds the scramble offset per job); \
+                     hot_set=shared gives all clones the same hot blocks"
+                        .to_string(),
+                );
+            }
+        }
+
+        let zones = match &job.random_distribution {
+            Distribution::Zoned(z) if random => Some(build_zones(job, z, false)?),
+            Distribution::ZonedAbs(z) if random => Some(build_zones(job, z, true)?),
+            _ => None,
+        };
+        if let Some(z) = &zones {
+            if z.abs {
+                for (d, t) in z.table.iter().enumerate() {
+                    if let Some(&(_, end)) = t.last() {
+                        for (i, f) in files.iter().enumerate() {
+                            if end > f.io_size as f64 {
+                                return Err(bad(
+                                    job,
+                                    "random_distribution",
+                                    format!("zoned_abs ending at {end} bytes for {} on file {i} of {} bytes", DIRS[d], f.io_size),
+                                    "zoned_abs sizes within the region",
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        // File service (init.c init_rand_file_service: no hash for non-uniform file choice).
+        let nfiles = files.len() as u64;
+        let fseed = seeds.get(Slot::File) as u32;
+        let fr = nfiles << FSERVICE_SHIFT;
+        let file_dist = match job.file_service.kind {
+            FileServiceKind::Zipf(t) => {
+                let mut z = FioZipf::new(fr, t, None, fseed);
+                z.scramble = Scramble::None { rand_off: 0 };
+                Some(FileDist::Zipf(z))
+            }
+            FileServiceKind::Pareto(h) => {
+                let mut p = FioPareto::new(fr, h, None, fseed);
+                p.scramble = Scramble::None { rand_off: 0 };
+                Some(FileDist::Pareto(p))
+            }
+            FileServiceKind::Normal(d) => {
+                let mut g = FioGauss::new(fr, d, None, fseed);
+                g.scramble = Scramble::None { rand_off: 0 };
+                Some(FileDist::Gauss(g))
+            }
+            _ => None,
+        };
+
+        let total: u64 = regions.iter().map(|r| r.len()).sum();
+        let per_loop_bytes = job.io_size.unwrap_or(match job.size {
+            Some(SizeSpec::Bytes(b)) if b > 0 => b.min(total),
+            _ => total,
+        });
+        let loops = job.loops.max(1) as u64;
+        let stop = StopConditions {
+            runtime: job.runtime,
+            time_based: job.time_based,
+            ramp_time: job.ramp_time,
+            bytes: if job.time_based { None } else { Some(per_loop_bytes.saturating_mul(loops)) },
+            number_ios: job.number_ios,
+        };
+
+        let rates = [0, 1, 2].map(|i| DirRate {
+            rate_bytes: *job.rate.get(DIRS[i]).unwrap_or(&0),
+            rate_iops: *job.rate_iops.get(DIRS[i]).unwrap_or(&0),
+            min_bs: bs[i].min,
+        });
+        let pacer = Pacer::new(
+            rates,
+            job.rate_process == iolab_job::RateProcess::Poisson,
+            [Slot::Poisson, Slot::Poisson2, Slot::Poisson3].map(|s| seeds.get(s)),
+            job.thinktime,
+            job.thinktime_blocks,
+        );
+
+        let seq_nr_cfg = job.ddir_seq_nr.max(1);
+        Ok(Workload {
+            kind: job.rw,
+            files,
+            regions,
+            offset_rng: FioRand::new(seeds.get(Slot::BlockOff), use64),
+            rwmix_rng: Taus88::new(seeds.get(Slot::Mix)),
+            // fio seeds all three from the READ slot (init.c td_fill_rand_seeds).
+            seq_rand_rng: [0; 3].map(|_| Taus88::new(seeds.get(Slot::SeqRandRead))),
+            file_rng: FioRand::new(seeds.get(Slot::File), use64_opt),
+            file_dist,
+            zone_rng: Taus88::new(seeds.get(Slot::Zone)),
+            zones,
+            bs,
+            ba,
+            map_unit,
+            max_bs,
+            perc_rand: [
+                job.percentage_random.read,
+                job.percentage_random.write,
+                job.percentage_random.trim,
+            ],
+            rwmix_read: job.rwmixread.min(100),
+            seq_nr_cfg,
+            seq_nr: seq_nr_cfg,
+            seq_add: job.ddir_seq_add,
+            rw_seq: job.rw_sequencer,
+            rwmix_ddir: 0,
+            rwmix_issues: 0,
+            io_issues: [0; 3],
+            pending_write: None,
+            fsvc_kind: job.file_service.kind,
+            fsvc_nr: job.file_service.nr.max(1),
+            fsvc_left: 0,
+            cur_file: 0,
+            rr_next: 0,
+            issued_bytes: 0,
+            issued_ios: 0,
+            loop_bytes: 0,
+            per_loop_bytes,
+            loops,
+            loops_done: 0,
+            stop,
+            passes: 0,
+            pacer,
+            warnings,
+            finished: false,
+        })
+    }
+
+    /// Per file: the `[start, end)` byte range I/O goes to.
+    pub fn regions(&self) -> &[Region] {
+        &self.regions
+    }
+
+    pub fn stop(&self) -> StopConditions {
+        self.stop
+    }
+
+    /// Completed passes: times every file's region was finished (random map full, sequential
+    /// end reached) or a `loops` iteration ended, and the files were reset. The engine
+    /// invalidates caches at each, like fio's `loop_cache_invalidate`.
+    pub fn passes(&self) -> u64 {
+        self.passes
+    }
+
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Bytes and I/Os issued so far.
+    pub fn issued(&self) -> (u64, u64) {
+        (self.issued_bytes, self.issued_ios)
+    }
+
+    /// The end of the pacing schedule so far (`None` when the job is not paced).
+    pub fn schedule_horizon(&self) -> Option<iolab_core::Nanos> {
+        self.pacer.as_ref().map(|p| p.horizon())
+    }
+
+    fn reset_files(&mut self) {
+        for f in &mut self.files {
+            f.reset();
+        }
+        self.passes += 1;
+    }
+
+    /// Fill `req` with the next I/O; false when the job's I/O is done (size/io_size/number_ios/
+    /// loops exhausted). `time_based` jobs never end here: they wrap (the engine stops on
+    /// runtime).
+    #[inline]
+    pub fn next_into(&mut self, req: &mut IoRequest) -> bool {
+        if self.finished {
+            return false;
+        }
+        if let Some(mut w) = self.pending_write.take() {
+            w.issue_at = self.pacer.as_mut().map(|p| p.schedule(1, w.len));
+            self.account(1, w.len);
+            *req = w;
+            return true;
+        }
+        if let Some(n) = self.stop.number_ios {
+            if self.issued_ios >= n {
+                self.finished = true;
+                return false;
+            }
+        }
+        if !self.stop.time_based && self.loop_bytes >= self.per_loop_bytes && !self.end_loop() {
+            return false;
+        }
+        let d = self.choose_dir();
+        let mut wrapped = false;
+        loop {
+            let Some(fi) = self.choose_file() else {
+                // Every file finished its pass.
+                if wrapped {
+                    self.finished = true;
+                    return false;
+                }
+                if !self.stop.time_based
+                    && self.per_loop_bytes.saturating_sub(self.loop_bytes) < self.max_bs
+                {
+                    if !self.end_loop() {
+                        return false;
+                    }
+                } else {
+                    self.reset_files();
+                }
+                wrapped = true;
+                continue;
+            };
+            if let Some((off, len)) = self.offset_len(fi, d) {
+                let issue_at = self.pacer.as_mut().map(|p| p.schedule(d, len));
+                *req = IoRequest { dir: DIRS[d], file: fi as u32, offset: off, len, issue_at };
+                self.account(d, len);
+                if d == 2 && matches!(self.kind, RwKind::TrimWrite | RwKind::RandTrimWrite) {
+                    self.pending_write = Some(IoRequest { dir: IoDir::Write, ..*req });
+                }
+                return true;
+            }
+            self.files[fi].done = true;
+        }
+    }
+
+    /// End one `loops` iteration: reset the files for the next, or finish.
+    fn end_loop(&mut self) -> bool {
+        self.loops_done += 1;
+        if self.loops_done >= self.loops {
+            self.finished = true;
+            return false;
+        }
+        self.loop_bytes = 0;
+        self.reset_files();
+        true
+    }
+
+    #[inline]
+    fn account(&mut self, d: usize, len: u64) {
+        self.io_issues[d] += 1;
+        self.issued_bytes += len;
+        self.loop_bytes += len;
+        self.issued_ios += 1;
+    }
+
+    /// fio's `get_rw_ddir` (without sync and rate switching; pacing is a schedule here).
+    #[inline]
+    fn choose_dir(&mut self) -> usize {
+        match self.kind {
+            RwKind::Read | RwKind::RandRead => 0,
+            RwKind::Write | RwKind::RandWrite => 1,
+            RwKind::Trim | RwKind::RandTrim | RwKind::TrimWrite | RwKind::RandTrimWrite => 2,
+            RwKind::ReadWrite | RwKind::RandRw => {
+                if self.io_issues[self.rwmix_ddir] >= self.rwmix_issues {
+                    let v = 1 + self.rwmix_rng.upto(99);
+                    let ddir = if v <= self.rwmix_read { 0 } else { 1 };
+                    if ddir != self.rwmix_ddir {
+                        // set_rwmix_bytes: the share of the *other* direction.
+                        let other = if self.rwmix_ddir == 0 {
+                            100 - self.rwmix_read
+                        } else {
+                            self.rwmix_read
+                        };
+                        self.rwmix_issues = self.io_issues[self.rwmix_ddir] * other as u64 / 100;
+                    }
+                    self.rwmix_ddir = ddir;
+                }
+                self.rwmix_ddir
+            }
+        }
+    }
+
+    /// fio's `get_next_file` for `file_service_type`; `None` when every file is done.
+    #[inline]
+    fn choose_file(&mut self) -> Option<usize> {
+        let n = self.files.len();
+        if n == 1 {
+            return if self.files[0].done { None } else { Some(0) };
+        }
+        if self.fsvc_left > 0 && !self.files[self.cur_file].done {
+            self.fsvc_left -= 1;
+            return Some(self.cur_file);
+        }
+        if self.files.iter().all(|f| f.done) {
+            return None;
+        }
+        let pick = match self.fsvc_kind {
+            FileServiceKind::RoundRobin => {
+                let mut i = self.rr_next;
+                while self.files[i].done {
+                    i = (i + 1) % n;
+                }
+                self.rr_next = (i + 1) % n;
+                i
+            }
+            FileServiceKind::Sequential => {
+                let mut i = self.cur_file;
+                while self.files[i].done {
+                    i = (i + 1) % n;
+                }
+                i
+            }
+            FileServiceKind::Random => self.draw_file(|w| w.file_rng.between(0, n as u64 - 1)),
+            FileServiceKind::Zipf(_) | FileServiceKind::Pareto(_) | FileServiceKind::Normal(_) => {
+                self.draw_file(|w| {
+                    w.file_dist
+                        .as_mut()
+                        .map_or(0, |d| (d.sample() >> FSERVICE_SHIFT).min(n as u64 - 1))
+                })
+            }
+        };
+        self.cur_file = pick;
+        self.fsvc_left =
+            if self.fsvc_kind == FileServiceKind::Sequential { u32::MAX } else { self.fsvc_nr - 1 };
+        Some(pick)
+    }
+
+    /// Draw until a file that is not done comes up (fio loops the same way); after a bounded
+    /// number of tries, take the first one not done.
+    fn draw_file(&mut self, mut f: impl FnMut(&mut Self) -> u64) -> usize {
+        for _ in 0..64 {
+            let i = f(self) as usize;
+            if !self.files[i].done {
+                return i;
+            }
+        }
+        self.files.iter().position(|f| !f.done).unwrap_or(0)
+    }
+
+    /// fio's `should_do_random` for `percentage_random`.
+    #[inline]
+    fn should_do_random(&mut self, d: usize) -> bool {
+        if self.perc_rand[d] >= 100 {
+            return true;
+        }
+        let v = 1 + self.seq_rand_rng[d].upto(99);
+        v <= self.perc_rand[d]
+    }
+
+    /// The next offset (relative to the region) and length for file `fi`, direction `d`;
+    /// `None` when the file's pass is over for this direction.
+    #[inline]
+    fn offset_len(&mut self, fi: usize, d: usize) -> Option<(u64, u64)> {
+        let rw_seq_hit = {
+            self.seq_nr -= 1;
+            if self.seq_nr == 0 {
+                self.seq_nr = self.seq_nr_cfg;
+                true
+            } else {
+                false
+            }
+        };
+        let random = self.kind.is_random();
+        let (rel, is_random) = if rw_seq_hit {
+            if random {
+                if self.should_do_random(d) {
+                    (self.rand_offset(fi, d)?, true)
+                } else {
+                    match self.seq_offset(fi, d) {
+                        Some(o) => (o, false),
+                        None => (self.rand_offset(fi, d)?, true),
+                    }
+                }
+            } else {
+                (self.seq_offset(fi, d)?, false)
+            }
+        } else {
+            match self.rw_seq {
+                RwSequencer::Sequential => match self.seq_offset(fi, d) {
+                    Some(o) => (o, false),
+                    None => (self.rand_offset(fi, d)?, false),
+                },
+                RwSequencer::Identical => {
+                    let f = &self.files[fi];
+                    (f.last_start[d].map_or(0, |s| s - f.start), false)
+                }
+            }
+        };
+        let f = &mut self.files[fi];
+        if rel >= f.io_size {
+            return None;
+        }
+        let room = f.io_size - rel;
+        let mut len = self.bs[d].next(room);
+        if len == 0 {
+            return None;
+        }
+        if let Some(map) = &mut f.map {
+            let blk = rel / self.map_unit;
+            if blk < map.len() && map.is_free(blk) {
+                let n = len.div_ceil(self.map_unit);
+                let k = map.set_run(blk, n);
+                if is_random && k < n {
+                    len = len.min(k * self.map_unit);
+                }
+            }
+        }
+        let abs = f.start + rel;
+        f.last_pos[d] = abs + len;
+        f.last_start[d] = Some(abs);
+        Some((abs, len))
+    }
+
+    /// fio's `get_next_seq_offset`, relative to the region start.
+    #[inline]
+    fn seq_offset(&mut self, fi: usize, d: usize) -> Option<u64> {
+        let f = &self.files[fi];
+        let mut pos = f.last_pos[d] - f.start;
+        if pos >= f.io_size {
+            return None;
+        }
+        if pos != 0 && self.seq_add != 0 {
+            let p = pos as i64 + self.seq_add;
+            pos = if p < 0 {
+                // Backwards I/O wraps to the end (fio: `io_size + ddir_seq_add`).
+                (f.io_size as i64 + self.seq_add).max(0) as u64
+            } else if p as u64 >= f.io_size {
+                0
+            } else {
+                p as u64
+            };
+        }
+        Some(pos)
+    }
+
+    /// A uniform block in `0..lastb`: `lastb · r / (R + 1)` (fio `__get_next_rand_offset`).
+    #[inline]
+    fn draw_block(&mut self, lastb: u64) -> u64 {
+        let r = self.offset_rng.next_u64();
+        let scale = match self.offset_rng {
+            FioRand::Taus88(_) => 1.0 / 4294967296.0,
+            FioRand::Taus258(_) => 1.0 / 18446744073709551616.0,
+        };
+        (lastb as f64 * (r as f64 * scale)) as u64
+    }
+
+    /// fio's `get_next_rand_offset`, relative to the region start, in bytes.
+    #[inline]
+    fn rand_offset(&mut self, fi: usize, d: usize) -> Option<u64> {
+        let ba = self.ba[d];
+        if let Some(dist) = &mut self.files[fi].dist {
+            return Some(dist.sample() * ba);
+        }
+        if let Some(z) = &self.zones {
+            if !z.table[d].is_empty() {
+                let v = 1 + self.zone_rng.upto(99) as usize;
+                let (s, e) = z.table[d][v - 1];
+                let abs = z.abs;
+                let lastb = self.files[fi].lastb[d];
+                if lastb == 0 {
+                    return None;
+                }
+                let (first, nblocks) = if abs {
+                    let first = s as u64 / ba;
+                    (first, (e as u64 / ba).saturating_sub(first))
+                } else {
+                    let first = (s * lastb as f64 / 100.0) as u64;
+                    (first, (lastb as f64 * (e - s) / 100.0) as u64)
+                };
+                let b = self.draw_block(nblocks);
+                return Some((first + b) * ba);
+            }
+        }
+        let lastb = self.files[fi].lastb[d];
+        if lastb == 0 {
+            return None;
+        }
+        let b = self.draw_block(lastb);
+        let unit = self.map_unit;
+        match &self.files[fi].map {
+            None => Some(b * ba),
+            Some(map) => {
+                let blk = b * ba / unit;
+                if map.is_free(blk) {
+                    Some(b * ba)
+                } else {
+                    map.next_free(blk).map(|nb| nb * unit)
+                }
+            }
+        }
+    }
+}

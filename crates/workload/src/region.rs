@@ -1,0 +1,135 @@
+//! The byte range of each file a worker does I/O to, as fio's filesetup.c `setup_files` and
+//! `get_start_offset` compute it:
+//!
+//! * start = `offset` (bytes, or a percentage of the real size rounded *up* to the minimum
+//!   block size) + `offset_increment` × clone index (fio's `subjob_number`);
+//! * length = `size / nrfiles` (the remainder, in whole minimum blocks, goes to the first
+//!   files) unless `filesize` is given (then `filesize − start`, a range drawn per file from
+//!   the file-size Tausworthe state and rounded down to the minimum block size); with neither,
+//!   the real size minus the start; `size=N%` takes that percentage of the file.
+
+use crate::{FileLayout, WorkloadError};
+use iolab_core::rand::FioRand;
+use iolab_job::{Job, SizeSpec};
+
+/// `[start, end)` of one file, plus the size the file has (or will have once laid out).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Region {
+    pub start: u64,
+    pub end: u64,
+    /// The file's size during the run: its real size, or `end` if it must be extended.
+    pub file_size: u64,
+}
+
+impl Region {
+    pub fn len(&self) -> u64 {
+        self.end - self.start
+    }
+    pub fn is_empty(&self) -> bool {
+        self.end == self.start
+    }
+}
+
+fn align_up(x: u64, a: u64) -> u64 {
+    if a == 0 {
+        x
+    } else {
+        x.div_ceil(a) * a
+    }
+}
+
+pub(crate) fn compute_regions(
+    job: &Job,
+    clone_index: u32,
+    files: &[FileLayout],
+    min_bs: u64,
+    file_size_rng: &mut FioRand,
+) -> Result<Vec<Region>, WorkloadError> {
+    let nr = files.len() as u64;
+    if nr == 0 {
+        return Err(WorkloadError::NoFiles { job: job.name.clone() });
+    }
+    let incr = job.offset_increment.wrapping_mul(clone_index as u64);
+    let (size_bytes, size_pct) = match job.size {
+        Some(SizeSpec::Bytes(b)) => (b, None),
+        Some(SizeSpec::Percent(p)) => (0, Some(p)),
+        None => (0, None),
+    };
+    let fs = if job.filesize.is_none() { size_bytes / nr } else { 0 };
+    let mut nr_fs_extra = if fs > 0 && min_bs > 0 { (size_bytes - fs * nr) / min_bs } else { 0 };
+    let mut out = Vec::with_capacity(files.len());
+    for (i, f) in files.iter().enumerate() {
+        let real = f.size;
+        let start = match job.offset {
+            SizeSpec::Bytes(b) => b + incr,
+            SizeSpec::Percent(p) => {
+                if real == 0 {
+                    return Err(WorkloadError::NoSize { job: job.name.clone(), file: i as u32 });
+                }
+                align_up((real as f64 * p / 100.0) as u64 + incr, min_bs)
+            }
+        };
+        let mut io_size = if let Some((lo, hi)) = job.filesize {
+            if real >= lo && real <= hi && real > 0 {
+                real.saturating_sub(start)
+            } else {
+                let want = if lo == hi {
+                    lo
+                } else {
+                    let r = file_size_rng.next_u64();
+                    let v = lo
+                        + ((hi - lo) as f64 * (r as f64 / (file_size_rng.max() as f64 + 1.0)))
+                            as u64;
+                    v - v % min_bs.max(1)
+                };
+                if start > want {
+                    return Err(WorkloadError::OffsetPastEnd {
+                        job: job.name.clone(),
+                        file: i as u32,
+                        offset: start,
+                        size: want,
+                    });
+                }
+                want - start
+            }
+        } else if fs > 0 {
+            let mut s = fs;
+            if nr_fs_extra > 0 {
+                nr_fs_extra -= 1;
+                s += min_bs;
+            }
+            s
+        } else {
+            if real == 0 {
+                return Err(WorkloadError::NoSize { job: job.name.clone(), file: i as u32 });
+            }
+            if start > real {
+                return Err(WorkloadError::OffsetPastEnd {
+                    job: job.name.clone(),
+                    file: i as u32,
+                    offset: start,
+                    size: real,
+                });
+            }
+            real - start
+        };
+        if let Some(p) = size_pct {
+            if p != 100.0 {
+                let file_size = io_size + start;
+                io_size = ((file_size as f64 * p / 100.0) as u64).min(file_size - start);
+                io_size -= io_size % min_bs.max(1);
+            }
+        }
+        if io_size < min_bs {
+            return Err(WorkloadError::RegionTooSmall {
+                job: job.name.clone(),
+                file: i as u32,
+                region: io_size,
+                bs: min_bs,
+            });
+        }
+        let end = start + io_size;
+        out.push(Region { start, end, file_size: real.max(end) });
+    }
+    Ok(out)
+}
