@@ -1,0 +1,147 @@
+//! Page-aligned I/O buffers for `direct=1` (O_DIRECT needs the buffer, the offset and the
+//! length aligned to the logical block size; 4096 covers every device in practice) and one
+//! pool of `iodepth` slots per worker, the way fio allocates `td->orig_buffer` once and
+//! carves io_u buffers out of it (backend.c `init_io_u`).
+
+use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::ptr::NonNull;
+
+/// A heap buffer whose start is aligned to `align` bytes. Owned, `Send`, zero-initialised.
+pub struct AlignedBuf {
+    ptr: NonNull<u8>,
+    layout: Layout,
+}
+
+// SAFETY: AlignedBuf owns its allocation exclusively, like a Box<[u8]>.
+unsafe impl Send for AlignedBuf {}
+// SAFETY: shared references only give `&[u8]` access, like Box<[u8]>.
+unsafe impl Sync for AlignedBuf {}
+
+impl AlignedBuf {
+    /// `len` bytes aligned to `align` (a power of two). A zero length allocates one alignment
+    /// unit so the pointer is always valid.
+    pub fn new(len: usize, align: usize) -> Self {
+        let align = align.max(1).next_power_of_two();
+        let size = len.max(1).div_ceil(align) * align;
+        let layout = match Layout::from_size_align(size, align) {
+            Ok(l) => l,
+            Err(_) => std::process::abort(),
+        };
+        // SAFETY: layout has a non-zero size.
+        let raw = unsafe { alloc_zeroed(layout) };
+        let ptr = match NonNull::new(raw) {
+            Some(p) => p,
+            None => std::alloc::handle_alloc_error(layout),
+        };
+        AlignedBuf { ptr, layout }
+    }
+
+    pub fn len(&self) -> usize {
+        self.layout.size()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    pub fn as_ptr(&self) -> *const u8 {
+        self.ptr.as_ptr()
+    }
+
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        // SAFETY: ptr is valid for layout.size() initialised bytes (alloc_zeroed) and we own it.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.layout.size()) }
+    }
+
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: as in as_slice, and &mut self guarantees exclusive access.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.layout.size()) }
+    }
+}
+
+impl Drop for AlignedBuf {
+    fn drop(&mut self) {
+        // SAFETY: ptr was allocated with exactly this layout in `new`.
+        unsafe { dealloc(self.ptr.as_ptr(), self.layout) }
+    }
+}
+
+/// `depth` buffers of `slot_size` bytes each in one aligned allocation. Slot `i` is the
+/// buffer of in-flight unit `i`; the worker fills it before a write and reads it after a read,
+/// the engine hands its address to the kernel in between.
+pub struct BufPool {
+    buf: AlignedBuf,
+    slot_size: usize,
+    depth: usize,
+}
+
+impl BufPool {
+    pub fn new(depth: usize, slot_size: usize, align: usize) -> Self {
+        let align = align.max(4096);
+        let slot_size = slot_size.max(1).div_ceil(align) * align;
+        BufPool { buf: AlignedBuf::new(slot_size * depth.max(1), align), slot_size, depth }
+    }
+
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    pub fn slot_size(&self) -> usize {
+        self.slot_size
+    }
+
+    /// The whole backing allocation (io_uring registers it as one fixed buffer).
+    pub fn base_ptr(&mut self) -> *mut u8 {
+        self.buf.as_mut_ptr()
+    }
+
+    pub fn total_len(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Slot `slot`'s first `len` bytes.
+    pub fn slot_mut(&mut self, slot: usize, len: usize) -> &mut [u8] {
+        let start = slot * self.slot_size;
+        &mut self.buf.as_mut_slice()[start..start + len.min(self.slot_size)]
+    }
+
+    /// Raw pointer to slot `slot` for the kernel.
+    pub fn slot_ptr(&mut self, slot: usize) -> *mut u8 {
+        let start = (slot * self.slot_size).min(self.buf.len());
+        // SAFETY: start is within the allocation (clamped to its length).
+        unsafe { self.buf.as_mut_ptr().add(start) }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aligned_buf_is_aligned_and_zeroed() {
+        for align in [512usize, 4096, 65536] {
+            let b = AlignedBuf::new(10_000, align);
+            assert_eq!(b.as_ptr() as usize % align, 0);
+            assert!(b.len() >= 10_000);
+            assert!(b.as_slice().iter().all(|&x| x == 0));
+        }
+    }
+
+    #[test]
+    fn pool_slots_do_not_overlap() {
+        let mut p = BufPool::new(4, 6000, 4096);
+        assert_eq!(p.slot_size(), 8192);
+        for s in 0..4 {
+            p.slot_mut(s, 6000).fill(s as u8 + 1);
+        }
+        for s in 0..4 {
+            assert!(p.slot_mut(s, 6000).iter().all(|&x| x == s as u8 + 1));
+            assert_eq!(p.slot_ptr(s) as usize % 4096, 0);
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! The `IoEngine` trait (fio's `struct ioengine_ops`: `queue`, `commit`, `getevents`/`event`
+//! folded into `reap`) and the one table that maps `ioengine=` names to constructors
+//! (fio's ioengines.c `load_ioengine`).
+//!
+//! Semantics follow fio's: `queue` either completes the unit at once (`FIO_Q_COMPLETED`, sync
+//! engines), accepts it for a later `commit` (`FIO_Q_QUEUED`), or refuses it until completions
+//! are reaped (`FIO_Q_BUSY`). Engines own the buffer pool so io_uring can register it
+//! (`fixedbufs`) and the worker never hands raw pointers across the trait.
+
+pub mod libaio;
+pub mod null;
+pub mod psync;
+pub mod sync;
+pub mod uring;
+
+use crate::buf::BufPool;
+use crate::error::EngineError;
+use std::os::fd::RawFd;
+
+/// What one I/O unit does. `Fsync`/`Fdatasync` are separate units, as fio issues them for
+/// `fsync=N`/`fdatasync=N` (io_u.c `get_rw_ddir`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    Read,
+    Write,
+    Trim,
+    Fsync,
+    Fdatasync,
+}
+
+/// One I/O unit handed to an engine: buffer slot, target file (index into the engine's
+/// file table), byte range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IoOp {
+    pub slot: u32,
+    pub kind: OpKind,
+    pub file: u32,
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// A finished unit: its slot and the result (bytes transferred, or `-errno`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub slot: u32,
+    pub res: i64,
+}
+
+/// What `queue` did with a unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Queued {
+    /// Done already (sync engines); the value is bytes or `-errno`.
+    Completed(i64),
+    /// Accepted; it will be submitted by `commit` and come back from `reap`.
+    Queued,
+    /// Not accepted: reap completions, then queue it again.
+    Busy,
+}
+
+/// What an engine can do (fio's `FIO_SYNCIO`, `FIO_NOIO`, `FIO_MEMALIGN` flags and friends).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Caps {
+    /// Completes in `queue`; depth is capped at 1 (newer fio caps and warns).
+    pub sync: bool,
+    /// Transfers no data (`null`).
+    pub no_io: bool,
+    pub trim: bool,
+    pub fsync: bool,
+    /// Largest useful depth (1 for sync engines).
+    pub max_depth: u32,
+}
+
+/// A file the engine may address: its descriptor, whether it is a block device (trim uses
+/// BLKDISCARD there, FALLOC_FL_PUNCH_HOLE on files) and its path for error messages.
+#[derive(Clone, Debug)]
+pub struct EngineFile {
+    pub fd: RawFd,
+    pub is_block: bool,
+    pub path: std::path::PathBuf,
+}
+
+/// Everything an engine needs at construction. Engine-specific fio options (`fixedbufs`,
+/// `registerfiles`, `hipri`, `userspace_reap`) are plain fields here, resolved by the caller.
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    pub depth: u32,
+    /// Largest block size; each slot of the pool holds one.
+    pub slot_size: usize,
+    pub files: Vec<EngineFile>,
+    /// io_uring: register the buffer pool and use READ_FIXED/WRITE_FIXED.
+    pub fixedbufs: bool,
+    /// io_uring: register the files and address them by index.
+    pub registerfiles: bool,
+    /// io_uring: IORING_SETUP_SQPOLL (kernel thread submits; costs a CPU).
+    pub sqthread_poll: bool,
+}
+
+impl EngineConfig {
+    pub fn new(depth: u32, slot_size: usize, files: Vec<EngineFile>) -> Self {
+        EngineConfig {
+            depth: depth.max(1),
+            slot_size,
+            files,
+            fixedbufs: false,
+            registerfiles: false,
+            sqthread_poll: false,
+        }
+    }
+}
+
+/// fio's engine operations. Implementations are driven by one worker thread.
+pub trait IoEngine: Send {
+    fn name(&self) -> &'static str;
+    fn caps(&self) -> Caps;
+    /// The buffer pool; slot `i` belongs to the unit with `slot == i` while it is in flight.
+    fn pool(&mut self) -> &mut BufPool;
+    /// Queue one unit (see [`Queued`]). The slot's buffer must not be touched until the unit
+    /// completes.
+    fn queue(&mut self, op: IoOp) -> Result<Queued, EngineError>;
+    /// Submit everything queued since the last commit. Returns how many went to the kernel.
+    fn commit(&mut self) -> Result<usize, EngineError>;
+    /// Append at least `min` completions (fewer only when fewer are in flight) to `out`;
+    /// `min == 0` polls.
+    fn reap(&mut self, min: u32, out: &mut Vec<Completion>) -> Result<(), EngineError>;
+
+    /// The slot's buffer, `len` bytes.
+    fn buf(&mut self, slot: u32, len: usize) -> &mut [u8] {
+        self.pool().slot_mut(slot as usize, len)
+    }
+}
+
+/// One entry of the engine table.
+pub struct EngineEntry {
+    pub name: &'static str,
+    pub aliases: &'static [&'static str],
+    pub help: &'static str,
+    pub ctor: fn(&EngineConfig) -> Result<Box<dyn IoEngine>, EngineError>,
+}
+
+/// The engine table: adding an engine is one file and one line here.
+pub const ENGINES: &[EngineEntry] = &[
+    EngineEntry {
+        name: "io_uring",
+        aliases: &[],
+        help: "Linux io_uring (fixedbufs, registerfiles, sqthread_poll; COOP_TASKRUN when the kernel has it)",
+        ctor: uring::Uring::boxed,
+    },
+    EngineEntry {
+        name: "libaio",
+        aliases: &[],
+        help: "Linux native AIO (io_submit/io_getevents); async only with direct=1",
+        ctor: libaio::Libaio::boxed,
+    },
+    EngineEntry {
+        name: "psync",
+        aliases: &[],
+        help: "pread/pwrite, depth 1 (fio's default engine)",
+        ctor: psync::Psync::boxed_psync,
+    },
+    EngineEntry {
+        name: "pvsync",
+        aliases: &["vsync"],
+        help: "preadv/pwritev with one iovec, depth 1",
+        ctor: psync::Psync::boxed_pvsync,
+    },
+    EngineEntry {
+        name: "sync",
+        aliases: &[],
+        help: "lseek + read/write, depth 1",
+        ctor: sync::Sync::boxed,
+    },
+    EngineEntry {
+        name: "null",
+        aliases: &[],
+        help: "transfers nothing and completes at once; measures iolab's own overhead",
+        ctor: null::Null::boxed,
+    },
+];
+
+/// The table entry for `ioengine=name` (or an alias).
+pub fn lookup(name: &str) -> Result<&'static EngineEntry, EngineError> {
+    ENGINES.iter().find(|e| e.name == name || e.aliases.contains(&name)).ok_or_else(|| {
+        EngineError::UnknownEngine {
+            name: name.to_string(),
+            known: ENGINES.iter().map(|e| e.name).collect::<Vec<_>>().join(", "),
+        }
+    })
+}
+
+/// Whether `name` is a synchronous engine (depth capped at 1), without constructing it.
+pub fn is_sync_engine(name: &str) -> bool {
+    matches!(name, "psync" | "pvsync" | "vsync" | "sync")
+}
+
+/// The negated errno of the last failed libc call.
+pub(crate) fn neg_errno() -> i64 {
+    -(crate::error::last_os_error().raw_os_error().unwrap_or(libc::EIO) as i64)
+}
+
+/// Trim synchronously: BLKDISCARD on a block device, FALLOC_FL_PUNCH_HOLE on a file
+/// (what fio's `os_trim` does on Linux). Returns bytes trimmed or `-errno`.
+pub(crate) fn trim_sync(file: &EngineFile, offset: u64, len: u64) -> i64 {
+    if file.is_block {
+        let range: [u64; 2] = [offset, len];
+        // SAFETY: BLKDISCARD reads a [u64; 2] {start, length} from the pointer, which is
+        // valid for the duration of the call.
+        let r = unsafe { libc::ioctl(file.fd, crate::target::BLKDISCARD as _, range.as_ptr()) };
+        if r < 0 {
+            return neg_errno();
+        }
+    } else {
+        // SAFETY: fallocate takes plain integers and a valid fd.
+        let r = unsafe {
+            libc::fallocate(
+                file.fd,
+                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                offset as libc::off_t,
+                len as libc::off_t,
+            )
+        };
+        if r < 0 {
+            return neg_errno();
+        }
+    }
+    len as i64
+}
+
+/// fsync or fdatasync; 0 or `-errno`.
+pub(crate) fn sync_file(fd: RawFd, data_only: bool) -> i64 {
+    // SAFETY: plain syscalls on an fd.
+    let r = unsafe {
+        if data_only {
+            libc::fdatasync(fd)
+        } else {
+            libc::fsync(fd)
+        }
+    };
+    if r < 0 {
+        neg_errno()
+    } else {
+        0
+    }
+}

@@ -1,0 +1,318 @@
+//! Opening what a job does I/O on: regular files (created and laid out like fio's
+//! filesetup.c `extend_file`/`setup_files`) and block devices (size via BLKGETSIZE64,
+//! safety probe before writes), and dropping their page cache (`file_invalidate_cache`,
+//! filesetup.c l.572–645: posix_fadvise DONTNEED on files, BLKFLSBUF on devices, a warning
+//! only when it fails).
+
+use crate::error::EngineError;
+use crate::safety;
+use std::fs::{File, OpenOptions};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// `_IOR(0x12, 114, size_t)`: device size in bytes.
+pub const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
+/// `_IO(0x12, 97)`: flush the device's buffer cache (root only).
+pub const BLKFLSBUF: libc::c_ulong = 0x1261;
+/// `_IO(0x12, 119)`: discard a byte range.
+pub const BLKDISCARD: libc::c_ulong = 0x1277;
+
+/// What the job will do to one target.
+#[derive(Clone, Debug)]
+pub struct TargetSpec {
+    pub path: PathBuf,
+    /// Bytes the job addresses: `offset + size` of its region.
+    pub needed: u64,
+    pub reads: bool,
+    pub writes: bool,
+    pub direct: bool,
+    /// `sync=sync|dsync`: O_SYNC / O_DSYNC.
+    pub sync_flags: i32,
+    /// Writes to a device carrying data are allowed (`--allow-destroy`).
+    pub allow_destroy: bool,
+    /// Lay out (write) a new or short file before the job, as fio does before reads.
+    pub layout: bool,
+}
+
+/// An open target.
+#[derive(Debug)]
+pub struct Target {
+    pub file: File,
+    pub path: PathBuf,
+    pub is_block: bool,
+    /// Size in bytes after setup (file length or device capacity).
+    pub size: u64,
+    /// iolab created this file (so it may be removed with `unlink=1`).
+    pub created: bool,
+    /// Notes for the run report (fallbacks, invalidation failures).
+    pub notes: Vec<String>,
+}
+
+/// The filesystem name for an `f_type` magic, for error messages.
+fn fs_name(path: &Path) -> String {
+    let dir = if path.is_dir() { path } else { path.parent().unwrap_or(Path::new(".")) };
+    let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
+        return String::new();
+    };
+    // SAFETY: statfs is plain data; zeroed is a valid initial value.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: c is a valid C string, st a valid out-pointer.
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+        return String::new();
+    }
+    let name = match st.f_type as i64 {
+        0x0102_1994 => "tmpfs",
+        0xEF53 => "ext4",
+        0x5846_5342 => "xfs",
+        0x9123_683E => "btrfs",
+        0x2FC1_2FC1 => "zfs",
+        0x794C_7630 => "overlayfs",
+        0x6969 => "nfs",
+        0x6573_5546 => "fuse",
+        _ => return format!(" (statfs f_type {:#x})", st.f_type),
+    };
+    format!(" ({name})")
+}
+
+/// Whether `dir` supports O_DIRECT: open a scratch file there with O_DIRECT and read one
+/// aligned block (tmpfs fails the open with EINVAL; some FUSE filesystems fail the read).
+pub fn direct_supported(dir: &Path) -> bool {
+    let Ok(tmp) = tempfile::Builder::new().prefix(".iolab-odirect").tempfile_in(dir) else {
+        return false;
+    };
+    if tmp.as_file().set_len(4096).is_err() {
+        return false;
+    }
+    let f = OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(tmp.path());
+    let Ok(f) = f else { return false };
+    let mut b = crate::buf::AlignedBuf::new(4096, 4096);
+    std::os::unix::fs::FileExt::read_at(&f, b.as_mut_slice(), 0).is_ok()
+}
+
+/// Open (and if needed create and lay out) one target. `fill` writes the job's data pattern
+/// for the layout: `fill(buf, offset)`.
+pub fn open_target(
+    spec: &TargetSpec,
+    fill: &mut dyn FnMut(&mut [u8], u64),
+) -> Result<Target, EngineError> {
+    let path = &spec.path;
+    let meta = std::fs::metadata(path).ok();
+    let is_block = meta.as_ref().map(|m| m.file_type().is_block_device()).unwrap_or(false);
+    let exists = meta.is_some();
+    let mut notes = Vec::new();
+    let mut created = false;
+
+    if is_block {
+        let file = open_with(path, spec, false)?;
+        let size = block_size(&file, path)?;
+        if spec.writes && !spec.allow_destroy {
+            if let Some(why) = safety::in_use(path) {
+                return Err(EngineError::Destructive { path: path.clone(), reason: why });
+            }
+            if let Some(sig) = safety::probe_signature(&file, size) {
+                return Err(EngineError::Destructive {
+                    path: path.clone(),
+                    reason: format!("it carries {sig}"),
+                });
+            }
+        }
+        if spec.needed > size {
+            return Err(EngineError::TooSmall {
+                path: path.clone(),
+                actual: size,
+                needed: spec.needed,
+            });
+        }
+        return Ok(Target { file, path: path.clone(), is_block, size, created, notes });
+    }
+
+    if let Some(m) = &meta {
+        if !m.is_file() {
+            return Err(EngineError::io(
+                path,
+                "open",
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "not a regular file or block device",
+                ),
+            ));
+        }
+    }
+    let cur = meta.as_ref().map(|m| m.len()).unwrap_or(0);
+    if cur < spec.needed {
+        if exists && !spec.writes {
+            // A read-only job never extends a file it did not create.
+            return Err(EngineError::TooSmall {
+                path: path.clone(),
+                actual: cur,
+                needed: spec.needed,
+            });
+        }
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if !parent.exists() {
+                std::fs::create_dir_all(parent).map_err(|e| EngineError::io(parent, "mkdir", e))?;
+            }
+        }
+        let f = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| EngineError::io(path, "create", e))?;
+        created = !exists;
+        if spec.layout {
+            lay_out(&f, path, cur, spec.needed, fill)?;
+            notes.push(format!("{}: laid out {} bytes", path.display(), spec.needed - cur));
+        } else {
+            f.set_len(spec.needed).map_err(|e| EngineError::io(path, "ftruncate", e))?;
+        }
+    }
+    let file = open_with(path, spec, true)?;
+    let size = file.metadata().map_err(|e| EngineError::io(path, "stat", e))?.len();
+    Ok(Target { file, path: path.clone(), is_block, size, created, notes })
+}
+
+fn open_with(path: &Path, spec: &TargetSpec, regular: bool) -> Result<File, EngineError> {
+    let mut flags = spec.sync_flags;
+    if spec.direct {
+        flags |= libc::O_DIRECT;
+    }
+    let r = OpenOptions::new().read(true).write(spec.writes).custom_flags(flags).open(path);
+    match r {
+        Ok(f) => Ok(f),
+        Err(e) if spec.direct && e.raw_os_error() == Some(libc::EINVAL) && regular => {
+            Err(EngineError::DirectUnsupported { path: path.to_path_buf(), fs: fs_name(path) })
+        }
+        Err(e) => Err(EngineError::io(path, "open", e)),
+    }
+}
+
+fn block_size(file: &File, path: &Path) -> Result<u64, EngineError> {
+    let mut size: u64 = 0;
+    // SAFETY: BLKGETSIZE64 writes one u64 through the pointer, which is valid.
+    let r = unsafe { libc::ioctl(file.as_raw_fd(), BLKGETSIZE64 as _, &mut size) };
+    if r < 0 {
+        return Err(EngineError::io(path, "ioctl(BLKGETSIZE64)", crate::error::last_os_error()));
+    }
+    Ok(size)
+}
+
+/// Write `[from, to)` with the job's data in 1 MiB chunks, then fsync (fio's `create_fsync`
+/// default), like filesetup.c `extend_file`.
+fn lay_out(
+    f: &File,
+    path: &Path,
+    from: u64,
+    to: u64,
+    fill: &mut dyn FnMut(&mut [u8], u64),
+) -> Result<(), EngineError> {
+    use std::os::unix::fs::FileExt;
+    const CHUNK: u64 = 1 << 20;
+    let mut buf = vec![0u8; CHUNK as usize];
+    let mut off = from;
+    while off < to {
+        let n = (to - off).min(CHUNK) as usize;
+        fill(&mut buf[..n], off);
+        f.write_all_at(&buf[..n], off).map_err(|e| EngineError::io(path, "layout write", e))?;
+        off += n as u64;
+    }
+    f.sync_all().map_err(|e| EngineError::io(path, "fsync after layout", e))
+}
+
+/// Drop the target's cached pages (fio `invalidate=1`). Returns a warning when the kernel
+/// refuses; the run continues, as in fio.
+pub fn invalidate(t: &Target) -> Option<String> {
+    let fd = t.file.as_raw_fd();
+    if t.is_block {
+        // SAFETY: BLKFLSBUF takes no argument beyond the fd.
+        let r = unsafe { libc::ioctl(fd, BLKFLSBUF as _, 0) };
+        if r < 0 {
+            return Some(format!(
+                "{}: cache not flushed (BLKFLSBUF: {}); only root may flush block devices",
+                t.path.display(),
+                crate::error::last_os_error()
+            ));
+        }
+        return None;
+    }
+    // SAFETY: posix_fadvise takes plain integers and an open fd.
+    let r = unsafe { libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED) };
+    if r != 0 {
+        return Some(format!(
+            "{}: page cache not dropped (posix_fadvise DONTNEED: {})",
+            t.path.display(),
+            std::io::Error::from_raw_os_error(r)
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn spec(path: PathBuf, needed: u64, reads: bool, writes: bool) -> TargetSpec {
+        TargetSpec {
+            path,
+            needed,
+            reads,
+            writes,
+            direct: false,
+            sync_flags: 0,
+            allow_destroy: false,
+            layout: reads,
+        }
+    }
+
+    #[test]
+    fn read_job_lays_out_new_file_with_job_data() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("sub/f");
+        let t = open_target(&spec(p.clone(), 3 << 20, true, false), &mut |b, off| {
+            b.fill((off >> 20) as u8 + 1)
+        })
+        .unwrap();
+        assert!(t.created);
+        assert_eq!(t.size, 3 << 20);
+        let data = std::fs::read(&p).unwrap();
+        assert_eq!(data[0], 1);
+        assert_eq!(data[(1 << 20) + 5], 2);
+        assert_eq!(data[(3 << 20) - 1], 3);
+    }
+
+    #[test]
+    fn write_job_extends_sparse_without_layout() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("w");
+        let t = open_target(&spec(p.clone(), 1 << 20, false, true), &mut |_, _| panic!()).unwrap();
+        assert_eq!(t.size, 1 << 20);
+    }
+
+    #[test]
+    fn read_job_refuses_to_extend_existing_short_file() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("short");
+        std::fs::write(&p, vec![7u8; 4096]).unwrap();
+        let e = open_target(&spec(p.clone(), 8192, true, false), &mut |_, _| {}).unwrap_err();
+        assert!(matches!(e, EngineError::TooSmall { actual: 4096, needed: 8192, .. }), "{e}");
+        assert_eq!(std::fs::read(&p).unwrap(), vec![7u8; 4096]);
+    }
+
+    #[test]
+    fn direct_on_tmpfs_is_a_clear_error() {
+        let shm = Path::new("/dev/shm");
+        if !shm.is_dir() || direct_supported(shm) {
+            eprintln!("skipped: /dev/shm missing or supports O_DIRECT");
+            return;
+        }
+        let d = tempfile::tempdir_in(shm).unwrap();
+        let mut s = spec(d.path().join("x"), 4096, true, false);
+        s.direct = true;
+        let e = open_target(&s, &mut |_, _| {}).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("O_DIRECT") && msg.contains("tmpfs"), "{msg}");
+    }
+}

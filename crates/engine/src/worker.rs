@@ -1,0 +1,475 @@
+//! The worker loop: one OS thread drives one job clone's request stream through an engine and
+//! records every I/O into its own [`Recorder`] (fio backend.c `do_io`, with the accounting of
+//! io_u.c `io_u_mark_depth`/`io_completed`).
+//!
+//! Shape of the loop, as in fio: fill the queue up to `iodepth` (committing every
+//! `iodepth_batch_submit` units), then reap at least `iodepth_batch_complete_min` (at least one
+//! when the queue is full or the stream has ended), refill once the depth has fallen to
+//! `iodepth_low`. Clocks: one read when a unit is created, one per commit (its units' issue
+//! time), one per reap (its completions' time), so a deep queue costs fewer than two clock
+//! reads per I/O. Paced requests (`issue_at`) wait for their time and their `lat` counts from
+//! it, so a late issue shows up as latency (no coordinated omission), and the loop never
+//! quiesces the queue to wait (fio's `io_u_quiesce` does, which makes rate-limited runs
+//! closed-loop).
+
+use crate::engines::{Completion, IoEngine, IoOp, OpKind, Queued};
+use crate::error::EngineError;
+use iolab_core::{IoDir, IoRequest, Nanos};
+use iolab_stats::Recorder;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// Where the requests come from: a workload generator, a trace, or a test's closure.
+pub trait RequestSource: Send {
+    /// Fill `r` with the next request; `false` at the end of the stream.
+    fn next_into(&mut self, r: &mut IoRequest) -> bool;
+}
+
+impl<F: FnMut(&mut IoRequest) -> bool + Send> RequestSource for F {
+    fn next_into(&mut self, r: &mut IoRequest) -> bool {
+        self(r)
+    }
+}
+
+/// What goes into a write buffer: `fill(buf, file, offset)` (the data crate's generator).
+pub trait BufFill: Send {
+    fn fill(&mut self, buf: &mut [u8], file: u32, offset: u64);
+}
+
+impl<F: FnMut(&mut [u8], u32, u64) + Send> BufFill for F {
+    fn fill(&mut self, buf: &mut [u8], file: u32, offset: u64) {
+        self(buf, file, offset)
+    }
+}
+
+/// What a read buffer is checked against after completion (`verify`); `Err` is a message.
+pub trait ReadCheck: Send {
+    fn check(&mut self, buf: &[u8], file: u32, offset: u64) -> Result<(), String>;
+}
+
+/// The loop's knobs, resolved from the job.
+#[derive(Clone, Debug)]
+pub struct WorkerConfig {
+    pub depth: u32,
+    /// `iodepth_batch_submit` (0 means `iodepth`).
+    pub batch_submit: u32,
+    /// `iodepth_batch_complete_min` (0 polls).
+    pub complete_min: u32,
+    /// `iodepth_low`: refill when in-flight falls to this (default: `iodepth`).
+    pub depth_low: u32,
+    /// `fsync=N`/`fdatasync=N`: a sync unit after every N writes (0: never).
+    pub fsync_every: u64,
+    pub fdatasync_every: u64,
+    /// `end_fsync`: fsync every written file when the stream ends.
+    pub end_fsync: bool,
+    /// `runtime` (a cap; with `time_based` the stream is expected to be endless).
+    pub runtime: Option<Nanos>,
+    /// `ramp_time`: statistics are reset when it ends.
+    pub ramp: Option<Nanos>,
+    /// Stats interval (fio `bwavgtime`).
+    pub interval: Nanos,
+    /// Stop on the first I/O error (fio `continue_on_error=none`).
+    pub stop_on_error: bool,
+}
+
+impl Default for WorkerConfig {
+    fn default() -> Self {
+        WorkerConfig {
+            depth: 1,
+            batch_submit: 1,
+            complete_min: 1,
+            depth_low: 1,
+            fsync_every: 0,
+            fdatasync_every: 0,
+            end_fsync: false,
+            runtime: None,
+            ramp: None,
+            interval: iolab_stats::DEFAULT_INTERVAL,
+            stop_on_error: true,
+        }
+    }
+}
+
+/// What a worker produced.
+#[derive(Debug)]
+pub struct WorkerOutcome {
+    pub rec: Recorder,
+    /// Measured time (after ramp).
+    pub runtime: Nanos,
+    /// When measurement started, relative to the worker's start (the ramp length, or 0).
+    pub measure_start: Nanos,
+    /// Worker's thread CPU over the measured window.
+    pub cpu: iolab_stats::CpuUsage,
+    /// The error that stopped the worker, if any (I/O errors are also in the recorder).
+    pub error: Option<String>,
+    pub verify_failures: u64,
+}
+
+/// Per-slot bookkeeping of an in-flight unit.
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    dir: IoDir,
+    file: u32,
+    offset: u64,
+    len: u64,
+    /// Creation (or intended issue) time, ns since worker start.
+    start: u64,
+    /// Intended issue time (paced), for `lat` from the schedule.
+    intended: Option<u64>,
+    issue: u64,
+}
+
+fn op_kind(dir: IoDir) -> OpKind {
+    match dir {
+        IoDir::Read => OpKind::Read,
+        IoDir::Write => OpKind::Write,
+        IoDir::Trim => OpKind::Trim,
+        IoDir::Sync => OpKind::Fsync,
+    }
+}
+
+/// Run the loop until the stream ends, `runtime` expires or `stop` is set.
+pub fn run_worker(
+    engine: &mut dyn IoEngine,
+    src: &mut dyn RequestSource,
+    fill: &mut dyn BufFill,
+    mut check: Option<&mut dyn ReadCheck>,
+    cfg: &WorkerConfig,
+    stop: &AtomicBool,
+    live: Option<&std::sync::Mutex<Option<std::sync::Arc<iolab_stats::LiveCounters>>>>,
+) -> Result<WorkerOutcome, EngineError> {
+    let caps = engine.caps();
+    let depth = if caps.sync { 1 } else { cfg.depth.clamp(1, caps.max_depth) };
+    let batch = if cfg.batch_submit == 0 { depth } else { cfg.batch_submit.min(depth) };
+    let low = cfg.depth_low.clamp(0, depth.saturating_sub(1));
+    let t0 = Instant::now();
+    let now = || Nanos(t0.elapsed().as_nanos() as u64);
+
+    let mut rec = Recorder::new(cfg.interval);
+    if let Some(l) = live {
+        if let Ok(mut g) = l.lock() {
+            *g = Some(rec.live());
+        }
+    }
+    let mut ramping = cfg.ramp.is_some_and(|r| r.0 > 0);
+    let mut measure_start = Nanos::ZERO;
+    let mut cpu0 = iolab_stats::CpuUsage::sample(iolab_stats::Who::Thread);
+
+    let mut slots = vec![Slot::default(); depth as usize];
+    let mut free: Vec<u32> = (0..depth).rev().collect();
+    let mut uncommitted: Vec<u32> = Vec::with_capacity(depth as usize);
+    let mut comps: Vec<Completion> = Vec::with_capacity(depth as usize);
+    let mut in_flight: u32 = 0;
+    let mut req = IoRequest::default();
+    let mut pending_req: Option<IoRequest> = None;
+    let mut stream_done = false;
+    let mut writes_since_sync: u64 = 0;
+    let mut need_sync: Option<(OpKind, u32)> = None;
+    let mut written_files: Vec<u32> = Vec::new();
+    let mut error: Option<String> = None;
+    let mut verify_failures = 0u64;
+    let mut ops_since_check = 0u32;
+
+    'main: loop {
+        // Time checks every few units: ramp end, runtime cap, stop flag, interval ticks.
+        ops_since_check += 1;
+        if ops_since_check >= 16 || in_flight == 0 {
+            ops_since_check = 0;
+            let t = now();
+            if ramping && t >= cfg.ramp.unwrap_or_default() {
+                // fio reset_all_stats(): counters, histograms, runtime and the epoch restart.
+                ramping = false;
+                measure_start = t;
+                rec = Recorder::new(cfg.interval);
+                if let Some(l) = live {
+                    if let Ok(mut g) = l.lock() {
+                        *g = Some(rec.live());
+                    }
+                }
+                cpu0 = iolab_stats::CpuUsage::sample(iolab_stats::Who::Thread);
+            }
+            if !ramping {
+                rec.tick_interval(t.saturating_sub(measure_start));
+                if let Some(rt) = cfg.runtime {
+                    if t.saturating_sub(measure_start) >= rt {
+                        stream_done = true;
+                    }
+                }
+            }
+            if stop.load(Ordering::Relaxed) {
+                stream_done = true;
+            }
+        }
+
+        // Fill the queue.
+        let mut queued_now = 0u32;
+        while !stream_done && error.is_none() && !free.is_empty() {
+            // A sync unit is due: wait for the writes it must cover, then issue it alone.
+            let (kind, r) = if let Some((k, file)) = need_sync {
+                if in_flight > 0 || !uncommitted.is_empty() {
+                    break;
+                }
+                need_sync = None;
+                (k, IoRequest { dir: IoDir::Sync, file, offset: 0, len: 0, issue_at: None })
+            } else {
+                let r = match pending_req.take() {
+                    Some(r) => r,
+                    None => {
+                        if !src.next_into(&mut req) {
+                            stream_done = true;
+                            break;
+                        }
+                        req
+                    }
+                };
+                (op_kind(r.dir), r)
+            };
+            let mut t_start = now().0;
+            let intended = r.issue_at.map(|a| a.0);
+            if let Some(at) = intended {
+                if at > t_start {
+                    // Paced: wait for the intended time without draining the queue.
+                    if in_flight > 0 && at - t_start > 50_000 {
+                        pending_req = Some(r);
+                        break;
+                    }
+                    wait_until(&t0, at, stop);
+                    t_start = now().0;
+                }
+            }
+            let Some(slot) = free.pop() else { break };
+            slots[slot as usize] = Slot {
+                dir: r.dir,
+                file: r.file,
+                offset: r.offset,
+                len: r.len,
+                start: t_start,
+                intended,
+                issue: t_start,
+            };
+            if kind == OpKind::Write {
+                fill.fill(engine.buf(slot, r.len as usize), r.file, r.offset);
+                if !written_files.contains(&r.file) {
+                    written_files.push(r.file);
+                }
+                writes_since_sync += 1;
+                if cfg.fsync_every > 0 && writes_since_sync % cfg.fsync_every == 0 {
+                    need_sync = Some((OpKind::Fsync, r.file));
+                } else if cfg.fdatasync_every > 0 && writes_since_sync % cfg.fdatasync_every == 0 {
+                    need_sync = Some((OpKind::Fdatasync, r.file));
+                }
+            }
+            let op = IoOp { slot, kind, file: r.file, offset: r.offset, len: r.len };
+            match engine.queue(op)? {
+                Queued::Completed(res) => {
+                    let t_done = now().0;
+                    rec.record_submit(r.dir, 1);
+                    let s = slots[slot as usize];
+                    complete(
+                        &mut rec,
+                        engine,
+                        &mut check,
+                        &s,
+                        slot,
+                        res,
+                        None,
+                        t_done,
+                        &mut error,
+                        &mut verify_failures,
+                        cfg.stop_on_error,
+                    );
+                    free.push(slot);
+                }
+                Queued::Queued => {
+                    in_flight += 1;
+                    rec.record_submit(r.dir, in_flight);
+                    uncommitted.push(slot);
+                    queued_now += 1;
+                    if queued_now >= batch {
+                        commit(engine, &mut rec, &mut uncommitted, &mut slots, &now)?;
+                        queued_now = 0;
+                    }
+                }
+                Queued::Busy => {
+                    free.push(slot);
+                    pending_req = Some(r);
+                    break;
+                }
+            }
+            if in_flight == 0 && free.len() as u32 == depth {
+                // Sync engine: give the time checks a chance every unit batch.
+                ops_since_check += 1;
+                if ops_since_check >= 16 {
+                    continue 'main;
+                }
+            }
+        }
+        if !uncommitted.is_empty() {
+            commit(engine, &mut rec, &mut uncommitted, &mut slots, &now)?;
+        }
+        if in_flight == 0 {
+            if stream_done || error.is_some() {
+                break;
+            }
+            continue;
+        }
+        // Reap.
+        let full = free.is_empty() || pending_req.is_some() || stream_done || error.is_some();
+        let want = if full {
+            (cfg.complete_min.max(1)).min(in_flight).max(in_flight.saturating_sub(low).min(1))
+        } else {
+            cfg.complete_min.min(in_flight)
+        };
+        comps.clear();
+        engine.reap(want, &mut comps)?;
+        if comps.is_empty() {
+            continue;
+        }
+        let t_done = now().0;
+        rec.record_complete_batch(comps.len() as u32);
+        for c in comps.drain(..) {
+            let s = slots[c.slot as usize];
+            in_flight -= 1;
+            complete(
+                &mut rec,
+                engine,
+                &mut check,
+                &s,
+                c.slot,
+                c.res,
+                Some(s.issue),
+                t_done,
+                &mut error,
+                &mut verify_failures,
+                cfg.stop_on_error,
+            );
+            free.push(c.slot);
+        }
+        if error.is_some() {
+            stream_done = true;
+        }
+    }
+
+    if cfg.end_fsync && error.is_none() {
+        for &f in &written_files {
+            let t = now().0;
+            let slot = 0;
+            let op = IoOp { slot, kind: OpKind::Fsync, file: f, offset: 0, len: 0 };
+            let res = match engine.queue(op)? {
+                Queued::Completed(r) => r,
+                _ => {
+                    engine.commit()?;
+                    comps.clear();
+                    engine.reap(1, &mut comps)?;
+                    comps.first().map(|c| c.res).unwrap_or(0)
+                }
+            };
+            let s = Slot { dir: IoDir::Sync, file: f, start: t, issue: t, ..Slot::default() };
+            complete(
+                &mut rec,
+                engine,
+                &mut check,
+                &s,
+                slot,
+                res,
+                None,
+                now().0,
+                &mut error,
+                &mut verify_failures,
+                false,
+            );
+        }
+    }
+    let end = now();
+    let runtime = end.saturating_sub(measure_start);
+    rec.finish_intervals(runtime);
+    let cpu = iolab_stats::CpuUsage::sample(iolab_stats::Who::Thread).since(&cpu0);
+    Ok(WorkerOutcome { rec, runtime, measure_start, cpu, error, verify_failures })
+}
+
+fn commit(
+    engine: &mut dyn IoEngine,
+    rec: &mut Recorder,
+    uncommitted: &mut Vec<u32>,
+    slots: &mut [Slot],
+    now: &dyn Fn() -> Nanos,
+) -> Result<(), EngineError> {
+    let n = engine.commit()?;
+    let t = now().0;
+    for &s in uncommitted.iter() {
+        slots[s as usize].issue = t;
+    }
+    rec.record_submit_batch(n as u32);
+    uncommitted.clear();
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn complete(
+    rec: &mut Recorder,
+    engine: &mut dyn IoEngine,
+    check: &mut Option<&mut dyn ReadCheck>,
+    s: &Slot,
+    slot: u32,
+    res: i64,
+    issue: Option<u64>,
+    t_done: u64,
+    error: &mut Option<String>,
+    verify_failures: &mut u64,
+    stop_on_error: bool,
+) {
+    if res < 0 {
+        let errno = (-res) as i32;
+        rec.record_error(s.dir, errno);
+        if stop_on_error && error.is_none() {
+            *error = Some(format!(
+                "{} of {} bytes at offset {} (file {}) failed: {}",
+                s.dir,
+                s.len,
+                s.offset,
+                s.file,
+                std::io::Error::from_raw_os_error(errno)
+            ));
+        }
+        return;
+    }
+    let bytes = res as u64;
+    if s.dir != IoDir::Sync && bytes < s.len {
+        rec.record_short(s.dir);
+    }
+    let (slat, clat) = match issue {
+        Some(i) => (Some(Nanos(i.saturating_sub(s.start))), Nanos(t_done.saturating_sub(i))),
+        None => (None, Nanos(t_done.saturating_sub(s.start))),
+    };
+    let lat_from = s.intended.map_or(s.start, |i| i.min(s.start));
+    let lat = Nanos(t_done.saturating_sub(lat_from));
+    rec.record_complete(s.dir, bytes, slat, clat, lat);
+    if s.dir == IoDir::Read {
+        if let Some(c) = check.as_mut() {
+            let buf = engine.buf(slot, bytes as usize);
+            if let Err(msg) = c.check(buf, s.file, s.offset) {
+                *verify_failures += 1;
+                if error.is_none() {
+                    *error = Some(format!("verify failed: {msg}"));
+                }
+            }
+        }
+    }
+}
+
+/// Sleep (then spin the last 20 µs) until `at` ns after `t0`, or until `stop`.
+fn wait_until(t0: &Instant, at: u64, stop: &AtomicBool) {
+    loop {
+        let t = t0.elapsed().as_nanos() as u64;
+        if t >= at || stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let left = at - t;
+        if left > 20_000 {
+            std::thread::sleep(std::time::Duration::from_nanos((left - 20_000).min(100_000_000)));
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+}
