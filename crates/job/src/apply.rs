@@ -1,0 +1,587 @@
+//! Map each option iolab acts on onto the typed [`Job`] fields, with fio's grammar and checks
+//! for the options that have their own (`rw`, `bssplit`, `random_distribution`,
+//! `file_service_type`, …).
+//!
+//! Sources: fio options.c `str_rw_cb` (`rw=randread:8` sets `ddir_seq_nr`; `rw=write:4k` sets
+//! `ddir_seq_add`), `str_bssplit_cb` / `bssplit_ddir`, `str_random_distribution_cb` /
+//! `parse_zoned_distribution` / `zone_split_ddir` (zoned access shares must add up to 100),
+//! `str_fst_cb` (`file_service_type` forms and defaults zipf 1.1, pareto 0.2, normal 0),
+//! `str_rwmix_read_cb` / `str_rwmix_write_cb` (the last one written wins), init.c
+//! `fixup_options` (a non-uniform distribution forces `norandommap`, l.1037).
+
+use crate::error::JobErrorKind;
+use crate::spec::*;
+use crate::value::{
+    self, fill_shares, parse_bool, parse_share, parse_u32, per_dir, split_entries, unit_err,
+};
+use iolab_core::units::{self, KbBase, SizeOrPercent, TimeUnitDefault};
+use iolab_core::{Nanos, PerDir};
+
+/// fio's defaults for `zipf:` / `pareto:` without a value (`FIO_DEF_ZIPF`, `FIO_DEF_PARETO`).
+const DEF_ZIPF: f64 = 1.1;
+const DEF_PARETO: f64 = 0.2;
+
+/// Engines fio has only on Windows; parsing succeeds, running refuses.
+const WINDOWS_ONLY_ENGINES: &[&str] = &["windowsaio"];
+
+/// The `kb_base` in force for this job: the last `kb_base` set before this option.
+pub fn kb_base(job: &Job) -> KbBase {
+    let v = job.options.get("kb_base").map(|o| match &o.value {
+        OptionValue::Int(i) => *i == 1000,
+        OptionValue::Str(s) => s.trim() == "1000",
+        _ => false,
+    });
+    if v == Some(true) {
+        KbBase::K1000
+    } else {
+        KbBase::K1024
+    }
+}
+
+fn bad(name: &str, value: &str, expected: impl Into<String>) -> JobErrorKind {
+    JobErrorKind::BadValue {
+        name: name.to_string(),
+        value: value.to_string(),
+        expected: expected.into(),
+    }
+}
+
+fn need<'a>(name: &str, v: Option<&'a str>) -> Result<&'a str, JobErrorKind> {
+    v.ok_or_else(|| JobErrorKind::MissingValue { name: name.to_string() })
+}
+
+fn size(name: &str, v: &str, kb: KbBase, warn: &mut Vec<String>) -> Result<u64, JobErrorKind> {
+    if let Some(w) = units::suffix_warning(v, kb) {
+        warn.push(format!("{name}: {w}"));
+    }
+    units::parse_size(v, kb).map_err(|e| unit_err(name, e))
+}
+
+fn time(name: &str, v: &str, unit: TimeUnitDefault) -> Result<Nanos, JobErrorKind> {
+    units::parse_time(v, unit).map_err(|e| unit_err(name, e))
+}
+
+fn size_spec(
+    name: &str,
+    v: &str,
+    kb: KbBase,
+    warn: &mut Vec<String>,
+) -> Result<SizeSpec, JobErrorKind> {
+    if let Some(w) = units::suffix_warning(v, kb) {
+        warn.push(format!("{name}: {w}"));
+    }
+    Ok(match units::parse_size_or_percent(v, kb).map_err(|e| unit_err(name, e))? {
+        SizeOrPercent::Bytes(b) => SizeSpec::Bytes(b),
+        SizeOrPercent::Percent(p) => SizeSpec::Percent(p as f64),
+    })
+}
+
+fn set_dirs<T>(target: &mut PerDir<T>, vals: [Option<T>; 3]) {
+    let [r, w, t] = vals;
+    if let Some(r) = r {
+        target.read = r;
+    }
+    if let Some(w) = w {
+        target.write = w;
+    }
+    if let Some(t) = t {
+        target.trim = t;
+    }
+}
+
+fn map_dirs<T>(
+    name: &str,
+    v: &str,
+    seps: &[char],
+    mut f: impl FnMut(&str) -> Result<T, JobErrorKind>,
+) -> Result<[Option<T>; 3], JobErrorKind> {
+    let d = per_dir(name, v, seps)?;
+    let mut out: [Option<T>; 3] = [None, None, None];
+    for (i, p) in d.into_iter().enumerate() {
+        if let Some(p) = p {
+            out[i] = Some(f(p)?);
+        }
+    }
+    Ok(out)
+}
+
+/// Apply one option to `job`. Returns `Ok(true)` when this module handled it (the caller still
+/// records the value in `job.options`), `Ok(false)` when the option has no typed field.
+/// Warnings (fio traps, forced settings) are pushed to `warn`.
+pub fn apply(
+    job: &mut Job,
+    name: &str,
+    v: Option<&str>,
+    warn: &mut Vec<String>,
+) -> Result<bool, JobErrorKind> {
+    let kb = kb_base(job);
+    match name {
+        "name" => job.name = need(name, v)?.to_string(),
+        "kb_base" => {
+            let s = need(name, v)?;
+            if !matches!(s.trim(), "1000" | "1024") {
+                return Err(bad(name, s, "1024 or 1000"));
+            }
+        }
+        "numjobs" => job.numjobs = parse_u32(name, need(name, v)?, kb)?,
+        "stonewall" => job.stonewall = parse_bool(name, v)?,
+        "new_group" => job.new_group = parse_bool(name, v)?,
+        "wait_for" => job.wait_for = Some(need(name, v)?.to_string()),
+        "group_reporting" => job.group_reporting = parse_bool(name, v)?,
+        "rw" => apply_rw(job, need(name, v)?, kb)?,
+        "rw_sequencer" => {
+            job.rw_sequencer = match need(name, v)? {
+                "sequential" => RwSequencer::Sequential,
+                "identical" => RwSequencer::Identical,
+                o => return Err(bad(name, o, "sequential or identical")),
+            }
+        }
+        "rwmixread" => {
+            job.rwmixread = units::parse_percent(need(name, v)?).map_err(|e| unit_err(name, e))?
+        }
+        "rwmixwrite" => {
+            job.rwmixread =
+                100 - units::parse_percent(need(name, v)?).map_err(|e| unit_err(name, e))?
+        }
+        "percentage_random" => {
+            let vals = map_dirs(name, need(name, v)?, &[','], |p| {
+                units::parse_percent(p).map_err(|e| unit_err(name, e))
+            })?;
+            set_dirs(&mut job.percentage_random, vals);
+        }
+        "bs" => {
+            let vals = map_dirs(name, need(name, v)?, &[','], |p| size(name, p, kb, warn))?;
+            for (d, val) in
+                [&mut job.bs.read, &mut job.bs.write, &mut job.bs.trim].into_iter().zip(vals)
+            {
+                if let Some(b) = val {
+                    if b == 0 {
+                        return Err(bad(name, need(name, v)?, "a block size above 0"));
+                    }
+                    d.min = b;
+                    d.max = b;
+                }
+            }
+        }
+        "bsrange" => {
+            let vals = map_dirs(name, need(name, v)?, &[',', '/'], |p| {
+                if let Some(w) = units::suffix_warning(p.split(['-', ':']).next().unwrap_or(p), kb)
+                {
+                    warn.push(format!("{name}: {w}"));
+                }
+                value::parse_range(name, p, kb)
+            })?;
+            for (d, val) in
+                [&mut job.bs.read, &mut job.bs.write, &mut job.bs.trim].into_iter().zip(vals)
+            {
+                if let Some((lo, hi)) = val {
+                    d.min = lo;
+                    d.max = hi;
+                }
+            }
+        }
+        "bssplit" => apply_bssplit(job, need(name, v)?, kb, warn)?,
+        "bs_unaligned" => job.bs_unaligned = parse_bool(name, v)?,
+        "blockalign" => {
+            let vals = map_dirs(name, need(name, v)?, &[','], |p| size(name, p, kb, warn))?;
+            set_dirs(&mut job.blockalign, vals);
+        }
+        "size" => job.size = Some(size_spec(name, need(name, v)?, kb, warn)?),
+        "filesize" => {
+            let s = need(name, v)?;
+            if let Some(w) = units::suffix_warning(s, kb) {
+                warn.push(format!("{name}: {w}"));
+            }
+            job.filesize = Some(value::parse_range(name, s, kb)?);
+        }
+        "offset" => job.offset = size_spec(name, need(name, v)?, kb, warn)?,
+        "offset_increment" => job.offset_increment = size(name, need(name, v)?, kb, warn)?,
+        "io_size" => job.io_size = Some(size(name, need(name, v)?, kb, warn)?),
+        "number_ios" => job.number_ios = Some(size(name, need(name, v)?, kb, warn)?),
+        "loops" => job.loops = parse_u32(name, need(name, v)?, kb)?,
+        "time_based" => job.time_based = parse_bool(name, v)?,
+        "runtime" => job.runtime = Some(time(name, need(name, v)?, TimeUnitDefault::Seconds)?),
+        "ramp_time" => job.ramp_time = Some(time(name, need(name, v)?, TimeUnitDefault::Seconds)?),
+        "startdelay" => {
+            let (a, b) = value::parse_time_range(name, need(name, v)?, TimeUnitDefault::Seconds)?;
+            job.startdelay = (Nanos(a), Nanos(b));
+        }
+        "norandommap" => job.norandommap = parse_bool(name, v)?,
+        "softrandommap" => job.softrandommap = parse_bool(name, v)?,
+        "random_generator" => {
+            job.random_generator = match need(name, v)? {
+                "tausworthe" => RandomGenerator::Tausworthe,
+                "tausworthe64" => RandomGenerator::Tausworthe64,
+                "lfsr" => RandomGenerator::Lfsr,
+                o => return Err(bad(name, o, "tausworthe, tausworthe64 or lfsr")),
+            }
+        }
+        "randseed" => {
+            job.randseed = size(name, need(name, v)?, kb, warn)?;
+            job.randseed_set = true;
+        }
+        "randrepeat" => job.randrepeat = parse_bool(name, v)?,
+        "random_distribution" => apply_distribution(job, need(name, v)?, kb)?,
+        "zipf_exact" => job.zipf_exact = parse_bool(name, v)?,
+        "hot_set" => {
+            job.hot_set = match need(name, v)? {
+                "per_job" => HotSet::PerJob,
+                "shared" => HotSet::Shared,
+                o => return Err(bad(name, o, "per_job or shared")),
+            }
+        }
+        "filename" => {
+            let s = need(name, v)?;
+            job.filenames = value::split_filenames(s);
+            if job.filenames.is_empty() {
+                return Err(bad(name, s, "one or more file names separated by ':'"));
+            }
+        }
+        "directory" => job.directory = value::split_filenames(need(name, v)?),
+        "nrfiles" => job.nrfiles = parse_u32(name, need(name, v)?, kb)?,
+        "filename_format" => {
+            job.filename_format = Some(check_filename_format(need(name, v)?, warn)?)
+        }
+        "file_service_type" => job.file_service = parse_file_service(need(name, v)?)?,
+        "rate" => {
+            let vals = map_dirs(name, need(name, v)?, &[','], |p| size(name, p, kb, warn))?;
+            set_dirs(&mut job.rate, vals);
+        }
+        "rate_iops" => {
+            let vals = map_dirs(name, need(name, v)?, &[','], |p| size(name, p, kb, warn))?;
+            set_dirs(&mut job.rate_iops, vals);
+        }
+        "rate_process" => {
+            job.rate_process = match need(name, v)? {
+                "linear" => RateProcess::Linear,
+                "poisson" => RateProcess::Poisson,
+                o => return Err(bad(name, o, "linear or poisson")),
+            }
+        }
+        "thinktime" => job.thinktime = time(name, need(name, v)?, TimeUnitDefault::Micros)?,
+        "thinktime_spin" => {
+            job.thinktime_spin = time(name, need(name, v)?, TimeUnitDefault::Micros)?
+        }
+        "thinktime_blocks" => job.thinktime_blocks = parse_u32(name, need(name, v)?, kb)?,
+        "ioengine" => {
+            let e = need(name, v)?.trim();
+            if WINDOWS_ONLY_ENGINES.contains(&e) {
+                warn.push(format!(
+                    "ioengine={e} is Windows-only; the job parses, but `iolab run` will refuse it \
+                     (use libaio or io_uring on Linux)"
+                ));
+            }
+            job.ioengine = e.to_string();
+        }
+        "iodepth" => {
+            let d = parse_u32(name, need(name, v)?, kb)?;
+            if d == 0 {
+                return Err(bad(name, need(name, v)?, "a depth of 1 or more"));
+            }
+            job.iodepth = d;
+        }
+        "direct" => job.direct = parse_bool(name, v)?,
+        "buffered" => job.direct = !parse_bool(name, v)?,
+        "thread" => job.thread = parse_bool(name, v)?,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// `rw=randread:8` / `rw=write:4k` (fio `str_rw_cb`).
+fn apply_rw(job: &mut Job, v: &str, kb: KbBase) -> Result<(), JobErrorKind> {
+    let (mode, post) = match v.split_once(':') {
+        Some((m, p)) => (m.trim(), Some(p.trim())),
+        None => (v.trim(), None),
+    };
+    job.rw = match mode {
+        "read" => RwKind::Read,
+        "write" => RwKind::Write,
+        "trim" => RwKind::Trim,
+        "randread" => RwKind::RandRead,
+        "randwrite" => RwKind::RandWrite,
+        "randtrim" => RwKind::RandTrim,
+        "rw" | "readwrite" => RwKind::ReadWrite,
+        "randrw" => RwKind::RandRw,
+        "trimwrite" => RwKind::TrimWrite,
+        "randtrimwrite" => RwKind::RandTrimWrite,
+        _ => {
+            return Err(bad(
+                "rw",
+                v,
+                "read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw, \
+                 trimwrite or randtrimwrite, optionally with :N",
+            ))
+        }
+    };
+    job.ddir_seq_nr = 1;
+    job.ddir_seq_add = 0;
+    if let Some(p) = post.filter(|p| !p.is_empty()) {
+        if job.rw.is_random() {
+            let n = parse_u32("rw", p, kb)?;
+            if n == 0 {
+                return Err(bad("rw", v, "randX:N with N of 1 or more"));
+            }
+            job.ddir_seq_nr = n;
+        } else {
+            job.ddir_seq_add = value::parse_int("rw", p, kb)?;
+        }
+    }
+    Ok(())
+}
+
+/// `bssplit=4k/50:1k/:32k/[,…]` (fio `bssplit_ddir`): sizes with shares, blanks share the
+/// remainder, sorted by share as fio does; min/max follow the split.
+fn apply_bssplit(
+    job: &mut Job,
+    v: &str,
+    kb: KbBase,
+    warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "bssplit";
+    let dirs = per_dir(name, v, &[','])?;
+    let targets = [&mut job.bs.read, &mut job.bs.write, &mut job.bs.trim];
+    for (d, t) in dirs.into_iter().zip(targets) {
+        let Some(d) = d else { continue };
+        let entries = split_entries(name, d, value::BSSPLIT_MAX)?;
+        if entries.is_empty() {
+            continue;
+        }
+        let mut sizes = Vec::new();
+        let mut shares = Vec::new();
+        for (bs, p) in &entries {
+            let b = size(name, bs, kb, warn)?;
+            if b == 0 {
+                return Err(bad(name, bs, "a block size above 0"));
+            }
+            sizes.push(b);
+            shares.push(parse_share(name, p.as_deref())?);
+        }
+        let filled = fill_shares(name, "block size", &shares)?;
+        let total: u32 = filled.iter().sum();
+        if total < 100 && !(filled.len() == 1 && shares[0].is_none()) {
+            warn.push(format!(
+                "bssplit '{d}': shares add up to {total}%, not 100%; fio picks the last entry for \
+                 the rest"
+            ));
+        }
+        let mut split: Vec<BsSplit> = sizes
+            .iter()
+            .zip(&filled)
+            .map(|(&bs, &perc)| BsSplit {
+                bs,
+                perc: if filled.len() == 1 && shares[0].is_none() { 100 } else { perc },
+            })
+            .collect();
+        split.sort_by_key(|s| s.perc);
+        t.min = sizes.iter().copied().min().unwrap_or(t.min);
+        t.max = sizes.iter().copied().max().unwrap_or(t.max);
+        t.split = split;
+    }
+    Ok(())
+}
+
+/// `zipf:1.2[:center]`, `pareto:0.3`, `normal:5`, `gauss`, `zoned:…`, `zoned_abs:…`, `random`.
+fn apply_distribution(job: &mut Job, v: &str, kb: KbBase) -> Result<(), JobErrorKind> {
+    let name = "random_distribution";
+    let (kind, post) = match v.split_once(':') {
+        Some((k, p)) => (k.trim(), Some(p.trim())),
+        None => (v.trim(), None),
+    };
+    let dist = match kind {
+        "random" => Distribution::Random,
+        "zipf" | "pareto" | "normal" | "gauss" => {
+            let (val, center) = distr_params(name, v, post, kind)?;
+            match kind {
+                "zipf" => Distribution::Zipf { theta: val, center },
+                "pareto" => Distribution::Pareto { h: val, center },
+                _ => Distribution::Normal { dev: val, center },
+            }
+        }
+        "zoned" | "zoned_abs" => {
+            let abs = kind == "zoned_abs";
+            let body =
+                post.ok_or_else(|| bad(name, v, "zoned:access%/size%:… with at least one zone"))?;
+            let dirs = per_dir(name, body, &[','])?;
+            let mut zones: PerDir<Vec<Zone>> = PerDir::default();
+            let mut parsed: [Option<Vec<Zone>>; 3] = [None, None, None];
+            for (i, d) in dirs.into_iter().enumerate() {
+                if let Some(d) = d {
+                    parsed[i] = Some(parse_zones(name, d, abs, kb)?);
+                }
+            }
+            set_dirs(&mut zones, parsed);
+            if abs {
+                Distribution::ZonedAbs(zones)
+            } else {
+                Distribution::Zoned(zones)
+            }
+        }
+        _ => {
+            return Err(bad(
+                name,
+                v,
+                "random, zipf[:theta[:center]], pareto[:h[:center]], normal[:dev[:center]], \
+                 zoned:… or zoned_abs:…",
+            ))
+        }
+    };
+    job.random_distribution = dist;
+    Ok(())
+}
+
+fn distr_params(
+    name: &str,
+    v: &str,
+    post: Option<&str>,
+    kind: &str,
+) -> Result<(f64, Option<f64>), JobErrorKind> {
+    let mut val = match kind {
+        "zipf" => DEF_ZIPF,
+        "pareto" => DEF_PARETO,
+        _ => 0.0,
+    };
+    let mut center = None;
+    if let Some(p) = post.filter(|p| !p.is_empty()) {
+        let mut it = p.split(':');
+        if let Some(a) = it.next() {
+            val = value::parse_float(name, a)?;
+        }
+        if let Some(c) = it.next() {
+            let c = value::parse_float(name, c)?;
+            if !(0.0..=1.0).contains(&c) {
+                return Err(bad(name, v, "a center from 0 to 1.0"));
+            }
+            center = Some(c);
+        }
+        if it.next().is_some() {
+            return Err(bad(name, v, format!("{kind}:value[:center]")));
+        }
+    }
+    match kind {
+        "zipf" if val == 1.0 => Err(bad(name, v, "a zipf theta other than 1.0")),
+        "zipf" if val <= 0.0 => Err(bad(name, v, "a zipf theta above 0")),
+        "pareto" if !(val > 0.0 && val < 1.0) => Err(bad(name, v, "a pareto h with 0 < h < 1.0")),
+        "normal" | "gauss" if !(0.0..100.0).contains(&val) => {
+            Err(bad(name, v, "a normal deviation with 0 <= dev < 100.0"))
+        }
+        _ => Ok((val, center)),
+    }
+}
+
+/// One direction of `zoned` / `zoned_abs` (fio `zone_split_ddir`): access shares must add up to
+/// exactly 100 (blank shares take equal parts of the rest); `zoned` sizes are percentages.
+fn parse_zones(name: &str, s: &str, abs: bool, kb: KbBase) -> Result<Vec<Zone>, JobErrorKind> {
+    let entries = split_entries(name, s, value::ZONESPLIT_MAX)?;
+    let mut access = Vec::new();
+    let mut sizes: Vec<Option<u64>> = Vec::new();
+    for (a, sz) in &entries {
+        access.push(parse_share(name, Some(a.trim_end_matches('%')))?);
+        if abs {
+            let sz = sz
+                .as_deref()
+                .ok_or_else(|| bad(name, s, "zoned_abs:access%/size:… with a size per zone"))?;
+            sizes.push(Some(units::parse_size(sz, kb).map_err(|e| unit_err(name, e))?));
+        } else {
+            sizes.push(parse_share(name, sz.as_deref())?.map(u64::from));
+        }
+    }
+    let access = fill_shares(name, "zone access", &access)?;
+    let total: u32 = access.iter().sum();
+    if total != 100 {
+        return Err(bad(name, s, format!("zone access shares that add up to 100 (got {total})")));
+    }
+    let sizes: Vec<f64> = if abs {
+        sizes.iter().map(|s| s.unwrap_or(0) as f64).collect()
+    } else {
+        let shares: Vec<Option<u32>> = sizes.iter().map(|s| s.map(|v| v as u32)).collect();
+        fill_shares(name, "zone size", &shares)?.into_iter().map(f64::from).collect()
+    };
+    Ok(access.into_iter().zip(sizes).map(|(access_pct, size)| Zone { access_pct, size }).collect())
+}
+
+/// `file_service_type=random|roundrobin|sequential[:N]`, `zipf|pareto|normal|gauss[:v]`
+/// (fio `str_fst_cb`).
+pub fn parse_file_service(v: &str) -> Result<FileService, JobErrorKind> {
+    let name = "file_service_type";
+    let (kind, post) = match v.split_once(':') {
+        Some((k, p)) => (k.trim(), Some(p.trim())),
+        None => (v.trim(), None),
+    };
+    let simple = |k: FileServiceKind| -> Result<FileService, JobErrorKind> {
+        let nr = match post.filter(|p| !p.is_empty()) {
+            Some(p) => parse_u32(name, p, KbBase::K1024)?,
+            None => 1,
+        };
+        if nr == 0 {
+            return Err(bad(name, v, "a switch count of 1 or more after ':'"));
+        }
+        Ok(FileService { kind: k, nr })
+    };
+    match kind {
+        "random" => simple(FileServiceKind::Random),
+        "roundrobin" => simple(FileServiceKind::RoundRobin),
+        "sequential" => simple(FileServiceKind::Sequential),
+        "zipf" | "pareto" | "normal" | "gauss" => {
+            let (val, _center) = distr_params(name, v, post, kind)?;
+            let kind = match kind {
+                "zipf" => FileServiceKind::Zipf(val),
+                "pareto" => FileServiceKind::Pareto(val),
+                _ => FileServiceKind::Normal(val),
+            };
+            Ok(FileService { kind, nr: 1 })
+        }
+        _ => Err(bad(
+            name,
+            v,
+            "random, roundrobin, sequential[:N], zipf[:theta], pareto[:h] or normal[:dev]",
+        )),
+    }
+}
+
+/// `filename_format` keywords: `$jobname`, `$jobnum`, `$filenum`, `$clientuid`.
+fn check_filename_format(v: &str, warn: &mut Vec<String>) -> Result<String, JobErrorKind> {
+    const KEYWORDS: &[&str] = &["$jobname", "$jobnum", "$filenum", "$clientuid"];
+    let mut rest = v;
+    while let Some(i) = rest.find('$') {
+        let tail = &rest[i..];
+        match KEYWORDS.iter().find(|k| tail.starts_with(**k)) {
+            Some(k) => rest = &tail[k.len()..],
+            None => {
+                warn.push(format!(
+                    "filename_format '{v}': '{}' is not a keyword ($jobname, $jobnum, $filenum, \
+                     $clientuid) and is kept literally, as fio does",
+                    tail.split(|c: char| !(c == '$' || c.is_ascii_alphanumeric() || c == '_'))
+                        .next()
+                        .unwrap_or(tail)
+                ));
+                rest = &tail[1..];
+            }
+        }
+    }
+    Ok(v.to_string())
+}
+
+/// After all options of a job: fio's fix-ups that change typed fields, with warnings.
+pub fn finish(job: &mut Job, warn: &mut Vec<String>) {
+    if !matches!(job.random_distribution, Distribution::Random)
+        && !job.norandommap
+        && job.rw.is_random()
+    {
+        job.norandommap = true;
+        warn.push(
+            "a non-uniform random_distribution forces norandommap=1, as in fio (blocks can be \
+             hit repeatedly and some never)"
+                .to_string(),
+        );
+    }
+    if !matches!(job.random_distribution, Distribution::Random) && !job.norandommap {
+        job.norandommap = true;
+    }
+    if job.filenames.len() > 1 && job.options.contains_key("nrfiles") {
+        warn.push(format!(
+            "nrfiles is ignored because filename= lists {} files, as in fio",
+            job.filenames.len()
+        ));
+    }
+}

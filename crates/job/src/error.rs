@@ -1,0 +1,88 @@
+//! `JobError`: what was wrong with a job file or command line, where, and what was expected.
+//!
+//! `Display` is one line, `file:line: what was wrong; expected …`, like a compiler message, so
+//! an editor can jump to it. Each kind carries its context as fields (no string-only variants).
+
+use iolab_core::units::UnitError;
+use std::fmt;
+
+/// Where in the input an error or warning points.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// A line of a job file (1-based).
+    File { file: String, line: u32 },
+    /// The `index`-th argument of the command line (0-based among the fio-style arguments).
+    CommandLine { index: u32 },
+    /// A job file as a whole (it could not be read).
+    Path { file: String },
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::File { file, line } => write!(f, "{file}:{line}"),
+            Location::CommandLine { index } => write!(f, "command line (argument {})", index + 1),
+            Location::Path { file } => write!(f, "{file}"),
+        }
+    }
+}
+
+/// One bad thing in a job file or on the command line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{location}: {kind}")]
+pub struct JobError {
+    pub location: Location,
+    pub kind: JobErrorKind,
+}
+
+impl JobError {
+    pub fn new(location: Location, kind: JobErrorKind) -> Self {
+        JobError { location, kind }
+    }
+}
+
+/// What was wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum JobErrorKind {
+    #[error("cannot read job file: {message}")]
+    Read { message: String },
+    #[error("job file is not UTF-8 text; expected a text file")]
+    NotText,
+    #[error("option '{option}' outside of a [section]; expected a [job] or [global] line first")]
+    OutsideSection { option: String },
+    #[error("bad section header '{text}'; expected [name] with a name of 1 to 255 characters")]
+    BadSection { text: String },
+    #[error("included file '{path}' contains a [section]; expected only options in an include")]
+    SectionInInclude { path: String },
+    #[error("include '{path}' nests deeper than {depth} levels; expected no include loop")]
+    IncludeDepth { path: String, depth: u32 },
+    #[error("cannot read included file '{path}': {message}")]
+    Include { path: String, message: String },
+    #[error("unknown option '{name}'{}; expected an option listed by `iolab options`",
+        suggestion.as_ref().map(|s| format!("; did you mean '{s}'?")).unwrap_or_default())]
+    UnknownOption { name: String, suggestion: Option<String> },
+    #[error("option '{name}' is not supported by iolab: {reason}")]
+    Unsupported { name: String, reason: String },
+    #[error("option '{name}' needs a value; expected {name}=<value>")]
+    MissingValue { name: String },
+    #[error("option '{name}': {source}")]
+    Unit { name: String, source: Box<UnitError> },
+    #[error("option '{name}': bad value '{value}'; expected {expected}")]
+    BadValue { name: String, value: String, expected: String },
+    #[error("option '{name}': {what} shares add up to {total}%; expected at most 100%")]
+    SplitOver100 { name: String, what: &'static str, total: u32 },
+    #[error("option '{name}': {count} entries for one direction; expected at most {max}")]
+    TooManySplits { name: String, count: usize, max: usize },
+    #[error("wait_for='{target}' names no earlier job; expected the name of a job defined above")]
+    WaitForUnknown { target: String },
+    #[error("wait_for='{target}' names {count} jobs; expected a unique job name")]
+    WaitForAmbiguous { target: String, count: usize },
+    #[error("'{value}' in ${{…}} or $keyword: {message}")]
+    Substitution { value: String, message: String },
+    #[error("bad command-line argument '{arg}'; expected --option=value or --option")]
+    BadArgument { arg: String },
+    #[error("--section={name} matches no job; expected one of: {available}")]
+    NoSuchSection { name: String, available: String },
+    #[error("no jobs defined; expected at least one [job] section or --name=")]
+    NoJobs,
+}

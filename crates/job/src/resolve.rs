@@ -1,0 +1,221 @@
+//! From sections to jobs: `[global]` scoping, option lookup and typing, implicit stonewalls,
+//! reporting groups, `wait_for`.
+//!
+//! Source: fio init.c `__parse_jobs_ini` (a section whose name starts with "global" sets
+//! defaults for the jobs after it; the first job of every later job file gets an implicit
+//! `stonewall`), `parse_options` (fio resets its defaults before every job file after the
+//! first, so command-line options before the first `--name` reach only the command-line jobs
+//! and the first file), `add_job` (a new reporting group at each `stonewall`/`new_group` after
+//! at least one job). Options are applied in the order written, so `kb_base` affects only the
+//! options after it (fio issue #1740).
+
+use crate::apply;
+use crate::error::{JobError, JobErrorKind, Location};
+use crate::ini::{RawEntry, RawSection};
+use crate::registry::{self, Status};
+use crate::spec::{Job, OptionValue, Origin, ResolvedOption};
+use crate::value;
+use crate::Warning;
+
+/// The sections of one input: the command line or one job file.
+pub struct Unit {
+    pub sections: Vec<RawSection>,
+    pub file_index: u32,
+    /// Whether this unit starts from fio's defaults (true for every file after the first).
+    pub reset_defaults: bool,
+    /// Whether its first job gets an implicit stonewall.
+    pub implicit_stonewall: bool,
+}
+
+fn origin(loc: &Location, section: &str) -> Origin {
+    match loc {
+        Location::File { file, line } => {
+            Origin::File { file: file.clone(), line: *line, section: section.to_string() }
+        }
+        Location::CommandLine { index } => Origin::CommandLine { index: *index },
+        Location::Path { .. } => Origin::Default,
+    }
+}
+
+pub fn origin_location(o: &Origin) -> Option<Location> {
+    match o {
+        Origin::File { file, line, .. } => Some(Location::File { file: file.clone(), line: *line }),
+        Origin::CommandLine { index } => Some(Location::CommandLine { index: *index }),
+        Origin::Default => None,
+    }
+}
+
+/// Apply one entry to `job`: lookup, status, typed value, typed fields.
+pub fn apply_entry(
+    job: &mut Job,
+    e: &RawEntry,
+    section: &str,
+    warnings: &mut Vec<Warning>,
+) -> Result<(), JobError> {
+    let err = |kind| JobError::new(e.location.clone(), kind);
+    let def = registry::lookup(&e.key).ok_or_else(|| {
+        err(JobErrorKind::UnknownOption {
+            name: e.key.clone(),
+            suggestion: registry::nearest(&e.key).map(str::to_string),
+        })
+    })?;
+    let kb = apply::kb_base(job);
+    let v = e.value.as_deref();
+    let mut msgs = Vec::new();
+    match def.status {
+        Status::Unsupported(reason) => {
+            return Err(err(JobErrorKind::Unsupported {
+                name: def.name.to_string(),
+                reason: reason.to_string(),
+            }))
+        }
+        Status::Ignored(reason) => {
+            msgs.push(format!("option '{}' is ignored by iolab: {reason}", def.name));
+        }
+        Status::Supported => {
+            apply::apply(job, def.name, v, &mut msgs).map_err(err)?;
+        }
+    }
+    if def.ty == registry::OptionType::Deprecated {
+        msgs.push(format!("option '{}' is deprecated; fio ignores it too", def.name));
+    }
+    let typed = match value::typed(def, v, kb) {
+        Ok(t) => t,
+        // apply accepted it with its own grammar; keep the text
+        Err(_) if def.status == Status::Supported => {
+            OptionValue::Str(v.unwrap_or_default().to_string())
+        }
+        Err(k) => return Err(err(k)),
+    };
+    job.options.insert(
+        def.name.to_string(),
+        ResolvedOption { value: typed, raw: e.raw.clone(), origin: origin(&e.location, section) },
+    );
+    msgs.dedup();
+    let loc = e.location.to_string();
+    warnings.extend(msgs.into_iter().map(|message| Warning { location: loc.clone(), message }));
+    Ok(())
+}
+
+/// Resolve all units into jobs, in order. `filter` keeps only the named job sections.
+pub fn resolve(
+    units: Vec<Unit>,
+    filter: &[String],
+    warnings: &mut Vec<Warning>,
+) -> Result<Vec<Job>, JobError> {
+    let mut jobs: Vec<Job> = Vec::new();
+    let mut defaults = Job::with_defaults("global");
+    let mut seen_sections: Vec<String> = Vec::new();
+    for unit in units {
+        if unit.reset_defaults {
+            defaults = Job::with_defaults("global");
+        }
+        let mut stonewall_pending = unit.implicit_stonewall;
+        for s in &unit.sections {
+            if s.is_global() {
+                for e in &s.entries {
+                    apply_entry(&mut defaults, e, &s.name, warnings)?;
+                }
+                continue;
+            }
+            seen_sections.push(s.name.clone());
+            if !filter.is_empty() && !filter.contains(&s.name) {
+                continue;
+            }
+            let mut job = defaults.clone();
+            job.name = s.name.clone();
+            job.section = s.name.clone();
+            job.file_index = unit.file_index;
+            let mut job_warnings = Vec::new();
+            for e in &s.entries {
+                apply_entry(&mut job, e, &s.name, &mut job_warnings)?;
+            }
+            if stonewall_pending {
+                job.stonewall = true;
+                stonewall_pending = false;
+            }
+            let mut msgs = Vec::new();
+            apply::finish(&mut job, &mut msgs);
+            engine_option_check(&job, &mut msgs);
+            let loc = s.location.to_string();
+            warnings.extend(job_warnings);
+            warnings.extend(
+                msgs.into_iter()
+                    .map(|message| Warning { location: format!("{loc} [{}]", job.name), message }),
+            );
+            jobs.push(job);
+        }
+    }
+    for f in filter {
+        if !seen_sections.contains(f) {
+            return Err(JobError::new(
+                Location::CommandLine { index: 0 },
+                JobErrorKind::NoSuchSection {
+                    name: f.clone(),
+                    available: seen_sections.join(", "),
+                },
+            ));
+        }
+    }
+    assign_groups(&mut jobs);
+    check_wait_for(&jobs)?;
+    Ok(jobs)
+}
+
+/// An engine option set on a job whose engine does not define it has no effect.
+fn engine_option_check(job: &Job, msgs: &mut Vec<String>) {
+    for name in job.options.keys() {
+        if let Some(def) = registry::lookup(name) {
+            if !def.engine.is_empty() && !def.engine.contains(&job.ioengine.as_str()) {
+                msgs.push(format!(
+                    "option '{name}' belongs to ioengine {} but this job uses ioengine={}; it has \
+                     no effect",
+                    def.engine.join("/"),
+                    job.ioengine
+                ));
+            }
+        }
+    }
+}
+
+/// fio `add_job`: a new group id at each stonewall/new_group after at least one job.
+fn assign_groups(jobs: &mut [Job]) {
+    let mut group = 0u32;
+    let mut prev_group_jobs = 0u32;
+    for j in jobs.iter_mut() {
+        if (j.stonewall || j.new_group) && prev_group_jobs > 0 {
+            prev_group_jobs = 0;
+            group += 1;
+        }
+        j.group_id = group;
+        prev_group_jobs += 1;
+    }
+}
+
+fn check_wait_for(jobs: &[Job]) -> Result<(), JobError> {
+    for (i, j) in jobs.iter().enumerate() {
+        let Some(target) = &j.wait_for else { continue };
+        let loc = j
+            .options
+            .get("wait_for")
+            .and_then(|o| origin_location(&o.origin))
+            .unwrap_or(Location::CommandLine { index: 0 });
+        let count = jobs[..i].iter().filter(|e| &e.name == target).count();
+        match count {
+            0 => {
+                return Err(JobError::new(
+                    loc,
+                    JobErrorKind::WaitForUnknown { target: target.clone() },
+                ))
+            }
+            1 => {}
+            n => {
+                return Err(JobError::new(
+                    loc,
+                    JobErrorKind::WaitForAmbiguous { target: target.clone(), count: n },
+                ))
+            }
+        }
+    }
+    Ok(())
+}
