@@ -17,12 +17,14 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod cpu;
+pub mod diskseries;
 pub mod diskstats;
 pub mod hist;
 pub mod recorder;
 pub mod result;
 pub mod steady;
 pub mod summarize;
+pub mod topology;
 
 pub use cpu::{CpuUsage, Who};
 pub use hist::{
