@@ -1,14 +1,79 @@
-//! `iolab parse`. PLACEHOLDER until its owner lands it.
+//! `iolab parse JOB… [--name=value…] [--section=NAME] [--defaults]`: the jobs as iolab (and
+//! fio) read them, as pretty JSON `{"jobs":[…], "warnings":[…]}`, every option with its typed
+//! value, the text as written and where it came from. Warnings also go to stderr. No I/O.
 
+use std::io::Write;
 use std::process::ExitCode;
+
+use anyhow::Context;
+use iolab_job::{registry, LoadOptions, Origin};
+use serde_json::{json, Map, Value};
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// Job files, fio-style options (`--rw=randread`, `--name=job2`) and `--section=NAME`,
+    /// in fio's order: options before the first `--name` are global.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     rest: Vec<String>,
 }
 
+const OWN_FLAGS: &[&str] = &["defaults"];
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let _ = args.rest;
-    anyhow::bail!("`iolab parse` is not built yet")
+    let split = iolab_job::split_fio_args(&args.rest, OWN_FLAGS);
+    let defaults = split.other.iter().any(|a| a == "--defaults");
+    if let Some(bad) = split.other.iter().find(|a| *a != "--defaults") {
+        anyhow::bail!("unknown flag '{bad}'; expected job files, --option=value, --section=NAME or --defaults");
+    }
+    let opts = LoadOptions {
+        files: split.job_files,
+        cmdline: split.fio_options,
+        sections: split.sections,
+    };
+    let parsed = iolab_job::load(&opts)?;
+    let mut stderr = std::io::stderr().lock();
+    for w in &parsed.warnings {
+        writeln!(stderr, "iolab: {w}").context("writing warnings")?;
+    }
+    let jobs: Vec<Value> =
+        parsed.jobs.iter().map(|j| job_json(j, defaults)).collect::<anyhow::Result<_>>()?;
+    let out = json!({ "jobs": jobs, "warnings": parsed.warnings });
+    let mut stdout = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut stdout, &out).context("writing JSON")?;
+    writeln!(stdout).context("writing JSON")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn origin_text(o: &Origin) -> String {
+    match o {
+        Origin::File { file, line, .. } => format!("{file}:{line}"),
+        Origin::CommandLine { index } => format!("command line (argument {})", index + 1),
+        Origin::Default => "default".to_string(),
+    }
+}
+
+/// The job as JSON, with `options` rewritten to `{value, raw, origin: "file:line", section}`
+/// and, with `defaults`, every other option that has a fio default.
+fn job_json(job: &iolab_job::Job, defaults: bool) -> anyhow::Result<Value> {
+    let mut v = serde_json::to_value(job).context("serializing job")?;
+    let mut options = Map::new();
+    for (name, o) in &job.options {
+        let mut entry = json!({ "value": o.value, "raw": o.raw, "origin": origin_text(&o.origin) });
+        if let Origin::File { section, .. } = &o.origin {
+            entry["section"] = json!(section);
+        }
+        options.insert(name.clone(), entry);
+    }
+    if defaults {
+        for def in registry::OPTIONS {
+            if !def.default.is_empty() && !options.contains_key(def.name) {
+                options.insert(
+                    def.name.to_string(),
+                    json!({ "value": def.default, "raw": def.default, "origin": "default" }),
+                );
+            }
+        }
+    }
+    v["options"] = Value::Object(options);
+    Ok(v)
 }
