@@ -14,6 +14,7 @@
 pub mod buf;
 pub mod engines;
 pub mod error;
+pub mod runner;
 pub mod safety;
 pub mod target;
 pub mod worker;

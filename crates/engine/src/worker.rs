@@ -103,6 +103,8 @@ pub struct WorkerOutcome {
     /// The error that stopped the worker, if any (I/O errors are also in the recorder).
     pub error: Option<String>,
     pub verify_failures: u64,
+    /// Completed I/Os and bytes per file index (how the shared depth pool was spread).
+    pub per_file: Vec<(u64, u64)>,
 }
 
 /// Per-slot bookkeeping of an in-flight unit.
@@ -169,6 +171,7 @@ pub fn run_worker(
     let mut error: Option<String> = None;
     let mut verify_failures = 0u64;
     let mut ops_since_check = 0u32;
+    let mut per_file: Vec<(u64, u64)> = Vec::new();
 
     'main: loop {
         // Time checks every few units: ramp end, runtime cap, stop flag, interval ticks.
@@ -263,6 +266,7 @@ pub fn run_worker(
             match engine.queue(op)? {
                 Queued::Completed(res) => {
                     let t_done = now().0;
+                    count_file(&mut per_file, r.file, res, ramping);
                     rec.record_submit(r.dir, 1);
                     let s = slots[slot as usize];
                     complete(
@@ -330,6 +334,7 @@ pub fn run_worker(
         for c in comps.drain(..) {
             let s = slots[c.slot as usize];
             in_flight -= 1;
+            count_file(&mut per_file, s.file, c.res, ramping);
             complete(
                 &mut rec,
                 engine,
@@ -384,7 +389,20 @@ pub fn run_worker(
     let runtime = end.saturating_sub(measure_start);
     rec.finish_intervals(runtime);
     let cpu = iolab_stats::CpuUsage::sample(iolab_stats::Who::Thread).since(&cpu0);
-    Ok(WorkerOutcome { rec, runtime, measure_start, cpu, error, verify_failures })
+    Ok(WorkerOutcome { rec, runtime, measure_start, cpu, error, verify_failures, per_file })
+}
+
+#[inline]
+fn count_file(per_file: &mut Vec<(u64, u64)>, file: u32, res: i64, ramping: bool) {
+    if ramping || res <= 0 {
+        return;
+    }
+    let i = file as usize;
+    if per_file.len() <= i {
+        per_file.resize(i + 1, (0, 0));
+    }
+    per_file[i].0 += 1;
+    per_file[i].1 += res as u64;
 }
 
 fn commit(

@@ -1,0 +1,506 @@
+//! Running whole jobs: `numjobs` clones as OS threads, `stonewall`/`wait_for` ordering,
+//! file naming and setup, engine choice with the io_uring fallback, `invalidate`,
+//! `ramp_time`/`runtime`, and the per-clone and per-group results (fio backend.c
+//! `run_threads`/`thread_main`, filesetup.c `setup_files`, init.c `add_job` naming,
+//! stat.c `show_run_stats`).
+//!
+//! Each clone builds its own engine inside its thread (io_uring's SINGLE_ISSUER wants the
+//! submitting thread to own the ring) and records into its own recorder; results are merged
+//! only at the end.
+
+use crate::engines::{self, EngineConfig, EngineFile};
+use crate::error::EngineError;
+use crate::target::{self, Target, TargetSpec};
+use crate::worker::{run_worker, BufFill, ReadCheck, RequestSource, WorkerConfig, WorkerOutcome};
+use iolab_core::{IoRequest, Nanos};
+use iolab_job::{Job, OptionValue};
+use iolab_stats::{JobResult, LiveCounters, RunResult};
+use iolab_workload::{FileLayout, WorkerInput, Workload};
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+/// Run-wide switches from the command line.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Writes to devices with a signature or in use are allowed.
+    pub allow_destroy: bool,
+    /// Percentiles to report (percent).
+    pub percentiles: Vec<f64>,
+    /// Stats interval when the job has no `bwavgtime`.
+    pub interval: Nanos,
+    /// Write every job's region once before it runs (reads of never-written blocks measure
+    /// nothing; `--prefill`).
+    pub prefill: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            allow_destroy: false,
+            percentiles: iolab_stats::DEFAULT_PERCENTILES.to_vec(),
+            interval: iolab_stats::DEFAULT_INTERVAL,
+            prefill: false,
+        }
+    }
+}
+
+/// What one clone did to one file (the spread of a shared depth pool over `filename=a:b:…`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileIo {
+    pub job: String,
+    pub clone: u32,
+    pub path: PathBuf,
+    pub ios: u64,
+    pub bytes: u64,
+}
+
+/// A run's result plus the per-file spread.
+#[derive(Clone, Debug, Default)]
+pub struct RunOutput {
+    pub result: RunResult,
+    pub files: Vec<FileIo>,
+}
+
+/// Live view for a progress display: one slot per clone, filled once the clone runs.
+#[derive(Default)]
+pub struct Progress {
+    pub clones: Mutex<Vec<ProgressSlot>>,
+}
+
+/// One running clone as the progress display sees it.
+pub struct ProgressSlot {
+    pub job: String,
+    pub started: Instant,
+    /// Expected measured length (runtime + ramp) when time bound.
+    pub expected: Option<Nanos>,
+    pub live: Arc<Mutex<Option<Arc<LiveCounters>>>>,
+    pub done: Arc<AtomicBool>,
+}
+
+struct Clone {
+    job_idx: usize,
+    handle: JoinHandle<Result<WorkerOutcome, EngineError>>,
+    clone: u32,
+    paths: Vec<PathBuf>,
+    start_ns: u64,
+    spawned: Instant,
+    notes: Vec<String>,
+}
+
+fn opt_u64(job: &Job, name: &str) -> Option<u64> {
+    job.opt_u64(name)
+}
+
+fn opt_bool(job: &Job, name: &str, default: bool) -> bool {
+    job.opt_bool(name).unwrap_or(default)
+}
+
+fn opt_str<'a>(job: &'a Job, name: &str) -> Option<&'a str> {
+    match job.opt(name)? {
+        OptionValue::Str(s) => Some(s.as_str()),
+        _ => None,
+    }
+}
+
+/// The files of one clone, fio's way: `filename=` (shared by all clones, relative names
+/// under `directory=`) or `<name>.<clone>.<n>` generated per clone (init.c `add_job`,
+/// filesetup.c `get_file_name`), spread round-robin over the `directory=` entries.
+pub fn clone_files(job: &Job, clone: u32) -> Vec<PathBuf> {
+    let dirs: Vec<PathBuf> = job.directory.iter().map(PathBuf::from).collect();
+    let under = |i: usize, name: &str| -> PathBuf {
+        let p = Path::new(name);
+        if p.is_absolute() || dirs.is_empty() {
+            p.to_path_buf()
+        } else {
+            dirs[i % dirs.len()].join(p)
+        }
+    };
+    if !job.filenames.is_empty() {
+        return job.filenames.iter().enumerate().map(|(i, f)| under(i, f)).collect();
+    }
+    (0..job.nrfiles.max(1))
+        .map(|n| {
+            let name = match &job.filename_format {
+                Some(fmt) => fmt
+                    .replace("$jobname", &job.name)
+                    .replace("$jobnum", &clone.to_string())
+                    .replace("$filenum", &n.to_string()),
+                None => format!("{}.{}.{}", job.name, clone, n),
+            };
+            under(n as usize, &name)
+        })
+        .collect()
+}
+
+/// The engine a job will use and why it differs from what it asked for.
+pub fn resolve_engine(job: &Job) -> Result<(String, Vec<String>), EngineError> {
+    let mut notes = Vec::new();
+    let mut name = job.ioengine.clone();
+    engines::lookup(&name)?;
+    if name == "io_uring" {
+        if let Err(why) = engines::uring::probe() {
+            notes.push(format!(
+                "job {}: io_uring is not available ({why}); using psync (depth 1)",
+                job.name
+            ));
+            name = "psync".to_string();
+        }
+    }
+    if engines::is_sync_engine(&name) && job.iodepth > 1 {
+        notes.push(format!(
+            "job {}: ioengine={name} is synchronous: queue depth will be capped at 1 (asked {})",
+            job.name, job.iodepth
+        ));
+    }
+    if name == "libaio" && !job.direct && job.iodepth > 1 {
+        notes.push(format!(
+            "job {}: libaio with direct=0 completes in io_submit: expect an achieved depth of ~1 \
+             (see the IO depths line); use direct=1",
+            job.name
+        ));
+    }
+    Ok((name, notes))
+}
+
+/// The worker's loop settings from the job's options.
+pub fn worker_config(job: &Job, opts: &RunOptions) -> Result<WorkerConfig, EngineError> {
+    let depth = job.iodepth.max(1);
+    let bad = |what: String| EngineError::Job { job: job.name.clone(), what };
+    if let Some(mode) = opt_str(job, "io_submit_mode") {
+        if mode != "inline" {
+            return Err(bad(format!("io_submit_mode={mode} is not supported (only inline)")));
+        }
+    }
+    let cont = opt_str(job, "continue_on_error").unwrap_or("none");
+    Ok(WorkerConfig {
+        depth,
+        batch_submit: opt_u64(job, "iodepth_batch").map(|v| v as u32).unwrap_or(1),
+        complete_min: opt_u64(job, "iodepth_batch_complete_min").map(|v| v as u32).unwrap_or(1),
+        depth_low: opt_u64(job, "iodepth_low").map(|v| v as u32).unwrap_or(depth),
+        fsync_every: opt_u64(job, "fsync").unwrap_or(0),
+        fdatasync_every: opt_u64(job, "fdatasync").unwrap_or(0),
+        end_fsync: opt_bool(job, "end_fsync", false),
+        runtime: job.runtime.filter(|r| r.0 > 0),
+        ramp: job.ramp_time.filter(|r| r.0 > 0),
+        interval: opt_u64(job, "bwavgtime").map(Nanos::from_millis).unwrap_or(opts.interval),
+        stop_on_error: cont == "none",
+    })
+}
+
+/// Adapts the workload crate's generator to the worker.
+struct WorkloadSource(Workload);
+impl RequestSource for WorkloadSource {
+    #[inline]
+    fn next_into(&mut self, r: &mut IoRequest) -> bool {
+        self.0.next_into(r)
+    }
+}
+
+/// Adapts the data crate's generator: generation = how often this block was written before
+/// is not tracked per block, so generation 0 keeps writes reproducible by (file, offset).
+struct DataFill(iolab_data::DataGen);
+impl BufFill for DataFill {
+    #[inline]
+    fn fill(&mut self, buf: &mut [u8], file: u32, offset: u64) {
+        self.0.fill(buf, file, offset, 0)
+    }
+}
+
+/// Verifies reads against what `DataFill` wrote (`verify=pattern`-like byte comparison of
+/// the regenerated data; headers are the data crate's `stamp/check`).
+struct RegenCheck {
+    gen: iolab_data::DataGen,
+    scratch: Vec<u8>,
+}
+impl ReadCheck for RegenCheck {
+    fn check(&mut self, buf: &[u8], file: u32, offset: u64) -> Result<(), String> {
+        self.scratch.resize(buf.len(), 0);
+        self.gen.fill(&mut self.scratch, file, offset, 0);
+        match buf.iter().zip(&self.scratch).position(|(a, b)| a != b) {
+            None => Ok(()),
+            Some(i) => Err(format!(
+                "file {file} offset {}: byte differs from what was written",
+                offset + i as u64
+            )),
+        }
+    }
+}
+
+/// The seed of a clone's data: fixed per (job seed, thread number) so a rerun writes the
+/// same bytes.
+fn data_seed(job: &Job, thread_number: u32) -> u64 {
+    iolab_core::rand::mix64(job.randseed ^ ((thread_number as u64) << 32))
+}
+
+/// Run all jobs in order and return the result. `stop` ends every worker (Ctrl-C); the
+/// result is then marked interrupted by the caller.
+pub fn run_jobs(
+    jobs: &[Job],
+    opts: &RunOptions,
+    stop: Arc<AtomicBool>,
+    progress: Option<Arc<Progress>>,
+) -> Result<RunOutput, EngineError> {
+    let run_start = Instant::now();
+    let mut result = RunResult::default();
+    let mut running: Vec<Clone> = Vec::new();
+    let mut finished: Vec<(usize, u32, JobResult)> = Vec::new();
+    let mut files: Vec<FileIo> = Vec::new();
+    let mut thread_number = 0u32;
+    let mut first_err: Option<EngineError> = None;
+
+    for (ji, job) in jobs.iter().enumerate() {
+        if job.stonewall {
+            join_all(&mut running, jobs, &mut finished, &mut files, &mut first_err, opts);
+        }
+        if let Some(w) = &job.wait_for {
+            let target: Vec<usize> =
+                jobs.iter().enumerate().filter(|(_, j)| &j.name == w).map(|(i, _)| i).collect();
+            if target.is_empty() || target.iter().any(|&t| t >= ji) {
+                return Err(EngineError::Job {
+                    job: job.name.clone(),
+                    what: format!("wait_for={w}: no earlier job has that name"),
+                });
+            }
+            let (mine, rest): (Vec<Clone>, Vec<Clone>) =
+                running.drain(..).partition(|c| target.contains(&c.job_idx));
+            running = rest;
+            let mut mine = mine;
+            join_all(&mut mine, jobs, &mut finished, &mut files, &mut first_err, opts);
+        }
+        if first_err.is_some() || stop.load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
+        let (engine_name, mut notes) = resolve_engine(job)?;
+        let wcfg = worker_config(job, opts)?;
+        let invalidate = opt_bool(job, "invalidate", true);
+        let mut shared_done: Vec<PathBuf> = Vec::new();
+        for clone in 0..job.numjobs.max(1) {
+            thread_number += 1;
+            let paths = clone_files(job, clone);
+            let layouts: Vec<FileLayout> =
+                paths.iter().map(|p| FileLayout { size: existing_size(p) }).collect();
+            let input = WorkerInput { job, clone_index: clone, thread_number, files: &layouts };
+            let wl = Workload::new(&input)
+                .map_err(|e| EngineError::Job { job: job.name.clone(), what: e.to_string() })?;
+            if clone == 0 {
+                notes.extend(wl.warnings().iter().map(|w| format!("job {}: {w}", job.name)));
+            }
+            let dcfg = iolab_data::DataConfig::from_job(job)
+                .map_err(|e| EngineError::Job { job: job.name.clone(), what: e.to_string() })?;
+            let seed = data_seed(job, thread_number);
+            let mut layout_gen = iolab_data::DataGen::new(&dcfg, seed);
+            let reads = job.rw.has_read() || opts.prefill;
+            let writes = job.rw.has_write() || job.rw.has_trim();
+            let mut targets: Vec<Target> = Vec::new();
+            for (fi, (p, region)) in paths.iter().zip(wl.regions()).enumerate() {
+                let spec = TargetSpec {
+                    path: p.clone(),
+                    needed: region.file_size.max(region.end),
+                    reads,
+                    writes,
+                    direct: job.direct,
+                    sync_flags: match opt_str(job, "sync") {
+                        Some("sync") | Some("1") => libc::O_SYNC,
+                        Some("dsync") => libc::O_DSYNC,
+                        _ => 0,
+                    },
+                    allow_destroy: opts.allow_destroy,
+                    layout: reads || opt_bool(job, "overwrite", false),
+                };
+                if engine_name == "null" {
+                    // fio's null engine needs no file: `size` is enough.
+                    continue;
+                }
+                let t = target::open_target(&spec, &mut |b, off| {
+                    layout_gen.fill(b, fi as u32, off, 0)
+                })?;
+                if !shared_done.contains(p) {
+                    notes.extend(t.notes.iter().cloned());
+                    if invalidate && !job.direct {
+                        if let Some(w) = target::invalidate(&t) {
+                            notes.push(w);
+                        }
+                    }
+                    shared_done.push(p.clone());
+                }
+                targets.push(t);
+            }
+            let efiles: Vec<EngineFile> = targets
+                .iter()
+                .map(|t| EngineFile {
+                    fd: t.file.as_raw_fd(),
+                    is_block: t.is_block,
+                    path: t.path.clone(),
+                })
+                .collect();
+            let max_bs = [job.bs.read.max, job.bs.write.max, job.bs.trim.max]
+                .into_iter()
+                .chain(job.bs.iter().flat_map(|(_, b)| b.split.iter().map(|s| s.bs)))
+                .max()
+                .unwrap_or(4096) as usize;
+            let mut ecfg = EngineConfig::new(wcfg.depth, max_bs, efiles);
+            ecfg.fixedbufs = opt_bool(job, "fixedbufs", false);
+            ecfg.registerfiles = opt_bool(job, "registerfiles", false);
+            ecfg.sqthread_poll = opt_bool(job, "sqthread_poll", false);
+            let entry = engines::lookup(&engine_name)?;
+            let fill = DataFill(iolab_data::DataGen::new(&dcfg, seed));
+            let check = if dcfg.verify != iolab_data::VerifyKind::default()
+                || opt_str(job, "verify").is_some_and(|v| v != "0" && v != "null")
+            {
+                Some(RegenCheck { gen: iolab_data::DataGen::new(&dcfg, seed), scratch: Vec::new() })
+            } else {
+                None
+            };
+            let live = Arc::new(Mutex::new(None));
+            let done = Arc::new(AtomicBool::new(false));
+            if let Some(p) = &progress {
+                if let Ok(mut v) = p.clones.lock() {
+                    v.push(ProgressSlot {
+                        job: job.name.clone(),
+                        started: Instant::now(),
+                        expected: wcfg.runtime.map(|r| r + wcfg.ramp.unwrap_or_default()),
+                        live: live.clone(),
+                        done: done.clone(),
+                    });
+                }
+            }
+            let stop2 = stop.clone();
+            let wcfg2 = wcfg.clone();
+            let name = format!("iolab-{}.{clone}", job.name);
+            let spawned = Instant::now();
+            let start_ns = run_start.elapsed().as_nanos() as u64;
+            let handle = std::thread::Builder::new()
+                .name(name)
+                .spawn(move || {
+                    let _targets = targets; // keep the fds open while the engine runs
+                    let mut engine = (entry.ctor)(&ecfg)?;
+                    let mut src = WorkloadSource(wl);
+                    let mut fill = fill;
+                    let mut check = check;
+                    let out = run_worker(
+                        &mut *engine,
+                        &mut src,
+                        &mut fill,
+                        check.as_mut().map(|c| c as &mut dyn ReadCheck),
+                        &wcfg2,
+                        &stop2,
+                        Some(&live),
+                    );
+                    done.store(true, std::sync::atomic::Ordering::Relaxed);
+                    out
+                })
+                .map_err(|e| EngineError::io("thread", "spawn", e))?;
+            running.push(Clone {
+                job_idx: ji,
+                handle,
+                clone,
+                paths,
+                start_ns,
+                spawned,
+                notes: Vec::new(),
+            });
+        }
+        result.notes.extend(notes);
+    }
+    join_all(&mut running, jobs, &mut finished, &mut files, &mut first_err, opts);
+    if let Some(e) = first_err {
+        return Err(e);
+    }
+
+    // Jobs in run order; one JobResult per clone (group_reporting merges per group below).
+    finished.sort_by_key(|(ji, tn, _)| (*ji, *tn));
+    result.jobs = finished.into_iter().map(|(_, _, j)| j).collect();
+    let mut gids: Vec<u32> = result.jobs.iter().map(|j| j.groupid).collect();
+    gids.dedup();
+    gids.sort_unstable();
+    gids.dedup();
+    for g in gids {
+        let members: Vec<(usize, &JobResult)> =
+            result.jobs.iter().enumerate().filter(|(_, j)| j.groupid == g).collect();
+        result.groups.push(iolab_stats::group(g, &members, &opts.percentiles));
+    }
+    result.meta.percentile_list = opts.percentiles.clone();
+    result.meta.iolab_version = env!("CARGO_PKG_VERSION").to_string();
+    Ok(RunOutput { result, files })
+}
+
+fn existing_size(p: &Path) -> u64 {
+    use std::os::unix::fs::FileTypeExt;
+    match std::fs::metadata(p) {
+        Ok(m) if m.file_type().is_block_device() => std::fs::File::open(p)
+            .ok()
+            .and_then(|f| {
+                let mut size: u64 = 0;
+                // SAFETY: BLKGETSIZE64 writes one u64 through a valid pointer.
+                let r = unsafe { libc::ioctl(f.as_raw_fd(), target::BLKGETSIZE64 as _, &mut size) };
+                (r == 0).then_some(size)
+            })
+            .unwrap_or(0),
+        Ok(m) => m.len(),
+        Err(_) => 0,
+    }
+}
+
+fn join_all(
+    running: &mut Vec<Clone>,
+    jobs: &[Job],
+    finished: &mut Vec<(usize, u32, JobResult)>,
+    files: &mut Vec<FileIo>,
+    first_err: &mut Option<EngineError>,
+    opts: &RunOptions,
+) {
+    for (n, c) in running.drain(..).enumerate() {
+        let job = &jobs[c.job_idx];
+        match c.handle.join() {
+            Ok(Ok(out)) => {
+                for (i, p) in c.paths.iter().enumerate() {
+                    let (ios, bytes) = out.per_file.get(i).copied().unwrap_or((0, 0));
+                    files.push(FileIo {
+                        job: job.name.clone(),
+                        clone: c.clone,
+                        path: p.clone(),
+                        ios,
+                        bytes,
+                    });
+                }
+                let mut jr = iolab_stats::summarize(&out.rec, out.runtime, &opts.percentiles);
+                jr.name = job.name.clone();
+                jr.groupid = job.group_id;
+                jr.jobidx = finished.len() as u32;
+                jr.start_ns = c.start_ns + out.measure_start.0;
+                jr.elapsed_ns = c.spawned.elapsed().as_nanos() as u64;
+                jr.cpu = out.cpu;
+                jr.error = out.rec.first_error.map(|e| e.1).unwrap_or(0);
+                jr.options = job.options.iter().map(|(k, v)| (k.clone(), v.raw.clone())).collect();
+                jr.notes = c.notes;
+                if let Some(e) = out.error {
+                    jr.notes.push(format!("stopped: {e}"));
+                }
+                if out.verify_failures > 0 {
+                    jr.notes.push(format!(
+                        "verify: {} reads differed from what was written",
+                        out.verify_failures
+                    ));
+                }
+                finished.push((c.job_idx, n as u32, jr));
+            }
+            Ok(Err(e)) => {
+                if first_err.is_none() {
+                    *first_err = Some(e);
+                }
+            }
+            Err(_) => {
+                if first_err.is_none() {
+                    *first_err = Some(EngineError::Job {
+                        job: job.name.clone(),
+                        what: "worker thread panicked".to_string(),
+                    });
+                }
+            }
+        }
+    }
+}
