@@ -1,0 +1,278 @@
+//! fio's `--output-format=json` and `json+`.
+//!
+//! Field names, nesting, order and units follow fio stat.c `show_thread_status_json`,
+//! `add_ddir_status_json` (l.1505), `add_ddir_lat_json` and `json_add_disk_util` (fio-3.33
+//! layout, checked against a real fio JSON, notes Appendix B): `runtime` in ms, `bw` in KiB/s
+//! (integer, `bw_bytes/1024` whatever `kb_base`), `bw_bytes = 1000·io_bytes/runtime_ms`,
+//! `iops = 1000·total_ios/runtime_ms`, latencies in ns under `*_ns`, percentile keys as
+//! `printf("%f")`. json+ adds `bins` in fio's 1856-bucket layout (see `fio_plat`). Each job
+//! gains an `"iolab"` object with what fio cannot express (p99.999, samples behind each
+//! percentile, exact depths, failed I/Os, interruption); fio's consumers ignore unknown keys.
+
+use iolab_core::IoDir;
+use iolab_stats::{DirStats, LatStats, RunResult};
+
+use super::{fio_percentiles, job_views, JobView};
+use crate::fio_plat::{bins, calc_dist, LatDist, LAT_M_LABELS, LAT_NU_LABELS};
+use crate::json::J;
+use crate::num::ctime;
+use crate::{Exporter, ReportError};
+
+/// fio JSON (`plus == false`) or json+ (`plus == true`).
+pub struct FioJson {
+    pub plus: bool,
+}
+
+impl Exporter for FioJson {
+    fn name(&self) -> &'static str {
+        if self.plus {
+            "json+"
+        } else {
+            "json"
+        }
+    }
+
+    fn render(&self, run: &RunResult) -> Result<Vec<u8>, ReportError> {
+        let mut s = fio_json(run, self.plus).to_fio_string();
+        s.push('\n');
+        Ok(s.into_bytes())
+    }
+}
+
+/// Which latency kinds get a `percentile` object (fio `clat_percentiles` default on,
+/// `lat_percentiles`, `slat_percentiles` default off).
+#[derive(Clone, Copy, Debug)]
+struct PctFlags {
+    slat: bool,
+    clat: bool,
+    lat: bool,
+}
+
+fn flag(v: &JobView<'_>, run: &RunResult, name: &str, default: bool) -> bool {
+    match v.options.get(name).or_else(|| run.global_options.get(name)).map(|s| s.trim()) {
+        None => default,
+        Some(s) => matches!(s, "" | "1" | "true" | "on" | "yes"),
+    }
+}
+
+/// The whole document as an ordered tree.
+pub fn fio_json(run: &RunResult, plus: bool) -> J {
+    let pcts = fio_percentiles(run);
+    let mut root = J::obj();
+    root.put("fio version", format!("iolab-{}", run.meta.iolab_version));
+    root.put("timestamp", run.meta.start_unix_ms / 1000);
+    root.put("timestamp_ms", run.meta.start_unix_ms);
+    root.put("time", ctime(run.meta.start_unix_ms / 1000));
+    if !run.global_options.is_empty() {
+        let mut g = J::obj();
+        for (k, v) in &run.global_options {
+            g.put(k.as_str(), v.as_str());
+        }
+        root.put("global options", g);
+    }
+    let jobs = job_views(run).iter().map(|v| job_json(run, v, &pcts, plus)).collect();
+    root.put("jobs", J::Arr(jobs));
+    if !run.disk_util.is_empty() {
+        let disks = run
+            .disk_util
+            .iter()
+            .map(|d| {
+                let mut o = J::obj();
+                o.put("name", d.name.as_str())
+                    .put("read_ios", d.read_ios)
+                    .put("write_ios", d.write_ios)
+                    .put("read_sectors", d.read_sectors)
+                    .put("write_sectors", d.write_sectors)
+                    .put("read_merges", d.read_merges)
+                    .put("write_merges", d.write_merges)
+                    .put("read_ticks", d.read_ticks)
+                    .put("write_ticks", d.write_ticks)
+                    .put("in_queue", d.in_queue)
+                    .put("util", d.util);
+                o
+            })
+            .collect();
+        root.put("disk_util", J::Arr(disks));
+    }
+    root
+}
+
+fn lat_json(s: &LatStats, pcts: &[f64], with_pct: bool, plus: bool) -> J {
+    let mut o = J::obj();
+    o.put("min", s.min).put("max", s.max).put("mean", s.mean).put("stddev", s.stddev);
+    o.put("N", s.n);
+    if with_pct && s.n > 0 {
+        let mut p = J::obj();
+        for &pct in pcts {
+            p.put(format!("{pct:.6}"), s.percentile(pct).value);
+        }
+        o.put("percentile", p);
+        if plus {
+            let mut b = J::obj();
+            for (v, c) in bins(s) {
+                b.put(v.to_string(), c);
+            }
+            o.put("bins", b);
+        }
+    }
+    o
+}
+
+fn dir_json(d: &DirStats, agg_bytes: f64, pcts: &[f64], f: PctFlags, plus: bool) -> J {
+    let mut o = J::obj();
+    let runt_ms = d.runtime_ns / 1_000_000;
+    // fio: bw_bytes = 1000·io_bytes/runtime_ms (integer), iops = 1000·total_ios/runtime_ms.
+    let bw_bytes = (1000 * d.io_bytes).checked_div(runt_ms).unwrap_or(0);
+    let iops = if runt_ms > 0 { 1000.0 * d.total_ios as f64 / runt_ms as f64 } else { 0.0 };
+    o.put("io_bytes", d.io_bytes)
+        .put("io_kbytes", d.io_bytes >> 10)
+        .put("bw_bytes", bw_bytes)
+        .put("bw", bw_bytes / 1024)
+        .put("iops", iops)
+        .put("runtime", runt_ms)
+        .put("total_ios", d.total_ios)
+        .put("short_ios", d.short_ios)
+        .put("drop_ios", d.drop_ios);
+    o.put("slat_ns", lat_json(&d.slat, pcts, f.slat, plus));
+    o.put("clat_ns", lat_json(&d.clat, pcts, f.clat, plus));
+    o.put("lat_ns", lat_json(&d.lat, pcts, f.lat, plus));
+    let bw = &d.bw;
+    // stat.c convert_agg_kbytes_percent: this job's mean over the group's aggregate, ≤ 100.
+    let p_of_agg = if bw.samples == 0 {
+        0.0
+    } else if agg_bytes > 1024.0 {
+        (bw.mean.trunc() * 100.0 / (agg_bytes / 1024.0)).min(100.0)
+    } else {
+        100.0
+    };
+    o.put("bw_min", bw.min as u64)
+        .put("bw_max", bw.max as u64)
+        .put("bw_agg", p_of_agg)
+        .put("bw_mean", bw.mean)
+        .put("bw_dev", bw.stddev)
+        .put("bw_samples", bw.samples);
+    let io = &d.iops;
+    o.put("iops_min", io.min as u64)
+        .put("iops_max", io.max as u64)
+        .put("iops_mean", io.mean)
+        .put("iops_stddev", io.stddev)
+        .put("iops_samples", io.samples);
+    o
+}
+
+fn dist_obj(labels: &[&str], vals: &[f64]) -> J {
+    let mut o = J::obj();
+    for (l, v) in labels.iter().zip(vals) {
+        o.put(*l, *v);
+    }
+    o
+}
+
+fn job_json(run: &RunResult, v: &JobView<'_>, pcts: &[f64], plus: bool) -> J {
+    let f = PctFlags {
+        slat: flag(v, run, "slat_percentiles", false),
+        clat: flag(v, run, "clat_percentiles", true),
+        lat: flag(v, run, "lat_percentiles", false),
+    };
+    let mut o = J::obj();
+    o.put("jobname", v.name)
+        .put("groupid", v.groupid)
+        .put("error", v.error)
+        .put("eta", 0u64)
+        .put("elapsed", v.elapsed_ns.div_ceil(1_000_000_000));
+    let mut opts = J::obj();
+    for (k, val) in v.options {
+        opts.put(k.as_str(), val.as_str());
+    }
+    o.put("job options", opts);
+    let group = run.groups.iter().find(|g| g.groupid == v.groupid);
+    for d in IoDir::DATA {
+        let agg = group.map(|g| g.dir(d).agg_bw_bytes).unwrap_or(0.0);
+        o.put(d.as_str(), dir_json(v.dir(d), agg, pcts, f, plus));
+    }
+    let sync = v.dir(IoDir::Sync);
+    let mut so = J::obj();
+    so.put("total_ios", sync.total_ios);
+    so.put("lat_ns", lat_json(&sync.lat, pcts, f.lat || f.clat, plus));
+    o.put("sync", so);
+
+    let runt_ms = v.runtime_ns / 1_000_000;
+    o.put("job_runtime", runt_ms)
+        .put("usr_cpu", v.cpu.usr_pct(v.runtime_ns))
+        .put("sys_cpu", v.cpu.sys_pct(v.runtime_ns))
+        .put("ctx", v.cpu.ctx)
+        .put("majf", v.cpu.majf)
+        .put("minf", v.cpu.minf);
+    let total_ios: u64 = IoDir::DATA.iter().map(|&d| v.dir(d).total_ios).sum();
+    let depth = calc_dist(&v.depth.level, total_ios);
+    o.put("iodepth_level", dist_obj(&["1", "2", "4", "8", "16", "32", ">=64"], &depth));
+    let submits: u64 = v.depth.submit.iter().sum();
+    let completes: u64 = v.depth.complete.iter().sum();
+    let labels = ["0", "4", "8", "16", "32", "64", ">=64"];
+    o.put("iodepth_submit", dist_obj(&labels, &calc_dist(&v.depth.submit, submits)));
+    o.put("iodepth_complete", dist_obj(&labels, &calc_dist(&v.depth.complete, completes)));
+    let mut ld = LatDist::default();
+    for d in IoDir::DATA {
+        ld.add(&v.dir(d).lat);
+    }
+    o.put("latency_ns", dist_obj(&LAT_NU_LABELS, &LatDist::pct(&ld.ns, total_ios)));
+    o.put("latency_us", dist_obj(&LAT_NU_LABELS, &LatDist::pct(&ld.us, total_ios)));
+    o.put("latency_ms", dist_obj(&LAT_M_LABELS, &LatDist::pct(&ld.ms, total_ios)));
+    let lt = v.latency_target;
+    o.put("latency_depth", lt.depth)
+        .put("latency_target", lt.target_ns / 1000)
+        .put("latency_percentile", lt.percentile)
+        .put("latency_window", lt.window_ns / 1000);
+    o.put("iolab", iolab_extras(run, v));
+    o
+}
+
+fn iolab_extras(run: &RunResult, v: &JobView<'_>) -> J {
+    let mut x = J::obj();
+    x.put("interrupted", run.meta.interrupted)
+        .put("mode", format!("{:?}", run.meta.mode).to_lowercase())
+        .put("jobs", v.njobs)
+        .put("runtime_ns", v.runtime_ns);
+    for d in [IoDir::Read, IoDir::Write, IoDir::Trim, IoDir::Sync] {
+        let s = v.dir(d);
+        if s.total_ios == 0 && s.issued_ios == 0 && s.failed_ios == 0 {
+            continue;
+        }
+        let mut o = J::obj();
+        o.put("issued_ios", s.issued_ios).put("failed_ios", s.failed_ios);
+        for (name, l) in [("clat_ns", &s.clat), ("lat_ns", &s.lat)] {
+            if l.n == 0 {
+                continue;
+            }
+            let list: Vec<J> = l
+                .percentiles
+                .iter()
+                .map(|p| {
+                    let mut e = J::obj();
+                    e.put("pct", p.pct)
+                        .put("value", p.value)
+                        .put("tail_samples", p.tail_samples)
+                        .put("reliable", p.reliable);
+                    e
+                })
+                .collect();
+            o.put(name, J::Arr(list));
+        }
+        x.put(d.as_str(), o);
+    }
+    let exact: Vec<J> =
+        v.depth.exact.iter().map(|&(d, c)| J::Arr(vec![J::from(d), J::from(c)])).collect();
+    x.put("iodepth_exact", J::Arr(exact));
+    let errs: Vec<J> = v
+        .first
+        .errors
+        .iter()
+        .map(|e| {
+            let mut o = J::obj();
+            o.put("errno", e.errno).put("count", e.count);
+            o
+        })
+        .collect();
+    x.put("errors", J::Arr(errs));
+    x
+}

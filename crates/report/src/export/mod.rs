@@ -1,0 +1,109 @@
+//! One exporter per file (hyperfine's `src/export/` layout), plus the per-job view they share.
+
+pub mod csv;
+pub mod fio_json;
+pub mod fio_log;
+pub mod jsonl;
+pub mod text;
+
+use std::collections::BTreeMap;
+
+use iolab_core::IoDir;
+use iolab_stats::{CpuUsage, DepthStats, DirStats, JobResult, LatencyTarget, RunResult};
+
+/// What fio reports as one "job": a job, or a whole group under `group_reporting` (stat.c
+/// `show_run_stats` sums the group's thread_stats into one and takes name and options from
+/// the first job).
+pub struct JobView<'a> {
+    pub name: &'a str,
+    pub jobidx: u32,
+    pub groupid: u32,
+    pub njobs: usize,
+    pub error: i32,
+    pub elapsed_ns: u64,
+    pub runtime_ns: u64,
+    pub options: &'a BTreeMap<String, String>,
+    pub dirs: [&'a DirStats; 4],
+    pub cpu: CpuUsage,
+    pub depth: &'a DepthStats,
+    pub latency_target: &'a LatencyTarget,
+    pub first: &'a JobResult,
+}
+
+impl JobView<'_> {
+    pub fn dir(&self, d: IoDir) -> &DirStats {
+        self.dirs[d.fio_ddir() as usize]
+    }
+}
+
+fn opt_true(v: Option<&String>) -> bool {
+    matches!(v.map(|s| s.trim()), Some("" | "1" | "true" | "on" | "yes"))
+}
+
+/// Whether a job asked for `group_reporting` (in its options or the global section).
+pub fn group_reporting(run: &RunResult, j: &JobResult) -> bool {
+    opt_true(j.options.get("group_reporting"))
+        || opt_true(run.global_options.get("group_reporting"))
+}
+
+/// The entries fio would print: one per job, or one per group where `group_reporting` is set.
+pub fn job_views(run: &RunResult) -> Vec<JobView<'_>> {
+    let mut out = Vec::new();
+    let mut done_groups = Vec::new();
+    for j in &run.jobs {
+        let group = run.groups.iter().find(|g| g.groupid == j.groupid);
+        match group {
+            Some(g) if group_reporting(run, j) => {
+                if done_groups.contains(&g.groupid) {
+                    continue;
+                }
+                done_groups.push(g.groupid);
+                let members: Vec<&JobResult> =
+                    g.jobs.iter().filter_map(|&i| run.jobs.get(i)).collect();
+                out.push(JobView {
+                    name: &j.name,
+                    jobidx: j.jobidx,
+                    groupid: g.groupid,
+                    njobs: members.len().max(1),
+                    error: members.iter().map(|m| m.error).find(|&e| e != 0).unwrap_or(0),
+                    elapsed_ns: members.iter().map(|m| m.elapsed_ns).max().unwrap_or(0),
+                    runtime_ns: g.runtime_ns,
+                    options: &j.options,
+                    dirs: [&g.read.stats, &g.write.stats, &g.trim.stats, &g.sync.stats],
+                    cpu: g.cpu,
+                    depth: &g.depth,
+                    latency_target: &j.latency_target,
+                    first: j,
+                });
+            }
+            _ => out.push(JobView {
+                name: &j.name,
+                jobidx: j.jobidx,
+                groupid: j.groupid,
+                njobs: 1,
+                error: j.error,
+                elapsed_ns: j.elapsed_ns,
+                runtime_ns: j.runtime_ns,
+                options: &j.options,
+                dirs: [&j.read, &j.write, &j.trim, &j.sync],
+                cpu: j.cpu,
+                depth: &j.depth,
+                latency_target: &j.latency_target,
+                first: j,
+            }),
+        }
+    }
+    out
+}
+
+/// The percentile list to show in fio-compatible output: fio's default list when the run used
+/// iolab's default (whose extra 99.999 goes to the `iolab` extras), else the run's own list,
+/// at most 20 entries as fio allows (stat.h `FIO_IO_U_LIST_MAX_LEN`).
+pub fn fio_percentiles(run: &RunResult) -> Vec<f64> {
+    let list = &run.meta.percentile_list;
+    if list.is_empty() || list.as_slice() == iolab_stats::DEFAULT_PERCENTILES.as_slice() {
+        iolab_stats::FIO_DEFAULT_PERCENTILES.to_vec()
+    } else {
+        list.iter().copied().take(20).collect()
+    }
+}

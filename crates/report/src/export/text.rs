@@ -1,0 +1,355 @@
+//! fio's normal (human) output.
+//!
+//! Layout from fio stat.c: `show_thread_status_normal` (job header, cpu, IO depths, submit,
+//! complete, issued rwts, latency target), `show_ddir_status` (`read: IOPS=…, BW=…`, slat/clat/
+//! lat lines via `display_lat` with stat.h's ns→us→ms rules, bw/iops sample lines),
+//! `show_clat_percentiles` (columns, widths and unit scaling), `show_lat` (latency
+//! distribution, five per line), `show_group_stats` ("Run status group") and
+//! `print_disk_util` ("Disk stats"). Numbers go through fio's `num2str` (4 significant digits).
+//! iolab adds one line per direction when a percentile beyond fio's list was requested or when
+//! tail percentiles rest on fewer than 10 samples, and prints warnings and notes at the end.
+
+use std::fmt::Write;
+
+use iolab_core::IoDir;
+use iolab_stats::{DirStats, LatStats, RunResult, MIN_TAIL_SAMPLES};
+
+use super::{fio_percentiles, job_views, JobView};
+use crate::fio_plat::{calc_dist, LatDist, LAT_M_LABELS, LAT_NU_LABELS};
+use crate::num::{ctime, lat_unit, num2str, N2s};
+use crate::{Exporter, ReportError};
+
+/// fio's `--output-format=normal`.
+pub struct Text;
+
+impl Exporter for Text {
+    fn name(&self) -> &'static str {
+        "normal"
+    }
+
+    fn render(&self, run: &RunResult) -> Result<Vec<u8>, ReportError> {
+        Ok(render(run).into_bytes())
+    }
+}
+
+const SIG_FIGS: usize = 4;
+
+/// The whole report as a string.
+pub fn render(run: &RunResult) -> String {
+    let mut o = String::new();
+    let pcts = fio_percentiles(run);
+    for v in job_views(run) {
+        job(&mut o, run, &v, &pcts);
+    }
+    for g in &run.groups {
+        if IoDir::DATA.iter().all(|&d| g.dir(d).max_run_ns == 0) {
+            continue;
+        }
+        let _ = writeln!(o, "\nRun status group {} (all jobs):", g.groupid);
+        for (d, label) in IoDir::DATA.iter().zip(["   READ", "  WRITE", "   TRIM"]) {
+            let gd = g.dir(*d);
+            if gd.max_run_ns == 0 {
+                continue;
+            }
+            let b = |x: f64| num2str(x as u64, SIG_FIGS, true, N2s::BytePerSec);
+            let s = |x: f64| num2str(x as u64, SIG_FIGS, false, N2s::BytePerSec);
+            let _ = writeln!(
+                o,
+                "{label}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
+                b(gd.agg_bw_bytes),
+                s(gd.agg_bw_bytes),
+                b(gd.min_bw_bytes),
+                b(gd.max_bw_bytes),
+                s(gd.min_bw_bytes),
+                s(gd.max_bw_bytes),
+                num2str(gd.stats.io_bytes, SIG_FIGS, true, N2s::Byte),
+                num2str(gd.stats.io_bytes, SIG_FIGS, false, N2s::Byte),
+                gd.min_run_ns / 1_000_000,
+                gd.max_run_ns / 1_000_000,
+            );
+        }
+        if g.window_ns > 0 && g.window_ns != g.runtime_ns {
+            let _ = writeln!(
+                o,
+                "  iolab: group window {} ms (first start to last end) vs fio's longest-job {} ms",
+                g.window_ns / 1_000_000,
+                g.runtime_ns / 1_000_000
+            );
+        }
+    }
+    if !run.disk_util.is_empty() {
+        o.push_str("\nDisk stats (read/write):\n");
+        for d in &run.disk_util {
+            let _ = writeln!(
+                o,
+                "  {}: ios={}/{}, sectors={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={:.2}%",
+                d.name,
+                d.read_ios,
+                d.write_ios,
+                d.read_sectors,
+                d.write_sectors,
+                d.read_merges,
+                d.write_merges,
+                d.read_ticks,
+                d.write_ticks,
+                d.in_queue,
+                d.util
+            );
+        }
+    }
+    for w in &run.warnings {
+        let _ = writeln!(o, "warning: {w}");
+    }
+    for n in &run.notes {
+        let _ = writeln!(o, "note: {n}");
+    }
+    if run.meta.interrupted {
+        o.push_str("note: the run was interrupted; figures cover the time until then\n");
+    }
+    o
+}
+
+fn job(o: &mut String, run: &RunResult, v: &JobView<'_>, pcts: &[f64]) {
+    let _ = writeln!(
+        o,
+        "{}: (groupid={}, jobs={}): err={:2}: {}",
+        v.name,
+        v.groupid,
+        v.njobs,
+        v.error,
+        ctime(run.meta.start_unix_ms / 1000)
+    );
+    let group = run.groups.iter().find(|g| g.groupid == v.groupid);
+    for d in IoDir::DATA {
+        let s = v.dir(d);
+        if s.io_bytes == 0 || s.runtime_ns < 1_000_000 {
+            continue;
+        }
+        let agg = group.map(|g| g.dir(d).agg_bw_bytes).unwrap_or(0.0);
+        ddir(o, d, s, agg, pcts);
+    }
+    let mut ld = LatDist::default();
+    let total: u64 = IoDir::DATA.iter().map(|&d| v.dir(d).total_ios).sum();
+    for d in IoDir::DATA {
+        ld.add(&v.dir(d).lat);
+    }
+    lat_dist(o, &LatDist::pct(&ld.ns, total), &LAT_NU_LABELS, "nsec");
+    lat_dist(o, &LatDist::pct(&ld.us, total), &LAT_NU_LABELS, "usec");
+    lat_dist(o, &LatDist::pct(&ld.ms, total), &LAT_M_LABELS, "msec");
+    let sync = v.dir(IoDir::Sync);
+    if sync.lat.n > 0 {
+        o.push_str("  fsync/fdatasync/sync_file_range/syncfs:\n");
+        display_lat(o, "sync", &sync.lat);
+        percentiles(o, "sync", &sync.lat, pcts);
+    }
+    let _ = writeln!(
+        o,
+        "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}, majf={}, minf={}",
+        v.cpu.usr_pct(v.runtime_ns),
+        v.cpu.sys_pct(v.runtime_ns),
+        v.cpu.ctx,
+        v.cpu.majf,
+        v.cpu.minf
+    );
+    let d = calc_dist(&v.depth.level, total);
+    let _ = writeln!(
+        o,
+        "  IO depths    : 1={:.1}%, 2={:.1}%, 4={:.1}%, 8={:.1}%, 16={:.1}%, 32={:.1}%, >=64={:.1}%",
+        d[0], d[1], d[2], d[3], d[4], d[5], d[6]
+    );
+    for (label, map) in [("submit  ", &v.depth.submit), ("complete", &v.depth.complete)] {
+        let d = calc_dist(map, map.iter().sum());
+        let _ = writeln!(
+            o,
+            "     {label}  : 0={:.1}%, 4={:.1}%, 8={:.1}%, 16={:.1}%, 32={:.1}%, 64={:.1}%, >=64={:.1}%",
+            d[0], d[1], d[2], d[3], d[4], d[5], d[6]
+        );
+    }
+    let ds = [v.dir(IoDir::Read), v.dir(IoDir::Write), v.dir(IoDir::Trim), sync];
+    let _ = writeln!(
+        o,
+        "     issued rwts: total={},{},{},{} short={},{},{},0 dropped={},{},{},0",
+        ds[0].issued_ios.max(ds[0].total_ios),
+        ds[1].issued_ios.max(ds[1].total_ios),
+        ds[2].issued_ios.max(ds[2].total_ios),
+        ds[3].issued_ios.max(ds[3].total_ios),
+        ds[0].short_ios,
+        ds[1].short_ios,
+        ds[2].short_ios,
+        ds[0].drop_ios,
+        ds[1].drop_ios,
+        ds[2].drop_ios
+    );
+    let lt = v.latency_target;
+    let _ = writeln!(
+        o,
+        "     latency   : target={}, window={}, percentile={:.2}%, depth={}",
+        lt.target_ns / 1000,
+        lt.window_ns / 1000,
+        lt.percentile,
+        lt.depth
+    );
+    let failed: u64 = ds.iter().map(|d| d.failed_ios).sum();
+    if failed > 0 {
+        let _ = writeln!(o, "     errors    : total={failed}, first_error={}", v.error);
+    }
+}
+
+fn ddir(o: &mut String, d: IoDir, s: &DirStats, agg_bytes: f64, pcts: &[f64]) {
+    let runt_ms = s.runtime_ns / 1_000_000;
+    let bw = 1000 * s.io_bytes / runt_ms;
+    let iops = 1000 * s.total_ios / runt_ms;
+    let _ = writeln!(
+        o,
+        "  {}: IOPS={}, BW={} ({})({}/{}msec)",
+        d.as_str(),
+        num2str(iops, SIG_FIGS, false, N2s::None),
+        num2str(bw, SIG_FIGS, true, N2s::BytePerSec),
+        num2str(bw, SIG_FIGS, false, N2s::BytePerSec),
+        num2str(s.io_bytes, SIG_FIGS, true, N2s::Byte),
+        runt_ms
+    );
+    if s.slat.n > 0 {
+        display_lat(o, "slat", &s.slat);
+    }
+    if s.clat.n > 0 {
+        display_lat(o, "clat", &s.clat);
+    }
+    if s.lat.n > 0 {
+        display_lat(o, " lat", &s.lat);
+    }
+    if s.clat.n > 0 {
+        percentiles(o, "clat", &s.clat, pcts);
+        iolab_tail(o, &s.clat, pcts);
+    }
+    let b = &s.bw;
+    if b.samples > 0 {
+        let p_of_agg = if agg_bytes > 1024.0 {
+            (b.mean.trunc() * 100.0 / (agg_bytes / 1024.0)).min(100.0)
+        } else {
+            100.0
+        };
+        let (unit, div) = if b.mean > 1024.0 * 1024.0 { ("MiB", 1024.0) } else { ("KiB", 1.0) };
+        let _ = writeln!(
+            o,
+            "   bw ({unit:>5}/s): min={:5}, max={:5}, per={:.2}%, avg={:5.2}, stdev={:5.2}, samples={}",
+            (b.min / div) as u64,
+            (b.max / div) as u64,
+            p_of_agg,
+            b.mean / div,
+            b.stddev / div,
+            b.samples
+        );
+    }
+    let i = &s.iops;
+    if i.samples > 0 {
+        let _ = writeln!(
+            o,
+            "   iops        : min={:5}, max={:5}, avg={:5.2}, stdev={:5.2}, samples={}",
+            i.min as u64, i.max as u64, i.mean, i.stddev, i.samples
+        );
+    }
+}
+
+fn display_lat(o: &mut String, name: &str, s: &LatStats) {
+    let (unit, div) = lat_unit(s.min, s.max, s.stddev);
+    let _ = writeln!(
+        o,
+        "    {name} ({unit}): min={}, max={}, avg={:5.2}, stdev={:5.2}",
+        num2str(s.min / div, 6, false, N2s::None),
+        num2str(s.max / div, 6, false, N2s::None),
+        s.mean / div as f64,
+        s.stddev / div as f64
+    );
+}
+
+/// fio `show_clat_percentiles` with `percentile_precision` 2.
+fn percentiles(o: &mut String, pre: &str, s: &LatStats, pcts: &[f64]) {
+    if pcts.is_empty() {
+        return;
+    }
+    let vals: Vec<u64> = pcts.iter().map(|&p| s.percentile(p).value).collect();
+    let minv = vals.iter().copied().min().unwrap_or(0);
+    let maxv = vals.iter().copied().max().unwrap_or(0);
+    let (unit, scale) = if minv > 2_000_000 && maxv > 99_999_999 {
+        ("msec", 2)
+    } else if minv > 2000 && maxv > 99_999 {
+        ("usec", 1)
+    } else {
+        ("nsec", 0)
+    };
+    let divisor = 1000u64.pow(scale);
+    let width = 5usize.max(((maxv / divisor).max(1) as f64).log10() as usize + 1);
+    let precision = 2usize;
+    let per_line = (80 - 7) / (precision + 10 + width);
+    let _ = write!(o, "    {pre} percentiles ({unit}):\n     |");
+    for (j, (&p, &v)) in pcts.iter().zip(&vals).enumerate() {
+        if j != 0 && j % per_line == 0 {
+            o.push_str("     |");
+        }
+        let mut v = v;
+        for _ in 0..scale {
+            v = v.div_ceil(1000);
+        }
+        let last = j == pcts.len() - 1;
+        let _ = write!(o, " {p:5.2}th=[{v:width$}]{}", if last { '\n' } else { ',' });
+        if !last && j % per_line == per_line - 1 {
+            o.push('\n');
+        }
+    }
+}
+
+/// iolab's line under the percentile block: percentiles fio's list lacks, and how many
+/// samples lie behind the tail ones.
+fn iolab_tail(o: &mut String, s: &LatStats, fio_list: &[f64]) {
+    let extra: Vec<String> = s
+        .percentiles
+        .iter()
+        .filter(|p| !fio_list.contains(&p.pct))
+        .map(|p| {
+            let (unit, div) = lat_unit(s.min, s.max, s.stddev);
+            format!("{}th={} {unit}", p.pct, p.value / div)
+        })
+        .collect();
+    let thin: Vec<String> = s
+        .percentiles
+        .iter()
+        .filter(|p| !p.reliable)
+        .map(|p| format!("{}th ({} above)", p.pct, p.tail_samples))
+        .collect();
+    if !extra.is_empty() {
+        let _ = writeln!(o, "     | iolab: {}", extra.join(", "));
+    }
+    if !thin.is_empty() {
+        let _ = writeln!(
+            o,
+            "     | iolab: fewer than {MIN_TAIL_SAMPLES} samples behind {}; run longer to resolve them",
+            thin.join(", ")
+        );
+    }
+}
+
+/// fio `show_lat`: non-zero ranges, five per line.
+fn lat_dist(o: &mut String, pct: &[f64], labels: &[&str], unit: &str) {
+    let mut on_line = 0;
+    let mut shown = false;
+    for (p, l) in pct.iter().zip(labels) {
+        if *p <= 0.0 {
+            continue;
+        }
+        if on_line == 0 {
+            if shown {
+                o.push('\n');
+            }
+            let _ = write!(o, "  lat ({unit})   : ");
+        } else {
+            o.push_str(", ");
+        }
+        shown = true;
+        let _ = write!(o, "{l}={p:.2}%");
+        on_line = (on_line + 1) % 5;
+    }
+    if shown {
+        o.push('\n');
+    }
+}
