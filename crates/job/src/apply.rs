@@ -182,7 +182,7 @@ pub fn apply(
         }
         "bssplit" => apply_bssplit(job, need(name, v)?, kb, warn)?,
         "bs_unaligned" => job.bs_unaligned = parse_bool(name, v)?,
-        "blockalign" => {
+        "ba" => {
             let vals = map_dirs(name, need(name, v)?, &[','], |p| size(name, p, kb, warn))?;
             set_dirs(&mut job.blockalign, vals);
         }
@@ -195,8 +195,26 @@ pub fn apply(
             job.filesize = Some(value::parse_range(name, s, kb)?);
         }
         "offset" => job.offset = size_spec(name, need(name, v)?, kb, warn)?,
-        "offset_increment" => job.offset_increment = size(name, need(name, v)?, kb, warn)?,
-        "io_size" => job.io_size = Some(size(name, need(name, v)?, kb, warn)?),
+        "offset_increment" => match size_spec(name, need(name, v)?, kb, warn)? {
+            SizeSpec::Bytes(b) => {
+                job.offset_increment = b;
+                job.offset_increment_percent = None;
+            }
+            SizeSpec::Percent(p) => {
+                job.offset_increment = 0;
+                job.offset_increment_percent = Some(p as u32);
+            }
+        },
+        "io_size" => match size_spec(name, need(name, v)?, kb, warn)? {
+            SizeSpec::Bytes(b) => {
+                job.io_size = Some(b);
+                job.io_size_percent = None;
+            }
+            SizeSpec::Percent(p) => {
+                job.io_size = None;
+                job.io_size_percent = Some(p as u32);
+            }
+        },
         "number_ios" => job.number_ios = Some(size(name, need(name, v)?, kb, warn)?),
         "loops" => job.loops = parse_u32(name, need(name, v)?, kb)?,
         "time_based" => job.time_based = parse_bool(name, v)?,
@@ -578,10 +596,105 @@ pub fn finish(job: &mut Job, warn: &mut Vec<String>) {
     if !matches!(job.random_distribution, Distribution::Random) && !job.norandommap {
         job.norandommap = true;
     }
+    let scrambled = matches!(
+        job.random_distribution,
+        Distribution::Zipf { .. } | Distribution::Pareto { .. } | Distribution::Normal { .. }
+    );
+    if scrambled && job.numjobs > 1 && job.hot_set == HotSet::PerJob && job.rw.is_random() {
+        warn.push(format!(
+            "each of the {} clones gets its own hot set: fio seeds the {} scramble per job, so \
+             the clones share few hot blocks; set hot_set=shared for one shared hot set, or use \
+             zoned/zoned_abs for a contiguous one",
+            job.numjobs,
+            match job.random_distribution {
+                Distribution::Zipf { .. } => "zipf",
+                Distribution::Pareto { .. } => "pareto",
+                _ => "normal",
+            }
+        ));
+    }
     if job.filenames.len() > 1 && job.options.contains_key("nrfiles") {
         warn.push(format!(
             "nrfiles is ignored because filename= lists {} files, as in fio",
             job.filenames.len()
         ));
+    }
+}
+
+/// Every option [`apply`] maps onto a typed field, by canonical registry name.
+pub const HANDLED: &[&str] = &[
+    "name",
+    "kb_base",
+    "numjobs",
+    "stonewall",
+    "new_group",
+    "wait_for",
+    "group_reporting",
+    "rw",
+    "rw_sequencer",
+    "rwmixread",
+    "rwmixwrite",
+    "percentage_random",
+    "bs",
+    "bsrange",
+    "bssplit",
+    "bs_unaligned",
+    "ba",
+    "size",
+    "filesize",
+    "offset",
+    "offset_increment",
+    "io_size",
+    "number_ios",
+    "loops",
+    "time_based",
+    "runtime",
+    "ramp_time",
+    "startdelay",
+    "norandommap",
+    "softrandommap",
+    "random_generator",
+    "randseed",
+    "randrepeat",
+    "random_distribution",
+    "zipf_exact",
+    "hot_set",
+    "filename",
+    "directory",
+    "nrfiles",
+    "filename_format",
+    "file_service_type",
+    "rate",
+    "rate_iops",
+    "rate_process",
+    "thinktime",
+    "thinktime_spin",
+    "thinktime_blocks",
+    "ioengine",
+    "iodepth",
+    "direct",
+    "buffered",
+    "thread",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A registry rename must not silently turn a typed option into an untyped one.
+    #[test]
+    fn handled_names_are_canonical_and_applied() {
+        for &n in HANDLED {
+            let def = crate::registry::lookup(n).unwrap_or_else(|| panic!("{n} not in registry"));
+            assert_eq!(def.name, n, "{n} is an alias of {}", def.name);
+            assert_eq!(def.status, crate::registry::Status::Supported, "{n}");
+        }
+        let mut job = Job::with_defaults("j");
+        let mut w = Vec::new();
+        assert!(!apply(&mut job, "no_typed_field", Some("1"), &mut w).unwrap());
+        assert!(apply(&mut job, "ba", Some("8k"), &mut w).unwrap());
+        assert_eq!(job.blockalign.trim, 8192);
+        assert!(apply(&mut job, "io_size", Some("50%"), &mut w).unwrap());
+        assert_eq!((job.io_size, job.io_size_percent), (None, Some(50)));
     }
 }

@@ -58,8 +58,9 @@ pub enum JobErrorKind {
     IncludeDepth { path: String, depth: u32 },
     #[error("cannot read included file '{path}': {message}")]
     Include { path: String, message: String },
-    #[error("unknown option '{name}'{}; expected an option listed by `iolab options`",
-        suggestion.as_ref().map(|s| format!("; did you mean '{s}'?")).unwrap_or_default())]
+    #[error("unknown option '{name}'; {}", suggestion.as_ref()
+        .map(|s| format!("did you mean '{s}'?"))
+        .unwrap_or_else(|| "expected an option listed by `iolab options`".to_string()))]
     UnknownOption { name: String, suggestion: Option<String> },
     #[error("option '{name}' is not supported by iolab: {reason}")]
     Unsupported { name: String, reason: String },

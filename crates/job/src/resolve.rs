@@ -73,7 +73,9 @@ pub fn apply_entry(
             msgs.push(format!("option '{}' is ignored by iolab: {reason}", def.name));
         }
         Status::Supported => {
-            apply::apply(job, def.name, v, &mut msgs).map_err(err)?;
+            if !apply::apply(job, def.name, v, &mut msgs).map_err(err)? {
+                size_suffix_warnings(def, v, kb, &mut msgs);
+            }
         }
     }
     if def.ty == registry::OptionType::Deprecated {
@@ -95,6 +97,33 @@ pub fn apply_entry(
     let loc = e.location.to_string();
     warnings.extend(msgs.into_iter().map(|message| Warning { location: loc.clone(), message }));
     Ok(())
+}
+
+/// The `KiB` trap for size options without a typed field (the typed ones warn in `apply`).
+fn size_suffix_warnings(
+    def: &registry::OptionDef,
+    v: Option<&str>,
+    kb: iolab_core::units::KbBase,
+    msgs: &mut Vec<String>,
+) {
+    use registry::OptionType as T;
+    let (Some(v), true) =
+        (v, matches!(def.ty, T::Size | T::SizeOrPercent | T::SizeList | T::Range | T::Int))
+    else {
+        return;
+    };
+    for part in v.split([',', '/', ':']) {
+        for p in part
+            .char_indices()
+            .skip(1)
+            .find(|&(_, c)| c == '-')
+            .map_or(vec![part], |(i, _)| vec![&part[..i], &part[i + 1..]])
+        {
+            if let Some(w) = iolab_core::units::suffix_warning(p, kb) {
+                msgs.push(format!("{}: {w}", def.name));
+            }
+        }
+    }
 }
 
 /// Resolve all units into jobs, in order. `filter` keeps only the named job sections.

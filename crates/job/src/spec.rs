@@ -55,10 +55,7 @@ impl RwKind {
         )
     }
     pub fn has_trim(self) -> bool {
-        matches!(
-            self,
-            RwKind::Trim | RwKind::RandTrim | RwKind::TrimWrite | RwKind::RandTrimWrite
-        )
+        matches!(self, RwKind::Trim | RwKind::RandTrim | RwKind::TrimWrite | RwKind::RandTrimWrite)
     }
 }
 
@@ -265,6 +262,10 @@ pub struct Job {
     pub offset: SizeSpec,
     pub offset_increment: u64,
     pub io_size: Option<u64>,
+    /// `io_size=N%`: a percentage of the region instead of bytes (then `io_size` is `None`).
+    pub io_size_percent: Option<u32>,
+    /// `offset_increment=N%`: a percentage of the region instead of bytes.
+    pub offset_increment_percent: Option<u32>,
     pub number_ios: Option<u64>,
     pub loops: u32,
 
@@ -345,6 +346,8 @@ impl Job {
             offset: SizeSpec::Bytes(0),
             offset_increment: 0,
             io_size: None,
+            io_size_percent: None,
+            offset_increment_percent: None,
             number_ios: None,
             loops: 1,
             time_based: false,

@@ -168,6 +168,13 @@ fn kib_suffix_trap_parses_as_fio_and_warns() {
 }
 
 #[test]
+fn kib_trap_warns_for_untyped_size_options_too() {
+    let p = parse("[j]\nbsrange=1KiB-4KiB\n");
+    assert_eq!(p.jobs[0].bs.read.min, 1000);
+    assert!(p.warnings.iter().any(|w| w.message.contains("1000 bytes")), "{:?}", p.warnings);
+}
+
+#[test]
 fn kb_base_is_order_dependent() {
     // fio #1740: kb_base only affects options written after it.
     let j = one("[j]\nsize=1MiB\nkb_base=1000\nbs=1MiB\nio_size=1m\n");
@@ -347,6 +354,14 @@ fn times_and_booleans() {
 }
 
 #[test]
+fn zipf_clones_warn_about_separate_hot_sets() {
+    let p = parse("[j]\nrw=randread\nnumjobs=4\nrandom_distribution=zipf:1.2\n");
+    assert!(p.warnings.iter().any(|w| w.message.contains("4 clones gets its own hot set")));
+    let p = parse("[j]\nrw=randread\nnumjobs=4\nhot_set=shared\nrandom_distribution=zipf\n");
+    assert!(!p.warnings.iter().any(|w| w.message.contains("hot set")), "{:?}", p.warnings);
+}
+
+#[test]
 fn sizes_percent_and_rates() {
     let j = one("[j]\nsize=50%\noffset=10%\nrate=1m,2m\nrate_iops=500\n");
     assert_eq!(j.size, Some(SizeSpec::Percent(50.0)));
@@ -424,7 +439,12 @@ fn ignored_and_engine_options_warn() {
 #[test]
 fn error_unknown_option_suggests() {
     let e = parse_err("[j]\niodepht=4\n");
-    assert_eq!(e.to_string(), "t.fio:2: unknown option 'iodepht'; did you mean 'iodepth'?; expected an option listed by `iolab options`");
+    assert_eq!(e.to_string(), "t.fio:2: unknown option 'iodepht'; did you mean 'iodepth'?");
+    let e = parse_err("[j]\nqqqqqqqqqqqqqqqq=4\n");
+    assert_eq!(
+        e.to_string(),
+        "t.fio:2: unknown option 'qqqqqqqqqqqqqqqq'; expected an option listed by `iolab options`"
+    );
 }
 
 type KindCheck = fn(&JobErrorKind) -> bool;
