@@ -1,0 +1,100 @@
+//! A miss-ratio curve as a step function: sorted (distance, cumulative hits) points, where an
+//! access with stack distance d hits every LRU cache of at least d entries.
+
+use serde::Serialize;
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct MissRatioCurve {
+    /// Ascending distances (entries) and the hit count/bytes of all accesses at or below them.
+    pub(crate) dist: Vec<f64>,
+    pub(crate) cum_hits: Vec<f64>,
+    pub(crate) cum_hit_bytes: Vec<f64>,
+    /// Accesses and bytes the ratios are taken over (estimated for SHARDS).
+    pub total: f64,
+    pub total_bytes: f64,
+    /// Distinct keys (estimated for SHARDS): the cache size beyond which only cold misses
+    /// remain.
+    pub footprint: f64,
+}
+
+/// One row of a plot-ready table.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct CurvePoint {
+    pub size: u64,
+    pub miss_ratio: f64,
+    pub byte_miss_ratio: f64,
+}
+
+impl MissRatioCurve {
+    pub(crate) fn from_points(
+        mut pts: Vec<(f64, f64, f64)>,
+        total: f64,
+        total_bytes: f64,
+        footprint: f64,
+    ) -> Self {
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut c = MissRatioCurve { total, total_bytes, footprint, ..Default::default() };
+        let (mut h, mut hb) = (0.0, 0.0);
+        for (d, n, b) in pts {
+            h += n;
+            hb += b;
+            if c.dist.last() == Some(&d) {
+                *c.cum_hits.last_mut().unwrap_or(&mut 0.0) = h;
+                *c.cum_hit_bytes.last_mut().unwrap_or(&mut 0.0) = hb;
+            } else {
+                c.dist.push(d);
+                c.cum_hits.push(h);
+                c.cum_hit_bytes.push(hb);
+            }
+        }
+        c
+    }
+
+    /// (request-weighted, byte-weighted) miss ratio of an LRU cache of `size` entries.
+    pub fn miss_ratio(&self, size: u64) -> (f64, f64) {
+        if self.total <= 0.0 {
+            return (0.0, 0.0);
+        }
+        let i = self.dist.partition_point(|&d| d <= size as f64);
+        let (h, hb) =
+            if i == 0 { (0.0, 0.0) } else { (self.cum_hits[i - 1], self.cum_hit_bytes[i - 1]) };
+        let mr = ((self.total - h) / self.total).clamp(0.0, 1.0);
+        let bmr = if self.total_bytes > 0.0 {
+            ((self.total_bytes - hb) / self.total_bytes).clamp(0.0, 1.0)
+        } else {
+            mr
+        };
+        (mr, bmr)
+    }
+
+    /// The curve at `n` cache sizes spaced geometrically from 1 entry to the footprint (the
+    /// last point is the footprint, where only cold misses remain).
+    pub fn table(&self, n: usize) -> Vec<CurvePoint> {
+        let top = self.footprint.max(1.0);
+        let n = n.max(2);
+        let mut sizes: Vec<u64> =
+            (0..n).map(|i| (top.powf(i as f64 / (n - 1) as f64)).round().max(1.0) as u64).collect();
+        sizes.dedup();
+        self.at(&sizes)
+    }
+
+    pub fn at(&self, sizes: &[u64]) -> Vec<CurvePoint> {
+        sizes
+            .iter()
+            .map(|&size| {
+                let (miss_ratio, byte_miss_ratio) = self.miss_ratio(size);
+                CurvePoint { size, miss_ratio, byte_miss_ratio }
+            })
+            .collect()
+    }
+
+    /// Mean absolute difference of the request-weighted ratio against `other` at `sizes`.
+    pub fn mae(&self, other: &MissRatioCurve, sizes: &[u64]) -> f64 {
+        if sizes.is_empty() {
+            return 0.0;
+        }
+        let s: f64 =
+            sizes.iter().map(|&c| (self.miss_ratio(c).0 - other.miss_ratio(c).0).abs()).sum();
+        s / sizes.len() as f64
+    }
+}
