@@ -1,0 +1,230 @@
+//! The queue depth the device saw was far below the depth asked for or issued. Pitfalls #4
+//! and #8 of `peers-and-pitfalls.md` §7: synchronous engines ignore `iodepth`
+//! (fio-behaviour.md §2.4), libaio without O_DIRECT blocks in `io_submit` (fio HOWTO
+//! `iodepth`, fio #512), and ext4 serialises O_DIRECT writes that extend a file or fill holes
+//! or unwritten extents on the inode's i_rwsem (fs/ext4/file.c `ext4_dio_write_checks`:
+//! exclusive "for extending I/O, any form of non-overwrite I/O, and unaligned I/O to
+//! unwritten extents"), so eight threads become a queue of one (n0derunner's vdbench post;
+//! Callaghan "XFS, ext and per-inode mutexes").
+//!
+//! Per reporting group (jobs that run together): asked = Σ iodepth over the jobs (clones),
+//! issued = Σ mean in-flight at submission (fio's "IO depths"), device = Σ aqu-sz over the
+//! devices serving the jobs in that phase. Fires when asked ≥ 2 and issued ≤ [`FRACTION`] ×
+//! asked (the engine never issued it), or issued ≥ 2 and device ≤ [`FRACTION`] × issued (a
+//! layer in between serialised it).
+
+use iolab_stats::{JobResult, RunResult};
+
+use super::Check;
+use crate::evidence::mean_issued_depth;
+use crate::{Advice, Evidence, JobEvidence, Severity, WriteAlloc};
+
+pub const ID: &str = "depth_not_reached";
+pub const FRACTION: f64 = 0.5;
+
+pub const CHECK: Check =
+    Check { id: ID, summary: "device queue depth far below the depth issued", run };
+
+const SYNC_ENGINES: &[&str] = &["sync", "psync", "vsync", "pvsync", "pvsync2"];
+
+fn run(r: &RunResult, ev: &Evidence) -> Vec<Advice> {
+    let mut out = Vec::new();
+    for (gid, jobs) in ev.groups(r) {
+        let asked: f64 = jobs.iter().map(|(_, e)| e.iodepth.max(1) as f64).sum();
+        let depths: Vec<f64> = jobs.iter().filter_map(|(j, _)| mean_issued_depth(j)).collect();
+        if depths.is_empty() {
+            continue;
+        }
+        let issued: f64 = depths.iter().sum();
+        let names: Vec<&String> = {
+            let mut v: Vec<&String> = jobs.iter().flat_map(|(_, e)| &e.devices).collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        let devs: Vec<_> = ev
+            .phase_devices(r, gid)
+            .map(|d| d.iter().filter(|d| names.contains(&&d.name)).collect())
+            .unwrap_or_default();
+        let device: f64 = devs.iter().map(|d| d.iostat.aqu_sz).sum();
+        let dev_text = if devs.is_empty() {
+            "no device figures for this phase".to_string()
+        } else {
+            devs.iter()
+                .map(|d| {
+                    format!(
+                        "{} aqu-sz {:.2} (r/s {:.0}, w/s {:.0}, r_await {:.2} ms, w_await \
+                         {:.2} ms, util {:.0}%)",
+                        d.name,
+                        d.iostat.aqu_sz,
+                        d.iostat.r_s,
+                        d.iostat.w_s,
+                        d.iostat.r_await,
+                        d.iostat.w_await,
+                        d.iostat.util
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        let evidence = format!(
+            "{} job(s) asked for a total depth of {asked:.0} and issued a mean of {issued:.2} \
+             in flight; {dev_text}",
+            jobs.len()
+        );
+        let (title, cause) = if asked >= 2.0 && issued <= FRACTION * asked {
+            (
+                format!("asked for depth {asked:.0}, the engine issued {issued:.2}"),
+                engine_cause(&jobs),
+            )
+        } else if issued >= 2.0 && !devs.is_empty() && device <= FRACTION * issued {
+            (format!("issued depth {issued:.2}, the device saw {device:.2}"), device_cause(&jobs))
+        } else {
+            continue;
+        };
+        out.push(Advice {
+            id: ID,
+            severity: Severity::Warning,
+            subject: format!("group {gid}"),
+            title,
+            evidence,
+            why: format!(
+                "A run at a lower queue depth than configured measures a different, usually \
+                 latency-bound operating point; IOPS will not scale with iodepth or numjobs. \
+                 Likely cause: {cause}."
+            ),
+            what_to_do: "Use an asynchronous engine (io_uring or libaio) with direct=1; \
+                         prefill files so O_DIRECT writes are overwrites; compare with XFS or \
+                         the raw device; check the device's queue settings (nr_requests)."
+                .into(),
+        });
+    }
+    out
+}
+
+fn engine_cause(jobs: &[(&JobResult, &JobEvidence)]) -> String {
+    let mut c = Vec::new();
+    if let Some((_, e)) = jobs.iter().find(|(_, e)| SYNC_ENGINES.contains(&e.ioengine.as_str())) {
+        c.push(format!(
+            "ioengine={} is synchronous: each job has one I/O in flight whatever iodepth says \
+             (fio caps it at 1)",
+            e.ioengine
+        ));
+    }
+    if jobs.iter().any(|(_, e)| e.ioengine == "libaio" && !e.direct) {
+        c.push("libaio without direct=1: io_submit performs buffered I/O inside the call".into());
+    }
+    if c.is_empty() {
+        c.push(
+            "the job could not keep its queue full (rate limit, thinktime, or iolab itself \
+                CPU-bound)"
+                .into(),
+        );
+    }
+    c.join("; ")
+}
+
+fn device_cause(jobs: &[(&JobResult, &JobEvidence)]) -> String {
+    let mut c = Vec::new();
+    let ext = |e: &JobEvidence| e.fs_type.as_deref().is_some_and(|f| f.starts_with("ext"));
+    let direct_writers: Vec<_> =
+        jobs.iter().filter(|(j, e)| e.direct && j.write.total_ios > 0 && ext(e)).collect();
+    if let Some((_, e)) = direct_writers.first() {
+        let fs = e.fs_type.as_deref().unwrap_or("ext4");
+        match direct_writers.iter().map(|(_, e)| e.write_alloc).max_by_key(|a| *a as u8) {
+            Some(WriteAlloc::Extending) | Some(WriteAlloc::HoleFilling) => c.push(format!(
+                "{fs} takes the inode's i_rwsem exclusively for O_DIRECT writes that extend \
+                 the file or fill holes or unwritten extents (ext4_dio_write_checks), so the \
+                 writers ran one at a time"
+            )),
+            Some(WriteAlloc::Unknown) => c.push(format!(
+                "probably {fs}'s exclusive i_rwsem: O_DIRECT writes that extend the file or \
+                 fill holes or unwritten extents are serialised (ext4_dio_write_checks); \
+                 overwrites of written blocks are not"
+            )),
+            _ => {}
+        }
+    }
+    if jobs.iter().any(|(_, e)| !e.direct) {
+        c.push(
+            "buffered I/O: the device sees page-cache writeback and readahead, not the \
+                job's own I/Os"
+                .into(),
+        );
+    }
+    if c.is_empty() {
+        c.push(
+            "a layer between the job and the device serialised or merged the I/O (a \
+                filesystem lock, a loop device, device-mapper)"
+                .into(),
+        );
+    }
+    c.join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::testutil::{dev, job};
+
+    /// `n` jobs of depth `qd` with engine `engine`, each issuing at mean depth `issued`, on ext4
+    /// over loop3, which shows aqu-sz `aqu`.
+    fn case(
+        n: u32,
+        engine: &str,
+        qd: u32,
+        issued: u32,
+        aqu: f64,
+        alloc: WriteAlloc,
+    ) -> Vec<Advice> {
+        let mut r = RunResult::default();
+        let mut ev = Evidence::default();
+        for i in 0..n {
+            let mut j = job("rw", i, 0);
+            j.write.total_ios = 1000;
+            j.depth.exact = vec![(issued, 1000)];
+            r.jobs.push(j);
+            ev.jobs.push(JobEvidence {
+                ioengine: engine.into(),
+                direct: true,
+                iodepth: qd,
+                fs_type: Some("ext4".into()),
+                devices: vec!["loop3".into()],
+                write_alloc: alloc,
+                ..Default::default()
+            });
+        }
+        r.disk_util.push(dev("loop3", 5000, 0.2, aqu));
+        run(&r, &ev)
+    }
+
+    #[test]
+    fn eight_threads_serialised_on_ext4_hole_filling() {
+        let a = case(8, "sync", 1, 1, 1.02, WriteAlloc::HoleFilling);
+        assert_eq!(a.len(), 1);
+        assert_eq!(a[0].title, "issued depth 8.00, the device saw 1.02");
+        assert!(a[0].why.contains("i_rwsem exclusively"), "{}", a[0].why);
+        assert!(a[0].evidence.contains("loop3 aqu-sz 1.02"));
+        // Unknown allocation: named as probable.
+        assert!(case(8, "sync", 1, 1, 1.0, WriteAlloc::Unknown)[0].why.contains("probably ext4"));
+    }
+
+    #[test]
+    fn sync_engine_with_iodepth_names_the_engine() {
+        let a = case(1, "psync", 32, 1, 1.0, WriteAlloc::Overwrite);
+        assert_eq!(a[0].title, "asked for depth 32, the engine issued 1.00");
+        assert!(a[0].why.contains("ioengine=psync is synchronous"));
+    }
+
+    #[test]
+    fn quiet_when_the_device_saw_the_depth() {
+        // 8 threads of overwrites on ext4 reaching aqu-sz 7.5; libaio QD 8 reaching 7.9.
+        assert!(case(8, "sync", 1, 1, 7.5, WriteAlloc::Overwrite).is_empty());
+        assert!(case(1, "libaio", 8, 8, 7.9, WriteAlloc::Overwrite).is_empty());
+        // Exactly at the threshold (4.0 of 8) still fires; just above does not.
+        assert_eq!(case(1, "libaio", 8, 8, 4.0, WriteAlloc::Overwrite).len(), 1);
+        assert!(case(1, "libaio", 8, 8, 4.1, WriteAlloc::Overwrite).is_empty());
+        // Depth 1 asked and issued: nothing to compare.
+        assert!(case(1, "psync", 1, 1, 0.1, WriteAlloc::Unknown).is_empty());
+    }
+}

@@ -1,0 +1,173 @@
+//! [`Evidence`]: what the engine and the run command know beyond a `RunResult`, gathered for
+//! the advice checks. Every field is something measured or configured, never a guess; where a
+//! fact is unknown the type says so (`Option`, [`Capability::Unknown`], [`WriteAlloc::Unknown`]).
+//!
+//! `/proc/meminfo` layout: proc(5), `fs/proc/meminfo.c` (`MemTotal:` in kB = KiB).
+
+use iolab_stats::{DiskUtil, JobResult, RunResult};
+use serde::{Deserialize, Serialize};
+
+/// Whether the target may do something to the data (compress, dedupe).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Capability {
+    /// iolab cannot tell (an array, a cloud volume, an SSD controller): treated as "may".
+    #[default]
+    Unknown,
+    Yes,
+    No,
+}
+
+/// What the job's O_DIRECT writes did to the file's allocation, which decides whether ext4
+/// takes i_rwsem shared or exclusively (fs/ext4/file.c `ext4_dio_write_checks`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WriteAlloc {
+    #[default]
+    Unknown,
+    /// Every write landed on allocated, written blocks.
+    Overwrite,
+    /// Some writes landed in holes or unwritten (fallocated) extents.
+    HoleFilling,
+    /// Some writes went past end of file.
+    Extending,
+}
+
+/// Read completions whose blocks were checked for all-zero content.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ZeroReadSample {
+    pub sampled: u64,
+    pub all_zero: u64,
+}
+
+/// Facts about the data a job wrote.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DataFacts {
+    /// Share (0..=1) of written bytes that are zero runs (fio's `buffer_compress_percentage`
+    /// fills the compressible part of each chunk with zeros; `zero_buffers` makes it 1).
+    pub zero_run_share: Option<f64>,
+    /// The same bytes are written every run (`randrepeat=1`, fio's default, or a fixed
+    /// `randseed`), so a deduplicating target sees them again.
+    pub repeats_run_to_run: bool,
+    pub target_compresses: Capability,
+    pub target_dedupes: Capability,
+}
+
+/// Per job (same index as `RunResult::jobs`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct JobEvidence {
+    pub ioengine: String,
+    pub direct: bool,
+    pub iodepth: u32,
+    /// Filesystem type of the job's targets (`ext4`, `xfs`); `None` for raw block devices.
+    pub fs_type: Option<String>,
+    /// The device serving each target (the top of its topology), kernel names.
+    pub devices: Vec<String>,
+    pub zero_reads: Option<ZeroReadSample>,
+    pub data: DataFacts,
+    /// Bytes of the region the job touches (size × files).
+    pub working_set_bytes: u64,
+    /// Requested rate per direction (read, write), bytes/s; 0 = none (fio `rate`).
+    pub rate_bytes: [u64; 2],
+    /// Requested IOPS per direction (read, write); 0 = none (fio `rate_iops`).
+    pub rate_iops: [u64; 2],
+    /// CPU% of each worker thread over its runtime (usr + sys).
+    pub worker_cpu_pct: Vec<f64>,
+    /// Latency was measured from the actual submission, not from the time the rate schedule
+    /// meant the I/O to start (closed loop: a slow I/O delays the next one's clock).
+    pub latency_closed_loop: bool,
+    pub write_alloc: WriteAlloc,
+}
+
+/// Device figures over one phase (a reporting group between stonewalls).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PhaseEvidence {
+    pub groupid: u32,
+    /// ns since the run started.
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub devices: Vec<DiskUtil>,
+}
+
+/// Everything the checks read besides the `RunResult`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    pub jobs: Vec<JobEvidence>,
+    pub phases: Vec<PhaseEvidence>,
+    /// `/proc/meminfo` MemTotal, bytes.
+    pub mem_total_bytes: Option<u64>,
+    /// A cache the user declared in front of the media (controller, array, SLC), bytes.
+    pub declared_cache_bytes: Option<u64>,
+}
+
+impl Evidence {
+    /// Device figures of a group's phase: the recorded phase, else the whole run's
+    /// `disk_util` when the run has a single group.
+    pub fn phase_devices<'a>(&'a self, r: &'a RunResult, groupid: u32) -> Option<&'a [DiskUtil]> {
+        if let Some(p) = self.phases.iter().find(|p| p.groupid == groupid) {
+            return Some(&p.devices);
+        }
+        let groups: std::collections::BTreeSet<u32> = r.jobs.iter().map(|j| j.groupid).collect();
+        (groups.len() <= 1 && !r.disk_util.is_empty()).then_some(&r.disk_util[..])
+    }
+
+    /// Jobs of each group with their evidence: (groupid, [(job, evidence)]).
+    pub fn groups<'a>(
+        &'a self,
+        r: &'a RunResult,
+    ) -> Vec<(u32, Vec<(&'a JobResult, &'a JobEvidence)>)> {
+        let mut out: Vec<(u32, Vec<(&JobResult, &JobEvidence)>)> = Vec::new();
+        for (j, e) in r.jobs.iter().zip(&self.jobs) {
+            match out.iter_mut().find(|(g, _)| *g == j.groupid) {
+                Some((_, v)) => v.push((j, e)),
+                None => out.push((j.groupid, vec![(j, e)])),
+            }
+        }
+        out
+    }
+}
+
+/// Mean in-flight depth at submission (the fio "IO depths" distribution, exact form).
+pub fn mean_issued_depth(j: &JobResult) -> Option<f64> {
+    let n: u64 = j.depth.exact.iter().map(|&(_, c)| c).sum();
+    (n > 0).then(|| j.depth.exact.iter().map(|&(d, c)| d as f64 * c as f64).sum::<f64>() / n as f64)
+}
+
+/// `MemTotal` from `/proc/meminfo` text, in bytes.
+pub fn parse_meminfo(text: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let mut it = line["MemTotal:".len()..].split_whitespace();
+    let v: u64 = it.next()?.parse().ok()?;
+    match it.next() {
+        Some("kB") | None => Some(v * 1024),
+        Some(_) => None,
+    }
+}
+
+/// `MemTotal` of this machine, bytes.
+pub fn mem_total_bytes() -> Option<u64> {
+    parse_meminfo(&std::fs::read_to_string("/proc/meminfo").ok()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meminfo() {
+        assert_eq!(
+            parse_meminfo("MemTotal:       16316412 kB\nMemFree: 1 kB\n"),
+            Some(16316412 * 1024)
+        );
+        assert_eq!(parse_meminfo("MemFree: 1 kB\n"), None);
+        assert!(mem_total_bytes().is_some_and(|b| b > 64 << 20));
+    }
+
+    #[test]
+    fn issued_depth_mean() {
+        let mut j = JobResult::default();
+        assert_eq!(mean_issued_depth(&j), None);
+        j.depth.exact = vec![(1, 10), (8, 30)];
+        assert!((mean_issued_depth(&j).unwrap() - 6.25).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,76 @@
+//! Plain-text rendering of advice, printed after the run summary: one block per finding,
+//! wrapped to 100 columns so it reads in a terminal and in a pasted log.
+
+use crate::{Advice, Severity};
+
+const WIDTH: usize = 100;
+const LABEL: usize = 16;
+
+/// The findings as text; empty string when there are none.
+pub fn render_text(advice: &[Advice]) -> String {
+    if advice.is_empty() {
+        return String::new();
+    }
+    let warnings = advice.iter().filter(|a| a.severity == Severity::Warning).count();
+    let notes = advice.len() - warnings;
+    let mut s = format!("Advice: {warnings} warning(s), {notes} note(s)\n");
+    for a in advice {
+        s.push_str(&format!(
+            "  {:<7} [{}] {}: {}\n",
+            a.severity.as_str(),
+            a.id,
+            a.subject,
+            a.title
+        ));
+        for (label, text) in
+            [("evidence:", &a.evidence), ("why:", &a.why), ("what to do:", &a.what_to_do)]
+        {
+            wrap_into(&mut s, label, text);
+        }
+    }
+    s
+}
+
+fn wrap_into(out: &mut String, label: &str, text: &str) {
+    let indent = " ".repeat(4 + LABEL);
+    let mut line = format!("    {label:<LABEL$}");
+    let mut empty = true;
+    for w in text.split_whitespace() {
+        if !empty && line.len() + 1 + w.len() > WIDTH {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line = indent.clone();
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(w);
+        empty = false;
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wraps_and_counts() {
+        let a = Advice {
+            id: "x",
+            severity: Severity::Warning,
+            subject: "job 'a'".into(),
+            title: "t".into(),
+            evidence: "word ".repeat(60),
+            why: "because".into(),
+            what_to_do: "fix".into(),
+        };
+        let s = render_text(&[a]);
+        assert!(s.starts_with("Advice: 1 warning(s), 0 note(s)\n  warning [x] job 'a': t\n"));
+        assert!(s.lines().all(|l| l.len() <= WIDTH), "{s}");
+        assert!(s.contains("\n    what to do:     fix\n"), "{s}");
+        assert_eq!(render_text(&[]), "");
+    }
+}
