@@ -4,8 +4,9 @@
 //! * `bsrange=min-max`: `min + max · r/(R+1)` from the direction's own Tausworthe state,
 //!   rounded down to a multiple of `min` (unless `bs_unaligned`) and capped at `max`; so for
 //!   `4k-16k` each of 4k, 8k, 12k, 16k has probability 1/4.
-//! * `bssplit`: entries sorted by size (fio's `bs_cmp` qsort in options.c); walk them adding
-//!   each share to a running total and take the first entry with `r / total ≤ R / 100`.
+//! * `bssplit`: entries sorted by share, smallest first (fio's `bs_cmp` qsort in options.c
+//!   `str_bssplit_cb`; glibc's qsort is a stable merge sort here); walk them adding each share
+//!   to a running total and take the first entry with `r / total ≤ R / 100`.
 //!
 //! A candidate that does not fit before the end of the region is redrawn (`io_u_fits`).
 
@@ -16,7 +17,7 @@ use iolab_job::BlockSizes;
 pub struct BsGen {
     pub min: u64,
     pub max: u64,
-    /// (bs, percent), sorted by bs, zero shares dropped.
+    /// (bs, percent), sorted by percent, zero shares dropped.
     split: Vec<(u64, u64)>,
     unaligned: bool,
     rng: FioRand,
@@ -26,11 +27,12 @@ impl BsGen {
     pub fn new(bs: &BlockSizes, unaligned: bool, rng: FioRand) -> Self {
         let mut split: Vec<(u64, u64)> =
             bs.split.iter().filter(|s| s.perc > 0).map(|s| (s.bs, s.perc as u64)).collect();
-        split.sort_by_key(|s| s.0);
+        split.sort_by_key(|s| s.1);
         let (min, max) = if split.is_empty() {
             (bs.min, bs.max.max(bs.min))
         } else {
-            (split[0].0, split[split.len() - 1].0)
+            let sizes = || split.iter().map(|s| s.0);
+            (sizes().min().unwrap_or(bs.min), sizes().max().unwrap_or(bs.max))
         };
         BsGen { min, max, split, unaligned, rng }
     }
@@ -98,14 +100,14 @@ mod tests {
     }
 
     #[test]
-    fn bssplit_is_sorted_and_respects_room() {
+    fn bssplit_is_sorted_by_share_and_respects_room() {
         let bs = BlockSizes {
             min: 4096,
             max: 65536,
-            split: vec![BsSplit { bs: 65536, perc: 50 }, BsSplit { bs: 4096, perc: 50 }],
+            split: vec![BsSplit { bs: 65536, perc: 60 }, BsSplit { bs: 4096, perc: 40 }],
         };
         let mut g = BsGen::new(&bs, false, FioRand::new(1, false));
-        assert_eq!(g.split[0].0, 4096);
+        assert_eq!(g.split[0], (4096, 40));
         for _ in 0..1000 {
             assert_eq!(g.next(8192), 4096);
         }

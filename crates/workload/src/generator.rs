@@ -308,7 +308,11 @@ impl Workload {
             let nranges = io_size.min(r.file_size).div_ceil(range_size);
             let jh = fio_jhash(file_name(job, input.clone_index, i).as_bytes(), 0);
             let seed_for = |tn: u32, s: &JobSeeds| -> u32 {
-                jh.wrapping_mul(tn).wrapping_mul(s.get(Slot::BlockOff) as u32)
+                if s.legacy_dist_seed {
+                    jh.wrapping_mul(tn)
+                } else {
+                    jh.wrapping_mul(tn).wrapping_mul(s.get(Slot::BlockOff) as u32)
+                }
             };
             let seed = seed_for(input.thread_number.max(1), seeds);
             let shared_off = |center: Option<f64>| -> Option<u64> {
@@ -473,13 +477,17 @@ impl Workload {
             Some(SizeSpec::Bytes(b)) if b > 0 => b.min(total),
             _ => total,
         });
+        // backend.c do_io: in [rand]trimwrite every byte is trimmed and then written, so the
+        // byte and I/O budgets double.
+        let trimwrite = matches!(job.rw, RwKind::TrimWrite | RwKind::RandTrimWrite);
+        let per_loop_bytes = if trimwrite { per_loop_bytes * 2 } else { per_loop_bytes };
         let loops = job.loops.max(1) as u64;
         let stop = StopConditions {
             runtime: job.runtime,
             time_based: job.time_based,
             ramp_time: job.ramp_time,
             bytes: if job.time_based { None } else { Some(per_loop_bytes.saturating_mul(loops)) },
-            number_ios: job.number_ios,
+            number_ios: job.number_ios.map(|n| if trimwrite { n * 2 } else { n }),
         };
 
         let rates = [0, 1, 2].map(|i| DirRate {
@@ -519,7 +527,9 @@ impl Workload {
             ],
             rwmix_read: job.rwmixread.min(100),
             seq_nr_cfg,
-            seq_nr: seq_nr_cfg,
+            // init.c: "td->ddir_seq_nr needs to be initialized to 1, NOT o->ddir_seq_nr", so
+            // the first I/O of `randread:N` is random.
+            seq_nr: 1,
             seq_add: job.ddir_seq_add,
             rw_seq: job.rw_sequencer,
             rwmix_ddir: 0,
@@ -716,7 +726,11 @@ impl Workload {
                 }
                 i
             }
-            FileServiceKind::Random => self.draw_file(|w| w.file_rng.between(0, n as u64 - 1)),
+            FileServiceKind::Random => self.draw_file(|w| {
+                // __get_next_fileno_rand: nr_files · r / (R + 1).
+                let r = w.file_rng.next_u64() as f64;
+                ((n as f64 * (r / (w.file_rng.max() as f64 + 1.0))) as u64).min(n as u64 - 1)
+            }),
             FileServiceKind::Zipf(_) | FileServiceKind::Pareto(_) | FileServiceKind::Normal(_) => {
                 self.draw_file(|w| {
                     w.file_dist
@@ -767,14 +781,16 @@ impl Workload {
             }
         };
         let random = self.kind.is_random();
-        let (rel, is_random) = if rw_seq_hit {
+        // `mark`: the offset came from a random draw without fio's IO_U_F_BUSY_OK, so it is
+        // marked in the random map (mark_random_map); sequential steps are not.
+        let (rel, mark) = if rw_seq_hit {
             if random {
                 if self.should_do_random(d) {
                     (self.rand_offset(fi, d)?, true)
                 } else {
                     match self.seq_offset(fi, d) {
                         Some(o) => (o, false),
-                        None => (self.rand_offset(fi, d)?, true),
+                        None => (self.rand_offset(fi, d)?, false),
                     }
                 }
             } else {
@@ -801,12 +817,12 @@ impl Workload {
         if len == 0 {
             return None;
         }
-        if let Some(map) = &mut f.map {
-            let blk = rel / self.map_unit;
-            if blk < map.len() && map.is_free(blk) {
+        if mark {
+            if let Some(map) = &mut f.map {
+                let blk = rel / self.map_unit;
                 let n = len.div_ceil(self.map_unit);
                 let k = map.set_run(blk, n);
-                if is_random && k < n {
+                if k > 0 && k < n {
                     len = len.min(k * self.map_unit);
                 }
             }

@@ -48,7 +48,12 @@ const FIO_RANDSEED_3_33: u64 = 0xb189_9bed;
 
 /// The seeds of one job (one clone), indexed by [`Slot`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct JobSeeds(pub [u64; NR_SLOTS]);
+pub struct JobSeeds {
+    pub slots: [u64; NR_SLOTS],
+    /// fio ≤ 3.34 seeds a file's zipf/pareto/normal generator with `jhash(name) ·
+    /// thread_number` only; since 3.35 the block-offset seed is multiplied in as well.
+    pub legacy_dist_seed: bool,
+}
 
 impl JobSeeds {
     /// Repeatable seeds from `randseed` and fio's 1-based `thread_number`.
@@ -62,7 +67,7 @@ impl JobSeeds {
             *s = seed.wrapping_mul(thread_number as u64).wrapping_add(i as u64);
             seed = seed.wrapping_mul(FIO_SEED_MULT);
         }
-        JobSeeds(out)
+        JobSeeds { slots: out, legacy_dist_seed: false }
     }
 
     /// fio ≤ 3.34 (`td_fill_rand_seeds_internal`): as [`JobSeeds::repeatable`], except that
@@ -71,7 +76,8 @@ impl JobSeeds {
     pub fn fio_3_33(randseed: u64, thread_number: u32, randrepeat: bool) -> Self {
         let mut s = Self::repeatable(randseed, thread_number);
         if randrepeat {
-            s.0[Slot::BlockOff as usize] = FIO_RANDSEED_3_33.wrapping_mul(thread_number as u64);
+            s.slots[Slot::BlockOff as usize] = FIO_RANDSEED_3_33.wrapping_mul(thread_number as u64);
+            s.legacy_dist_seed = true;
         }
         s
     }
@@ -86,12 +92,12 @@ impl JobSeeds {
             h.write_usize(i);
             *s = h.finish();
         }
-        JobSeeds(out)
+        JobSeeds { slots: out, legacy_dist_seed: false }
     }
 
     #[inline]
     pub fn get(&self, slot: Slot) -> u64 {
-        self.0[slot as usize]
+        self.slots[slot as usize]
     }
 }
 
