@@ -123,7 +123,13 @@ pub fn apply(
                 return Err(bad(name, s, "1024 or 1000"));
             }
         }
-        "numjobs" => job.numjobs = parse_u32(name, need(name, v)?, kb)?,
+        "numjobs" => {
+            // fio's minval for numjobs is 1
+            job.numjobs = parse_u32(name, need(name, v)?, kb)?;
+            if job.numjobs == 0 {
+                return Err(bad(name, need(name, v)?, "1 or more jobs"));
+            }
+        }
         "stonewall" => job.stonewall = parse_bool(name, v)?,
         "new_group" => job.new_group = parse_bool(name, v)?,
         "wait_for" => job.wait_for = Some(need(name, v)?.to_string()),

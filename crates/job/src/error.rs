@@ -70,6 +70,8 @@ pub enum JobErrorKind {
     Unit { name: String, source: Box<UnitError> },
     #[error("option '{name}': bad value '{value}'; expected {expected}")]
     BadValue { name: String, value: String, expected: String },
+    #[error("option '{name}': {value} is out of range; expected {}", range_text(*min, *max))]
+    OutOfRange { name: String, value: i64, min: Option<i64>, max: Option<i64> },
     #[error("option '{name}': {what} shares add up to {total}%; expected at most 100%")]
     SplitOver100 { name: String, what: &'static str, total: u32 },
     #[error("option '{name}': {count} entries for one direction; expected at most {max}")]
@@ -86,4 +88,13 @@ pub enum JobErrorKind {
     NoSuchSection { name: String, available: String },
     #[error("no jobs defined; expected at least one [job] section or --name=")]
     NoJobs,
+}
+
+fn range_text(min: Option<i64>, max: Option<i64>) -> String {
+    match (min, max) {
+        (Some(a), Some(b)) => format!("{a} to {b}"),
+        (Some(a), None) => format!("at least {a}"),
+        (None, Some(b)) => format!("at most {b}"),
+        (None, None) => "a valid number".to_string(),
+    }
 }

@@ -81,6 +81,18 @@ pub fn apply_entry(
     if def.ty == registry::OptionType::Deprecated {
         msgs.push(format!("option '{}' is deprecated; fio ignores it too", def.name));
     }
+    if def.ty == registry::OptionType::Special && !def.choices.is_empty() {
+        if let Some(text) = v {
+            let head = text.split(':').next().unwrap_or(text).trim();
+            if !def.choices.contains(&head) && !(def.name == "ioengine" && head == "external") {
+                return Err(err(JobErrorKind::BadValue {
+                    name: def.name.to_string(),
+                    value: text.to_string(),
+                    expected: format!("one of: {}", def.choices.join(", ")),
+                }));
+            }
+        }
+    }
     let typed = match value::typed(def, v, kb) {
         Ok(t) => t,
         // apply accepted it with its own grammar; keep the text
@@ -89,6 +101,7 @@ pub fn apply_entry(
         }
         Err(k) => return Err(err(k)),
     };
+    check_bounds(def, &typed).map_err(err)?;
     job.options.insert(
         def.name.to_string(),
         ResolvedOption { value: typed, raw: e.raw.clone(), origin: origin(&e.location, section) },
@@ -96,6 +109,28 @@ pub fn apply_entry(
     msgs.dedup();
     let loc = e.location.to_string();
     warnings.extend(msgs.into_iter().map(|message| Warning { location: loc.clone(), message }));
+    Ok(())
+}
+
+/// fio's `.minval` / `.maxval` on numeric values (each element of a per-direction list).
+fn check_bounds(def: &registry::OptionDef, v: &OptionValue) -> Result<(), JobErrorKind> {
+    if def.min.is_none() && def.max.is_none() {
+        return Ok(());
+    }
+    let n = match v {
+        OptionValue::Int(i) => *i,
+        OptionValue::Size(s) => i64::try_from(*s).unwrap_or(i64::MAX),
+        OptionValue::List(l) => return l.iter().try_for_each(|e| check_bounds(def, e)),
+        _ => return Ok(()),
+    };
+    if def.min.is_some_and(|m| n < m) || def.max.is_some_and(|m| n > m) {
+        return Err(JobErrorKind::OutOfRange {
+            name: def.name.to_string(),
+            value: n,
+            min: def.min,
+            max: def.max,
+        });
+    }
     Ok(())
 }
 
@@ -168,10 +203,10 @@ pub fn resolve(
             engine_option_check(&job, &mut msgs);
             let loc = s.location.to_string();
             warnings.extend(job_warnings);
-            warnings.extend(
-                msgs.into_iter()
-                    .map(|message| Warning { location: format!("{loc} [{}]", job.name), message }),
-            );
+            warnings.extend(msgs.into_iter().map(|message| Warning {
+                location: loc.clone(),
+                message: format!("job '{}': {message}", job.name),
+            }));
             jobs.push(job);
         }
     }

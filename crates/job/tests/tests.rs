@@ -465,6 +465,9 @@ fn error_kinds() {
         ("[global]\nbs=4k\n", |k| matches!(k, JobErrorKind::NoJobs)),
         ("[j]\nnumjobs=$ncpus/0\n", |k| matches!(k, JobErrorKind::Substitution { .. })),
         ("[j]\nsize=1.5g\n", |k| matches!(k, JobErrorKind::Unit { .. })),
+        ("[j]\nnumjobs=0\n", |k| matches!(k, JobErrorKind::BadValue { .. })),
+        ("[j]\ncmdprio_class=4\n", |k| matches!(k, JobErrorKind::OutOfRange { value: 4, .. })),
+        ("[j]\nioengine=libaoi\n", |k| matches!(k, JobErrorKind::BadValue { .. })),
     ];
     for (text, pred) in cases {
         let e = parse_err(text);
