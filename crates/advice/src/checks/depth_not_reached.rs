@@ -20,7 +20,7 @@ use crate::evidence::mean_issued_depth;
 use crate::{Advice, Evidence, JobEvidence, Severity, WriteAlloc};
 
 pub const ID: &str = "depth_not_reached";
-pub const FRACTION: f64 = 0.5;
+pub const FRACTION: f64 = 1.0 / 3.0;
 
 pub const CHECK: Check =
     Check { id: ID, summary: "device queue depth far below the depth issued", run };
@@ -221,9 +221,10 @@ mod tests {
         // 8 threads of overwrites on ext4 reaching aqu-sz 7.5; libaio QD 8 reaching 7.9.
         assert!(case(8, "sync", 1, 1, 7.5, WriteAlloc::Overwrite).is_empty());
         assert!(case(1, "libaio", 8, 8, 7.9, WriteAlloc::Overwrite).is_empty());
-        // Exactly at the threshold (4.0 of 8) still fires; just above does not.
-        assert_eq!(case(1, "libaio", 8, 8, 4.0, WriteAlloc::Overwrite).len(), 1);
-        assert!(case(1, "libaio", 8, 8, 4.1, WriteAlloc::Overwrite).is_empty());
+        // A third of 8 is 2.67: 2.6 fires, 2.7 does not. ext4 overwrites by 8 threads on a
+        // loop device over virtio reached 3.4 here; hole-filling writes 0.93.
+        assert_eq!(case(1, "libaio", 8, 8, 2.6, WriteAlloc::Overwrite).len(), 1);
+        assert!(case(1, "libaio", 8, 8, 2.7, WriteAlloc::Overwrite).is_empty());
         // Depth 1 asked and issued: nothing to compare.
         assert!(case(1, "psync", 1, 1, 0.1, WriteAlloc::Unknown).is_empty());
     }

@@ -1,0 +1,325 @@
+//! Real-device tests of the device view and the advice checks: loop devices (root), ext4 on a
+//! loop device, the kernel's own `/proc/diskstats` counters. I/O is issued by threads in this
+//! test with O_DIRECT, so what is measured is the kernel's behaviour, not a model of it.
+//! Each test probes for root, `losetup`, `mkfs.ext4` and the blkio cgroup, and prints why it
+//! skipped when one is missing.
+#![allow(clippy::unwrap_used)]
+
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use iolab_advice::{check, render_text, Evidence, JobEvidence, PhaseEvidence, WriteAlloc};
+use iolab_core::Nanos;
+use iolab_stats::diskseries::DiskSeriesSampler;
+use iolab_stats::topology::{resolve, DevKind};
+use iolab_stats::{JobResult, RunResult};
+
+fn is_root() -> bool {
+    std::fs::metadata("/proc/self").map(|m| m.uid() == 0).unwrap_or(false)
+}
+
+fn sh(cmd: &str, args: &[&str]) -> Option<String> {
+    let o = Command::new(cmd).args(args).output().ok()?;
+    o.status.success().then(|| String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let d =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("advice-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A loop device, detached on drop.
+struct Loop {
+    dev: String,
+}
+
+impl Loop {
+    fn attach(backing: &Path, direct_io: bool) -> Option<Loop> {
+        let b = backing.to_str()?;
+        let args: Vec<&str> = if direct_io {
+            vec!["-f", "--show", "--direct-io=on", b]
+        } else {
+            vec!["-f", "--show", b]
+        };
+        sh("losetup", &args).map(|dev| Loop { dev })
+    }
+    fn name(&self) -> String {
+        self.dev.trim_start_matches("/dev/").to_string()
+    }
+}
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        sh("losetup", &["-d", &self.dev]);
+    }
+}
+
+/// A mounted filesystem, unmounted on drop (before its loop device is detached).
+struct Mount {
+    dir: PathBuf,
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        sh("umount", &[self.dir.to_str().unwrap()]);
+    }
+}
+
+/// A 4096-aligned window into a Vec (O_DIRECT needs aligned buffers; this keeps the test free
+/// of unsafe allocation code).
+fn aligned(len: usize, fill: u8) -> (Vec<u8>, usize) {
+    let v = vec![fill; len + 4096];
+    let off = v.as_ptr().align_offset(4096);
+    (v, off)
+}
+
+fn open_direct(p: &Path, write: bool) -> File {
+    OpenOptions::new().read(true).write(write).custom_flags(libc::O_DIRECT).open(p).unwrap()
+}
+
+/// `threads` threads each write `per_thread` blocks of `bs` with O_DIRECT, sequentially in
+/// their own region of `file`. Returns the wall time in ns.
+fn concurrent_direct_writes(file: &Path, threads: u64, per_thread: u64, bs: usize) -> u64 {
+    let t = Instant::now();
+    std::thread::scope(|s| {
+        for i in 0..threads {
+            s.spawn(move || {
+                let f = open_direct(file, true);
+                let (v, off) = aligned(bs, 0xa5);
+                for k in 0..per_thread {
+                    let pos = (i * per_thread + k) * bs as u64;
+                    f.write_all_at(&v[off..off + bs], pos).unwrap();
+                }
+            });
+        }
+    });
+    t.elapsed().as_nanos() as u64
+}
+
+/// One synthetic job per writer thread, as the engine would report a sync-engine thread.
+fn writer_jobs(n: u32, per_thread: u64, groupid: u32) -> Vec<JobResult> {
+    (0..n)
+        .map(|i| {
+            let mut j = JobResult {
+                name: "randwrite-threads".into(),
+                jobidx: i,
+                groupid,
+                ..Default::default()
+            };
+            j.write.total_ios = per_thread;
+            j.depth.exact = vec![(1, per_thread)];
+            j
+        })
+        .collect()
+}
+
+/// ext4 on a loop device (direct-io to a backing file on the host disk): eight O_DIRECT
+/// writers filling holes of a sparse file are serialised on the inode's i_rwsem (device
+/// aqu-sz about 1), while the same writers overwriting written blocks run concurrently. The
+/// depth check flags the first phase, names ext4's lock, and stays quiet on the second.
+#[test]
+fn ext4_serialises_hole_filling_direct_writes_and_advice_flags_it() {
+    if !is_root() {
+        eprintln!("skipped: loop devices and mount need root");
+        return;
+    }
+    let d = scratch("ext4");
+    let img = d.join("backing.img");
+    File::create(&img).unwrap().set_len(256 << 20).unwrap();
+    let Some(lo) = Loop::attach(&img, true) else {
+        eprintln!("skipped: losetup -f --direct-io=on failed (no loop support here)");
+        return;
+    };
+    let mnt = d.join("mnt");
+    std::fs::create_dir_all(&mnt).unwrap();
+    if sh("mkfs.ext4", &["-q", "-F", &lo.dev]).is_none()
+        || sh("mount", &[&lo.dev, mnt.to_str().unwrap()]).is_none()
+    {
+        eprintln!("skipped: mkfs.ext4 or mount failed");
+        return;
+    }
+    let m = Mount { dir: mnt.clone() };
+    let file = mnt.join("file1");
+    let (threads, per, bs) = (8u64, 160u64, 8192usize);
+    let size = threads * per * bs as u64;
+
+    let topo = resolve(&file.parent().unwrap().join(".")).unwrap();
+    assert_eq!(topo.fs.as_ref().unwrap().fs_type, "ext4");
+    assert_eq!(topo.devices()[0], lo.name());
+
+    let mut sampler = DiskSeriesSampler::new(topo.devices());
+    let t0 = Instant::now();
+    let now = || Nanos(t0.elapsed().as_nanos() as u64);
+    sampler.tick(now()).unwrap();
+
+    // Phase 0: holes (a sparse file of the full size).
+    File::create(&file).unwrap().set_len(size).unwrap();
+    let p0 = now();
+    concurrent_direct_writes(&file, threads, per, bs);
+    let p0_end = now();
+    sampler.tick(p0_end).unwrap();
+
+    // Phase 1: the same writes over the blocks phase 0 allocated and wrote.
+    File::open(&file).unwrap().sync_all().unwrap();
+    let p1 = now();
+    sampler.tick(p1).unwrap();
+    concurrent_direct_writes(&file, threads, per, bs);
+    let p1_end = now();
+    sampler.tick(p1_end).unwrap();
+
+    let w0 = sampler.window(p0, p0_end);
+    let w1 = sampler.window(p1, p1_end);
+    let dev0 = w0.iter().find(|u| u.name == lo.name()).unwrap();
+    let dev1 = w1.iter().find(|u| u.name == lo.name()).unwrap();
+    eprintln!("hole-filling: {}", iolab_stats::diskseries::iostat_line(dev0));
+    eprintln!("overwrite:    {}", iolab_stats::diskseries::iostat_line(dev1));
+    assert!(dev0.write_ios >= threads * per, "{dev0:?}");
+    assert!(dev0.iostat.aqu_sz < 1.3, "hole-filling writes should be serialised: {dev0:?}");
+    assert!(
+        dev1.iostat.aqu_sz > 1.5 * dev0.iostat.aqu_sz.max(0.5),
+        "overwrites should run concurrently: {:.2} vs {:.2}",
+        dev1.iostat.aqu_sz,
+        dev0.iostat.aqu_sz
+    );
+
+    let mut r = RunResult::default();
+    r.jobs.extend(writer_jobs(threads as u32, per, 0));
+    r.jobs.extend(writer_jobs(threads as u32, per, 1));
+    let je = |alloc| JobEvidence {
+        ioengine: "sync".into(),
+        direct: true,
+        iodepth: 1,
+        fs_type: Some("ext4".into()),
+        devices: vec![lo.name()],
+        write_alloc: alloc,
+        working_set_bytes: size,
+        ..Default::default()
+    };
+    let mut ev = Evidence::default();
+    ev.jobs.extend((0..threads).map(|_| je(WriteAlloc::HoleFilling)));
+    ev.jobs.extend((0..threads).map(|_| je(WriteAlloc::Overwrite)));
+    ev.phases = vec![
+        PhaseEvidence { groupid: 0, start_ns: p0.0, end_ns: p0_end.0, devices: w0.clone() },
+        PhaseEvidence { groupid: 1, start_ns: p1.0, end_ns: p1_end.0, devices: w1.clone() },
+    ];
+    let adv = check(&r, &ev);
+    eprintln!("{}", render_text(&adv));
+    let depth: Vec<_> = adv.iter().filter(|a| a.id == "depth_not_reached").collect();
+    assert_eq!(depth.len(), 1, "{adv:?}");
+    assert_eq!(depth[0].subject, "group 0");
+    assert!(depth[0].why.contains("i_rwsem exclusively"));
+    drop(m);
+    drop(lo);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// The TID of the calling thread, from `/proc/thread-self` (a link to `PID/task/TID`).
+fn tid() -> String {
+    let l = std::fs::read_link("/proc/thread-self").unwrap();
+    l.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// Three loop devices under one "job" (two reader threads each); one of them (`slow`) is a
+/// loop device over another loop device whose reads are limited to 100 IOPS by a blkio
+/// cgroup. The throttle waits before the lower device accounts a request, so it shows up as
+/// await on `slow`: the outlier check must name `slow` and only it.
+#[test]
+fn throttled_device_among_three_is_the_outlier() {
+    if !is_root() {
+        eprintln!("skipped: loop devices and cgroups need root");
+        return;
+    }
+    let cg_root = Path::new("/sys/fs/cgroup/blkio");
+    if !cg_root.join("blkio.throttle.read_iops_device").exists() {
+        eprintln!("skipped: no cgroup v1 blkio throttling at {}", cg_root.display());
+        return;
+    }
+    let d = scratch("outlier");
+    let mk = |name: &str| {
+        let p = d.join(name);
+        let (v, off) = aligned(1 << 20, 0x5a);
+        let f = File::create(&p).unwrap();
+        for k in 0..16u64 {
+            f.write_all_at(&v[off..off + (1 << 20)], k << 20).unwrap();
+        }
+        f.sync_all().unwrap();
+        p
+    };
+    let (fa, fb, fs) = (mk("a.img"), mk("b.img"), mk("s.img"));
+    let (Some(a), Some(b), Some(lower)) =
+        (Loop::attach(&fa, true), Loop::attach(&fb, true), Loop::attach(&fs, true))
+    else {
+        eprintln!("skipped: losetup failed");
+        return;
+    };
+    let Some(slow) = Loop::attach(Path::new(&lower.dev), false) else {
+        eprintln!("skipped: losetup over a loop device failed");
+        return;
+    };
+    let t = resolve(Path::new(&slow.dev)).unwrap();
+    let n = t.device.as_ref().unwrap();
+    assert_eq!(n.kind, DevKind::Loop { backing_file: Some(PathBuf::from(&lower.dev)) });
+    assert_eq!(n.children[0].name, lower.name());
+    assert!(matches!(n.children[0].kind, DevKind::Loop { .. }));
+
+    let cg = cg_root.join(format!("iolab-advice-{}", std::process::id()));
+    std::fs::create_dir_all(&cg).unwrap();
+    let majmin = std::fs::read_to_string(format!("/sys/block/{}/dev", lower.name())).unwrap();
+    std::fs::write(cg.join("blkio.throttle.read_iops_device"), format!("{} 100", majmin.trim()))
+        .unwrap();
+
+    let names = vec![a.name(), b.name(), slow.name()];
+    let mut sampler = DiskSeriesSampler::new(names.clone());
+    let t0 = Instant::now();
+    sampler.tick(Nanos(0)).unwrap();
+    let tasks = cg.join("tasks");
+    std::thread::scope(|s| {
+        for dev in [&a.dev, &b.dev, &slow.dev] {
+            for k in 0..2u64 {
+                let tasks = &tasks;
+                s.spawn(move || {
+                    std::fs::write(tasks, tid()).unwrap();
+                    let f = open_direct(Path::new(dev), false);
+                    let (mut v, off) = aligned(4096, 0);
+                    for i in 0..60u64 {
+                        // A fixed stride over 16 MiB so every device sees the same offsets.
+                        let blk = (i * 97 + k * 13) % 4096;
+                        f.read_exact_at(&mut v[off..off + 4096], blk * 4096).unwrap();
+                    }
+                });
+            }
+        }
+    });
+    let end = Nanos(t0.elapsed().as_nanos() as u64);
+    let series = sampler.finish(end).unwrap();
+    // Move ourselves out is unnecessary (threads ended); remove the group.
+    let _ = std::fs::remove_dir(&cg);
+
+    for dname in &names {
+        let s = series.device(dname).unwrap();
+        eprintln!("{}", iolab_stats::diskseries::iostat_line(&s.summary));
+        assert_eq!(s.summary.read_ios, 120, "{dname}: {:?}", s.summary);
+    }
+    let mut r = RunResult::default();
+    r.jobs.push(JobResult { name: "stripe".into(), ..Default::default() });
+    r.disk_util = series.devices.iter().map(|d| d.summary.clone()).collect();
+    let ev = Evidence {
+        jobs: vec![JobEvidence { direct: true, devices: names.clone(), ..Default::default() }],
+        ..Default::default()
+    };
+    let adv = check(&r, &ev);
+    eprintln!("{}", render_text(&adv));
+    let out: Vec<_> = adv.iter().filter(|a| a.id == "device_outlier").collect();
+    assert_eq!(out.len(), 1, "{adv:?}");
+    assert_eq!(out[0].subject, format!("device {}", slow.name()));
+    drop(slow);
+    drop(lower);
+    drop((a, b));
+    std::fs::remove_dir_all(&d).unwrap();
+}
