@@ -84,7 +84,8 @@ pub fn apply_entry(
     if def.ty == registry::OptionType::Special && !def.choices.is_empty() {
         if let Some(text) = v {
             let head = text.split(':').next().unwrap_or(text).trim();
-            if !def.choices.contains(&head) && !(def.name == "ioengine" && head == "external") {
+            let external = def.name == "ioengine" && head == "external";
+            if !external && !def.choices.contains(&head) {
                 return Err(err(JobErrorKind::BadValue {
                     name: def.name.to_string(),
                     value: text.to_string(),
