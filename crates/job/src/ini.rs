@@ -17,6 +17,8 @@ use std::path::{Path, PathBuf};
 
 /// Include nesting limit; fio has none and loops forever on a self-include.
 const MAX_INCLUDE_DEPTH: u32 = 16;
+/// Largest file `include` reads.
+const MAX_INCLUDE_BYTES: u64 = 16 << 20;
 
 /// Values for `${VAR}` and the `$keywords`. `from_system` reads the process environment and
 /// the machine; tests build one by hand so results do not depend on the host.
@@ -232,6 +234,20 @@ impl Reader<'_> {
             if let Some(b) = base_dir {
                 candidate = b.join(path);
             }
+        }
+        // A job file is small text; refuse devices and huge files (`include /dev/zero`).
+        let too_big = match std::fs::metadata(&candidate) {
+            Ok(m) => !m.is_file() || m.len() > MAX_INCLUDE_BYTES,
+            Err(_) => false, // reported by the read below
+        };
+        if too_big {
+            return Err(JobError::new(
+                loc,
+                JobErrorKind::Include {
+                    path: candidate.display().to_string(),
+                    message: format!("not a regular file of at most {MAX_INCLUDE_BYTES} bytes"),
+                },
+            ));
         }
         let text = std::fs::read_to_string(&candidate).map_err(|e| {
             JobError::new(

@@ -328,6 +328,12 @@ fn include_merges_into_section() {
     );
     assert!(matches!(load1("bad.fio").unwrap_err().kind, JobErrorKind::SectionInInclude { .. }));
     assert!(matches!(load1("loop.fio").unwrap_err().kind, JobErrorKind::IncludeDepth { .. }));
+    std::fs::write(dir.path().join("dev.fio"), "[j]\ninclude /dev/zero\n").unwrap();
+    assert!(matches!(load1("dev.fio").unwrap_err().kind, JobErrorKind::Include { .. }));
+    std::fs::write(dir.path().join("none.fio"), "[j]\ninclude nope.inc\n").unwrap();
+    let e = load1("none.fio").unwrap_err();
+    assert!(matches!(e.kind, JobErrorKind::Include { .. }), "{e}");
+    assert!(e.to_string().contains("none.fio:2: cannot read included file"), "{e}");
 }
 
 #[test]
