@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use iolab_core::{IoDir, Nanos};
-use iolab_report::export::fio_log::{self, LogEntry, LogKind};
+use iolab_report::export::fio_log::{self, LogColumns, LogEntry, LogKind};
 use iolab_report::export::jsonl::status_line;
 use iolab_report::exporter;
 use iolab_report::fio_plat::{plat_idx_to_val, plat_val_to_idx};
@@ -249,13 +249,44 @@ fn group_reporting_prints_one_entry_per_group() {
 #[test]
 fn fio_logs_round_trip_and_are_named_like_fio() {
     let entries = vec![
-        LogEntry { time_ms: 500, value: 36929, ddir: 0, bs: 0, offset: None, prio: 0 },
-        LogEntry { time_ms: 1000, value: 105394, ddir: 1, bs: 4096, offset: Some(8192), prio: 0 },
+        LogEntry {
+            time_ms: 500,
+            value: 36929,
+            max: None,
+            ddir: 0,
+            bs: 4096,
+            offset: Some(0),
+            prio: 0,
+        },
+        LogEntry {
+            time_ms: 1000,
+            value: 105394,
+            max: None,
+            ddir: 1,
+            bs: 4096,
+            offset: Some(8192),
+            prio: 0,
+        },
     ];
     let text = fio_log::format(&entries);
-    assert_eq!(text, "500, 36929, 0, 0, 0\n1000, 105394, 1, 4096, 8192, 0\n");
-    assert_eq!(fio_log::parse(&text, "x.log").unwrap(), entries);
-    let e = fio_log::parse("1, 2, 0\n", "t_bw.1.log").unwrap_err();
+    assert_eq!(text, "500, 36929, 0, 4096, 0, 0\n1000, 105394, 1, 4096, 8192, 0\n");
+    let with_offset = LogColumns { max: false, offset: true };
+    assert_eq!(fio_log::parse(&text, "x.log", with_offset).unwrap(), entries);
+
+    // Per-I/O latency log from the engine's SampleLog, log_avg_msec=100, log_window_value=both.
+    let mut sl = SampleLog::new(Nanos::from_millis(100), WindowValue::Both, false);
+    for k in 0..30u64 {
+        sl.add(Nanos::from_millis(10 * k), IoDir::Read, 1000 + k, 4096, 4096 * k);
+    }
+    sl.finish(Nanos::from_millis(300));
+    let lat: Vec<LogEntry> = sl.entries().iter().map(LogEntry::from).collect();
+    let text = fio_log::format(&lat);
+    assert_eq!(text.lines().next().unwrap(), "100, 1004, 1009, 0, 0, 0");
+    let both = LogColumns { max: true, offset: false };
+    assert_eq!(fio_log::parse(&text, "t_clat.1.log", both).unwrap(), lat);
+    assert_eq!(lat.len(), 3);
+
+    let e = fio_log::parse("1, 2, 0\n", "t_bw.1.log", LogColumns::default()).unwrap_err();
     assert_eq!(e.line, 1);
     assert!(e.to_string().starts_with("t_bw.1.log:1: expected"));
 
@@ -271,12 +302,13 @@ fn fio_logs_round_trip_and_are_named_like_fio() {
     let names: Vec<String> =
         files.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
     assert_eq!(names, ["t_bw.1.log", "t_iops.1.log", "t_clat.1.log"]);
-    let iops = fio_log::parse(&std::fs::read_to_string(&files[1]).unwrap(), "iops").unwrap();
+    let plain = LogColumns::default();
+    let iops = fio_log::parse(&std::fs::read_to_string(&files[1]).unwrap(), "iops", plain).unwrap();
     assert_eq!(iops.len(), run.jobs[0].read.series.len());
     assert_eq!(iops[0].time_ms, 500);
     // Each 500 ms window holds about a quarter of the 18474 I/Os: ~9232 IOPS.
     assert!(iops.iter().take(3).all(|e| (e.value as f64 - 9232.0).abs() < 50.0), "{iops:?}");
-    let bw = fio_log::parse(&std::fs::read_to_string(&files[0]).unwrap(), "bw").unwrap();
+    let bw = fio_log::parse(&std::fs::read_to_string(&files[0]).unwrap(), "bw", plain).unwrap();
     assert!((bw[0].value as f64 - 36_929.0).abs() < 250.0, "{:?}", bw[0]);
 }
 

@@ -21,6 +21,31 @@ fn bench(c: &mut Criterion) {
             );
         })
     });
+    // Latencies clustered like a real device's (80 µs ± 8 µs): the histogram's hot buckets stay
+    // in L1, as they do in a run.
+    let mut r2 = Recorder::new(Nanos::from_millis(500));
+    let mut y: u64 = 7;
+    c.bench_function("record_complete_clustered", |b| {
+        b.iter(|| {
+            y = y.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let clat = 72_000 + (y >> 50);
+            r2.record_complete(
+                IoDir::Read,
+                black_box(4096),
+                Some(Nanos(800)),
+                Nanos(clat),
+                Nanos(clat + 800),
+            );
+        })
+    });
+    let mut h = iolab_stats::LatHist::new();
+    let mut z: u64 = 9;
+    c.bench_function("lathist_record_one", |b| {
+        b.iter(|| {
+            z = z.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            h.record(black_box(72_000 + (z >> 50)));
+        })
+    });
     c.bench_function("record_submit", |b| {
         let mut d = 0u32;
         b.iter(|| {

@@ -22,6 +22,7 @@ pub mod diskstats;
 pub mod hist;
 pub mod recorder;
 pub mod result;
+pub mod samplelog;
 pub mod steady;
 pub mod summarize;
 pub mod topology;
@@ -35,5 +36,6 @@ pub use result::{
     DepthStats, DirStats, DiskUtil, ErrnoCount, GroupDir, GroupResult, IntervalPoint, IostatX,
     JobResult, LatencyTarget, RunMeta, RunMode, RunResult, SampleStats, SteadyStateReport,
 };
+pub use samplelog::{LogSample, SampleLog, WindowValue};
 pub use steady::{snia_pts, SsCheck, SsCriterion, SsMetric};
 pub use summarize::{group, summarize};

@@ -14,7 +14,7 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use iolab_core::IoDir;
-use iolab_stats::{JobResult, DIRS};
+use iolab_stats::{JobResult, LogSample, DIRS};
 
 use crate::{write_atomic, ReportError};
 
@@ -46,6 +46,8 @@ impl LogKind {
 pub struct LogEntry {
     pub time_ms: u64,
     pub value: u64,
+    /// Window max, printed after `value` under `log_window_value=both`.
+    pub max: Option<u64>,
     /// fio ddir: 0 read, 1 write, 2 trim, 3 sync.
     pub ddir: u8,
     pub bs: u64,
@@ -66,7 +68,11 @@ pub struct LogParseError {
 pub fn format(entries: &[LogEntry]) -> String {
     let mut s = String::with_capacity(entries.len() * 24);
     for e in entries {
-        let _ = write!(s, "{}, {}, {}, {}", e.time_ms, e.value, e.ddir, e.bs);
+        let _ = write!(s, "{}, {}", e.time_ms, e.value);
+        if let Some(m) = e.max {
+            let _ = write!(s, ", {m}");
+        }
+        let _ = write!(s, ", {}, {}", e.ddir, e.bs);
         if let Some(off) = e.offset {
             let _ = write!(s, ", {off}");
         }
@@ -75,8 +81,21 @@ pub fn format(entries: &[LogEntry]) -> String {
     s
 }
 
-/// Parse a fio log (5 columns, or 6 with offsets). `path` is for messages only.
-pub fn parse(text: &str, path: &str) -> Result<Vec<LogEntry>, LogParseError> {
+/// Which optional columns a log has (fio decides them from `log_window_value=both` and
+/// `log_offset`; the file itself does not say).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LogColumns {
+    pub max: bool,
+    pub offset: bool,
+}
+
+/// Parse a fio log with the given optional columns. `path` is for messages only.
+pub fn parse(
+    text: &str,
+    path: &str,
+    cols_spec: LogColumns,
+) -> Result<Vec<LogEntry>, LogParseError> {
+    let want = 5 + cols_spec.max as usize + cols_spec.offset as usize;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -85,31 +104,38 @@ pub fn parse(text: &str, path: &str) -> Result<Vec<LogEntry>, LogParseError> {
         let err = || LogParseError { path: path.into(), line: i + 1, text: line.into() };
         let cols: Result<Vec<u64>, _> = line.split(',').map(|c| c.trim().parse::<u64>()).collect();
         let cols = cols.map_err(|_| err())?;
-        let e = match *cols.as_slice() {
-            [t, v, d, bs, prio] => LogEntry {
-                time_ms: t,
-                value: v,
-                ddir: d as u8,
-                bs,
-                offset: None,
-                prio: prio as u32,
-            },
-            [t, v, d, bs, off, prio] => LogEntry {
-                time_ms: t,
-                value: v,
-                ddir: d as u8,
-                bs,
-                offset: Some(off),
-                prio: prio as u32,
-            },
-            _ => return Err(err()),
-        };
-        if e.ddir > 3 {
+        if cols.len() != want {
             return Err(err());
         }
-        out.push(e);
+        let mut it = cols.into_iter();
+        let mut next = || it.next().unwrap_or(0);
+        let time_ms = next();
+        let value = next();
+        let max = cols_spec.max.then(&mut next);
+        let ddir = next();
+        let bs = next();
+        let offset = cols_spec.offset.then(&mut next);
+        let prio = next();
+        if ddir > 3 || prio > u32::MAX as u64 {
+            return Err(err());
+        }
+        out.push(LogEntry { time_ms, value, max, ddir: ddir as u8, bs, offset, prio: prio as u32 });
     }
     Ok(out)
+}
+
+impl From<&LogSample> for LogEntry {
+    fn from(s: &LogSample) -> LogEntry {
+        LogEntry {
+            time_ms: s.time_ms,
+            value: s.value,
+            max: s.max,
+            ddir: s.ddir,
+            bs: s.bs,
+            offset: s.offset,
+            prio: 0,
+        }
+    }
 }
 
 /// fio's `log_avg_msec` entries for one job from its interval series: for each interval and
@@ -133,6 +159,7 @@ pub fn windowed_entries(job: &JobResult, kind: LogKind) -> Vec<LogEntry> {
             out.push(LogEntry {
                 time_ms: p.end_ns / 1_000_000,
                 value,
+                max: None,
                 ddir: d.fio_ddir(),
                 bs: 0,
                 offset: None,
