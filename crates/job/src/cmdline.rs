@@ -51,6 +51,14 @@ pub fn split_fio_args(args: &[String], own_flags: &[&str]) -> SplitArgs {
                     out.sections.push(args[i].clone());
                     i += 1;
                 }
+            } else if !has_value
+                && takes_separate_value(key)
+                && i < args.len()
+                && !args[i].starts_with("--")
+            {
+                // getopt_long with required_argument: `--rw randread` is `--rw=randread`.
+                out.fio_options.push(format!("--{key}={}", args[i]));
+                i += 1;
             } else {
                 out.fio_options.push(a.clone());
             }
@@ -61,6 +69,13 @@ pub fn split_fio_args(args: &[String], own_flags: &[&str]) -> SplitArgs {
         }
     }
     out
+}
+
+/// fio registers every option except the flag-like ones (`FIO_OPT_STR_SET`, bool) with
+/// `required_argument`, so getopt takes the next argument as the value.
+fn takes_separate_value(key: &str) -> bool {
+    key == "name"
+        || crate::registry::lookup(key).is_some_and(|d| d.ty != crate::registry::OptionType::Bool)
 }
 
 /// Turn `--key=value` arguments into sections: a leading `global` section for options before

@@ -121,6 +121,21 @@ pub fn strip_line(line: &str) -> &str {
     line[..cut].trim_matches(|c: char| c.is_whitespace() || c.is_control())
 }
 
+/// fio cuts a line at the first `;` or `#` even inside a value (`filename=/data/run#1` is
+/// `/data/run`). A cut right after a non-blank character is almost never a comment.
+fn comment_cut_warning(line: &str, kept: &str) -> Option<String> {
+    let cut = line.find([';', '#'])?;
+    let before = line[..cut].chars().last()?;
+    if before.is_whitespace() || !line[..cut].contains('=') {
+        return None;
+    }
+    Some(format!(
+        "'{}' starts a comment in fio even inside a value, so this line reads '{kept}'; fio \
+         values cannot contain ';' or '#'",
+        &line[cut..cut + 1]
+    ))
+}
+
 /// Read a job file from disk.
 pub fn read_file(
     path: &Path,
@@ -173,6 +188,9 @@ impl Reader<'_> {
             let p = strip_line(line);
             if p.is_empty() {
                 continue;
+            }
+            if let Some(w) = comment_cut_warning(line, p) {
+                self.warnings.push(Warning { location: loc.to_string(), message: w });
             }
             if p.starts_with('[') {
                 if depth > 0 {

@@ -414,6 +414,26 @@ fn command_line_jobs() {
 }
 
 #[test]
+fn comment_characters_cut_values_with_a_warning() {
+    let p = parse("[j]\nfilename=/data/run#1\nsize=1m ; a real comment\n");
+    assert_eq!(p.jobs[0].filenames, ["/data/run"]);
+    assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
+    assert_eq!(p.warnings[0].location, "t.fio:2");
+    assert!(p.warnings[0].message.contains("reads 'filename=/data/run'"));
+}
+
+#[test]
+fn split_fio_args_space_separated_values() {
+    let args: Vec<String> = ["--name", "x", "--rw", "randread", "--time_based", "--bs=4k", "j.fio"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let s = split_fio_args(&args, &[]);
+    assert_eq!(s.fio_options, ["--name=x", "--rw=randread", "--time_based", "--bs=4k"]);
+    assert_eq!(s.job_files, [PathBuf::from("j.fio")]);
+}
+
+#[test]
 fn split_fio_args_separates() {
     let args: Vec<String> =
         ["job.fio", "--rw=read", "--tier", "ram:1g", "--section=x", "--json", "-v", "b.fio"]
@@ -483,6 +503,13 @@ fn error_kinds() {
     }
     let e = parse_err("[j]\nwait_for=nobody\n");
     assert_eq!(e.location, Location::File { file: "t.fio".into(), line: 2 });
+    let e = parse_err(&format!("[j]\nbssplit={}\n", vec!["4k/1"; 65].join(":")));
+    assert!(matches!(e.kind, JobErrorKind::TooManySplits { count: 65, max: 64, .. }), "{e}");
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin.fio");
+    std::fs::write(&bin, [0x5b, 0xff, 0xfe, 0x5d]).unwrap();
+    let e = load_with(&LoadOptions { files: vec![bin], ..Default::default() }, &env());
+    assert!(matches!(e.unwrap_err().kind, JobErrorKind::NotText));
     let missing = load_with(
         &LoadOptions { files: vec!["/nonexistent/x.fio".into()], ..Default::default() },
         &env(),
