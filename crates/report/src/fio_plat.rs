@@ -44,7 +44,7 @@ pub fn fio_plat(stats: &LatStats) -> Vec<u64> {
     for &(v, c) in &stats.buckets {
         // Clamp to the observed range: HdrHistogram's highest-equivalent value of the top
         // bucket can lie above max.
-        plat[plat_val_to_idx(v.clamp(stats.min, stats.max))] += c;
+        plat[plat_val_to_idx(v.min(stats.max))] += c;
     }
     plat
 }
@@ -101,7 +101,7 @@ impl LatDist {
     /// Add one histogram's buckets (fio marks each I/O's total latency).
     pub fn add(&mut self, s: &LatStats) {
         for &(v, c) in &s.buckets {
-            let v = v.clamp(s.min, s.max);
+            let v = v.min(s.max);
             if v < 1_000 {
                 self.ns[nu_idx(v)] += c;
             } else if v < 1_000_000 {

@@ -172,6 +172,31 @@ fn fio_json_units_match_fio() {
 }
 
 #[test]
+fn steadystate_object_like_fio() {
+    let mut run = appendix_b_run();
+    run.jobs[0].steadystate = Some(SteadyStateReport {
+        ss: "iops:20%".into(),
+        duration_ns: 3_000_000_000,
+        attained: true,
+        criterion: 6.666667,
+        max_deviation: 600.0,
+        slope: -50.0,
+        iops: vec![9000.0, 9600.0, 8400.0],
+        bw: vec![36_864_000.0, 39_321_600.0, 34_406_400.0],
+        lat: vec![],
+    });
+    let v = render_json(&run, "json");
+    let ss = &v["jobs"][0]["steadystate"];
+    assert_eq!(ss["ss"], "iops:20.000000%");
+    assert_eq!(ss["duration"], 3u64);
+    assert_eq!(ss["attained"], 1u64);
+    assert_eq!(ss["criterion"], "6.666667%");
+    assert_eq!(ss["data"]["iops_mean"], 9000u64);
+    assert_eq!(ss["data"]["iops"], serde_json::json!([9000, 9600, 8400]));
+    assert!(ss["data"].get("lat_ns").is_none());
+}
+
+#[test]
 fn json_plus_bins_use_fios_bucket_layout() {
     let run = appendix_b_run();
     let v = render_json(&run, "json+");

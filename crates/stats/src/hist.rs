@@ -191,7 +191,8 @@ impl LatStats {
                 break;
             }
         }
-        let value = value.clamp(self.min, self.max);
+        // max/min rather than clamp: a hand-edited summary with min > max must not panic.
+        let value = value.min(self.max).max(self.min.min(self.max));
         let tail_samples = self.n.saturating_sub(rank);
         Percentile { pct, value, tail_samples, reliable: tail_samples >= MIN_TAIL_SAMPLES }
     }

@@ -217,8 +217,12 @@ pub struct SteadyStateReport {
     pub criterion: f64,
     pub max_deviation: f64,
     pub slope: f64,
+    /// Window samples, oldest first: IOPS, bandwidth (bytes/s) and, for `lat` criteria, mean
+    /// completion latency (ns).
     pub iops: Vec<f64>,
     pub bw: Vec<f64>,
+    #[serde(default)]
+    pub lat: Vec<f64>,
 }
 
 /// One job (one fio job clone).

@@ -9,8 +9,9 @@
 //! gains an `"iolab"` object with what fio cannot express (p99.999, samples behind each
 //! percentile, exact depths, failed I/Os, interruption); fio's consumers ignore unknown keys.
 
+use iolab_core::units::KbBase;
 use iolab_core::IoDir;
-use iolab_stats::{DirStats, LatStats, RunResult};
+use iolab_stats::{DirStats, LatStats, RunResult, SsCriterion, SsMetric, SteadyStateReport};
 
 use super::{fio_percentiles, job_views, JobView};
 use crate::fio_plat::{bins, calc_dist, LatDist, LAT_M_LABELS, LAT_NU_LABELS};
@@ -223,7 +224,49 @@ fn job_json(run: &RunResult, v: &JobView<'_>, pcts: &[f64], plus: bool) -> J {
         .put("latency_target", lt.target_ns / 1000)
         .put("latency_percentile", lt.percentile)
         .put("latency_window", lt.window_ns / 1000);
+    if let Some(ss) = &v.first.steadystate {
+        o.put("steadystate", steadystate_json(ss));
+    }
     o.put("iolab", iolab_extras(run, v));
+    o
+}
+
+/// fio stat.c `show_thread_status_json`, `ss_dur` branch.
+fn steadystate_json(ss: &SteadyStateReport) -> J {
+    let crit = SsCriterion::parse(&ss.ss, KbBase::K1024).ok();
+    let pct = crit.map(|c| c.percent).unwrap_or_else(|| ss.ss.ends_with('%'));
+    let name = match crit {
+        Some(c) => format!(
+            "{}{}:{:.6}{}",
+            match c.metric {
+                SsMetric::Iops => "iops",
+                SsMetric::Bw => "bw",
+                SsMetric::Lat => "lat",
+            },
+            if c.slope { "_slope" } else { "" },
+            c.limit,
+            if c.percent { "%" } else { "" }
+        ),
+        None => ss.ss.clone(),
+    };
+    let mean =
+        |xs: &[f64]| if xs.is_empty() { 0.0 } else { xs.iter().sum::<f64>() / xs.len() as f64 };
+    let ints = |xs: &[f64]| J::Arr(xs.iter().map(|&x| J::from(x.round() as u64)).collect());
+    let mut o = J::obj();
+    o.put("ss", name)
+        .put("duration", ss.duration_ns / 1_000_000_000)
+        .put("attained", ss.attained as u32)
+        .put("criterion", format!("{:.6}{}", ss.criterion, if pct { "%" } else { "" }))
+        .put("max_deviation", ss.max_deviation)
+        .put("slope", ss.slope);
+    let mut data = J::obj();
+    data.put("bw_mean", mean(&ss.bw).round() as u64)
+        .put("iops_mean", mean(&ss.iops).round() as u64);
+    if !ss.lat.is_empty() {
+        data.put("lat_mean", mean(&ss.lat).round() as u64).put("lat_ns", ints(&ss.lat));
+    }
+    data.put("iops", ints(&ss.iops)).put("bw", ints(&ss.bw));
+    o.put("data", data);
     o
 }
 
