@@ -322,6 +322,14 @@ impl DataConfig {
                 self.compress_percentage, self.compress_chunk
             ));
         }
+        if self.compress_content == CompressContent::Text && self.compress_percentage > 69 {
+            w.push(format!(
+                "compress_content=text with buffer_compress_percentage={}: text alone keeps \
+                 ~30% of a 4 KiB block under zstd, so the blocks compress ~3.3:1, not {:.1}:1",
+                self.compress_percentage,
+                100.0 / (100.0 - f64::from(self.compress_percentage)).max(1.0)
+            ));
+        }
         if self.dedupe_percentage != 0
             && self.dedupe_mode == DedupeMode::Repeat
             && !self.dedupe_spread

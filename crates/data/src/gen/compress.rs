@@ -17,10 +17,9 @@ pub struct Layout<'a> {
     /// The pattern repeated to at least one chunk (so one copy fills a chunk's tail).
     pub pattern_block: &'a [u8],
     pub pattern: &'a [u8],
-    /// For `Text`: text bytes per 1000 compressible bytes asked for. Text keeps a fraction
-    /// `q` of its size under compression, so it takes `1/(1−q)` times the share zeros would,
-    /// and the chunk's random part shrinks to match (capped at the whole chunk).
-    pub text_scale_permille: u32,
+    /// For `Text`: text bytes per 1000 bytes of chunk (the rest is random), chosen by
+    /// [`super::text::share_for`] so the block compresses to the asked percentage.
+    pub text_permille: u32,
 }
 
 pub fn fill_chunks(buf: &mut [u8], key: u64, l: &Layout<'_>) {
@@ -35,12 +34,11 @@ pub fn fill_chunks(buf: &mut [u8], key: u64, l: &Layout<'_>) {
         if l.percentage >= 100 && l.content != CompressContent::Text {
             fill_compressible(chunk, ck, l);
         } else {
-            let mut rnd = this * (100 - l.percentage.min(100) as usize) / 100;
-            if l.content == CompressContent::Text {
-                let comp = this - rnd;
-                let text = (comp * l.text_scale_permille as usize / 1000).min(this);
-                rnd = this - text;
-            }
+            let rnd = if l.content == CompressContent::Text {
+                this - this * l.text_permille.min(1000) as usize / 1000
+            } else {
+                this * (100 - l.percentage.min(100) as usize) / 100
+            };
             fill_random(&mut chunk[..rnd], ck);
             fill_compressible(&mut chunk[rnd..], ck ^ 0x7e47, l);
         }

@@ -17,10 +17,6 @@ use crate::config::DataConfig;
 use compress::{fill_chunks, Layout};
 use random::{fill_random, key_of};
 
-/// Fraction of its size that `compress_content=text` keeps under zstd -3, in permille;
-/// measured by `tests::text_compress_fraction` (≈ 0.2).
-pub const TEXT_KEEP_PERMILLE: u32 = 200;
-
 const PATTERN_BLOCK: usize = 128 << 10;
 const TAG_BASE: u64 = 0xba5e;
 
@@ -33,6 +29,8 @@ pub struct DataGen {
     pattern_block: Vec<u8>,
     /// fio's reused buffer (when buffers are not refilled), grown on demand.
     base: Vec<u8>,
+    /// `compress_content=text`: text share of each chunk, permille.
+    text_permille: u32,
 }
 
 impl DataGen {
@@ -42,7 +40,13 @@ impl DataGen {
             pattern_block = vec![0; PATTERN_BLOCK.max(cfg.pattern.len())];
             crate::pattern::fill_pattern(&mut pattern_block, &cfg.pattern);
         }
-        DataGen { cfg: cfg.clone(), seed, pattern_block, base: Vec::new() }
+        DataGen {
+            cfg: cfg.clone(),
+            seed,
+            pattern_block,
+            base: Vec::new(),
+            text_permille: text::share_for(cfg.compress_percentage),
+        }
     }
 
     pub fn config(&self) -> &DataConfig {
@@ -67,7 +71,7 @@ impl DataGen {
                 content: c.compress_content,
                 pattern_block: &self.pattern_block,
                 pattern: &c.pattern,
-                text_scale_permille: 1_000_000 / (1000 - TEXT_KEEP_PERMILLE),
+                text_permille: self.text_permille,
             };
             fill_chunks(buf, key, &layout);
         } else if !c.pattern.is_empty() {
@@ -90,5 +94,35 @@ impl DataGen {
                 scramble::scramble(buf, self.seed, offset, gen);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::CompressContent;
+
+    /// What zstd -3 keeps of all-text 4 KiB blocks made of 512 B chunks (fio's default
+    /// chunk), each with its own key: the ceiling of `compress_content=text`.
+    #[test]
+    fn text_compress_fraction() {
+        let cfg = DataConfig {
+            compress_percentage: 100,
+            compress_content: CompressContent::Text,
+            refill_buffers: true,
+            ..DataConfig::default()
+        };
+        let mut g = DataGen::new(&cfg, 1);
+        let mut blk = vec![0u8; 4096];
+        let (mut inb, mut outb) = (0usize, 0usize);
+        for i in 0..256u64 {
+            g.fill(&mut blk, 0, i * 4096, 0);
+            inb += blk.len();
+            outb += zstd::bulk::compress(&blk, 3).unwrap().len();
+        }
+        let q = outb as f64 / inb as f64;
+        eprintln!("text keeps {q:.3}");
+        assert!((0.27..0.33).contains(&q), "{q}");
+        assert_eq!(text::STORED_PERMILLE[20], 302);
     }
 }
