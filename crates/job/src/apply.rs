@@ -260,6 +260,7 @@ pub fn apply(
             if job.filenames.is_empty() {
                 return Err(bad(name, s, "one or more file names separated by ':'"));
             }
+            drive_letter_warning(&job.filenames, s, warn);
         }
         "directory" => job.directory = value::split_filenames(need(name, v)?),
         "nrfiles" => job.nrfiles = parse_u32(name, need(name, v)?, kb)?,
@@ -560,6 +561,20 @@ pub fn parse_file_service(v: &str) -> Result<FileService, JobErrorKind> {
             v,
             "random, roundrobin, sequential[:N], zipf[:theta], pareto[:h] or normal[:dev]",
         )),
+    }
+}
+
+/// fio #1912: `filename=D:\x` is two files, `D` and `\x`; the drive colon must be written `\:`.
+fn drive_letter_warning(names: &[String], raw: &str, warn: &mut Vec<String>) {
+    for pair in names.windows(2) {
+        let letter = pair[0].len() == 1 && pair[0].chars().all(|c| c.is_ascii_alphabetic());
+        if letter && pair[1].starts_with(['\\', '/']) {
+            warn.push(format!(
+                "filename '{raw}' is split at ':' into '{}' and '{}' (fio issue #1912); for a \
+                 Windows drive letter escape the colon: {}\\:{}",
+                pair[0], pair[1], pair[0], pair[1]
+            ));
+        }
     }
 }
 

@@ -40,7 +40,7 @@ impl Env {
         Env {
             vars: BTreeMap::new(),
             process_env: true,
-            pagesize: 4096,
+            pagesize: page_size().unwrap_or(4096),
             mb_memory: mem_total_mb().unwrap_or(0),
             ncpus: cpus_configured(),
         }
@@ -66,6 +66,23 @@ impl Env {
         }
         None
     }
+}
+
+/// `AT_PAGESZ` from the auxiliary vector (what `sysconf(_SC_PAGESIZE)` returns), read from
+/// `/proc/self/auxv` as native-endian `(type, value)` word pairs; no `unsafe` needed.
+fn page_size() -> Option<u64> {
+    const AT_PAGESZ: u64 = 6;
+    const W: usize = std::mem::size_of::<usize>();
+    let auxv = std::fs::read("/proc/self/auxv").ok()?;
+    let word = |c: &[u8]| -> Option<u64> {
+        let mut b = [0u8; W];
+        b.copy_from_slice(c.get(..W)?);
+        Some(usize::from_ne_bytes(b) as u64)
+    };
+    auxv.chunks_exact(2 * W).find_map(|pair| {
+        let (t, v) = (word(&pair[..W])?, word(&pair[W..])?);
+        (t == AT_PAGESZ && v > 0).then_some(v)
+    })
 }
 
 fn mem_total_mb() -> Option<u64> {
@@ -360,6 +377,13 @@ mod tests {
 
     fn env() -> Env {
         Env::fixed(&[("TESTDIR", "/tmp/t")], 8, 16384, 4096)
+    }
+
+    #[test]
+    fn system_figures_are_sane() {
+        let e = Env::from_system();
+        assert!(e.pagesize >= 4096 && e.pagesize.is_power_of_two(), "{}", e.pagesize);
+        assert!(e.ncpus >= 1);
     }
 
     #[test]

@@ -377,6 +377,16 @@ fn sizes_percent_and_rates() {
 }
 
 #[test]
+fn unescaped_drive_letter_warns() {
+    let p = parse("[j]\nfilename=D:\\fio\\x\n");
+    assert_eq!(p.jobs[0].filenames, ["D", "\\fio\\x"]);
+    assert!(p.warnings[0].message.contains("D\\:\\fio\\x"), "{:?}", p.warnings);
+    let p = parse("[j]\nfilename=D\\:\\fio\\x\n");
+    assert_eq!(p.jobs[0].filenames, ["D:\\fio\\x"]);
+    assert!(p.warnings.is_empty());
+}
+
+#[test]
 fn filename_format_keywords() {
     let p = parse("[j]\nfilename_format=data.$jobnum.$filenum\n[k]\nfilename_format=x.$jobid\n");
     assert_eq!(p.jobs[0].filename_format.as_deref(), Some("data.$jobnum.$filenum"));
