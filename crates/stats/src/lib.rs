@@ -37,5 +37,5 @@ pub use result::{
     JobResult, LatencyTarget, RunMeta, RunMode, RunResult, SampleStats, SteadyStateReport,
 };
 pub use samplelog::{LogSample, SampleLog, WindowValue};
-pub use steady::{snia_pts, SsCheck, SsCriterion, SsMetric};
+pub use steady::{snia_pts, steady_report, SsCheck, SsCriterion, SsMetric};
 pub use summarize::{group, summarize};

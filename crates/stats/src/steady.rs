@@ -14,6 +14,8 @@
 use iolab_core::units::{parse_size, parse_time, KbBase, TimeUnitDefault, UnitError};
 use serde::{Deserialize, Serialize};
 
+use crate::result::SteadyStateReport;
+
 /// What the criterion looks at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -111,6 +113,45 @@ impl SsCriterion {
     }
 }
 
+/// fio's `steadystate{}` result for a finished job: slide a window of `n` samples over the
+/// interval series (`iops`, `bw` in bytes/s, `lat` mean clat in ns, all the same length) and
+/// report the first window that attains the criterion, or the last window if none does.
+/// `ss_text` is the option as written; `interval_ns` the sample spacing (fio `ss_interval`).
+pub fn steady_report(
+    crit: &SsCriterion,
+    ss_text: &str,
+    n: usize,
+    interval_ns: u64,
+    iops: &[f64],
+    bw: &[f64],
+    lat: &[f64],
+) -> SteadyStateReport {
+    let series = match crit.metric {
+        SsMetric::Iops => iops,
+        SsMetric::Bw => bw,
+        SsMetric::Lat => lat,
+    };
+    let len = series.len();
+    let (end, attained) = match crit.first_attained(series, n) {
+        Some(e) => (e + 1, true),
+        None => (len, false),
+    };
+    let start = end.saturating_sub(n);
+    let check = crit.check(&series[start..end]);
+    let cut = |xs: &[f64]| xs.get(start..end.min(xs.len())).unwrap_or(&[]).to_vec();
+    SteadyStateReport {
+        ss: ss_text.to_string(),
+        duration_ns: n as u64 * interval_ns,
+        attained,
+        criterion: check.criterion,
+        max_deviation: check.max_deviation,
+        slope: check.slope,
+        iops: cut(iops),
+        bw: cut(bw),
+        lat: if crit.metric == SsMetric::Lat { cut(lat) } else { Vec::new() },
+    }
+}
+
 /// The outcome of one check.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SsCheck {
@@ -190,6 +231,26 @@ mod tests {
         ));
         assert!(matches!(SsCriterion::parse("iops", k), Err(SsParseError::MissingLimit { .. })));
         assert!(matches!(SsCriterion::parse("iops:x%", k), Err(SsParseError::BadLimit { .. })));
+    }
+
+    #[test]
+    fn report_of_first_attaining_window() {
+        let iops = [100.0, 500.0, 1000.0, 1010.0, 990.0, 1000.0, 1005.0];
+        let bw: Vec<f64> = iops.iter().map(|x| x * 4096.0).collect();
+        let c = SsCriterion::parse("iops:5%", KbBase::K1024).unwrap();
+        let r = steady_report(&c, "iops:5%", 3, 1_000_000_000, &iops, &bw, &[]);
+        assert!(r.attained);
+        assert_eq!(r.iops, [1000.0, 1010.0, 990.0]);
+        assert_eq!(r.bw[0], 4_096_000.0);
+        assert!((r.criterion - 1.0).abs() < 1e-9);
+        assert_eq!(r.duration_ns, 3_000_000_000);
+        let strict = SsCriterion::parse("iops:0.1%", KbBase::K1024).unwrap();
+        let r = steady_report(&strict, "iops:0.1%", 3, 1_000_000_000, &iops, &bw, &[]);
+        assert!(!r.attained);
+        assert_eq!(r.iops, [990.0, 1000.0, 1005.0]);
+        // A window longer than the series: nothing attained, empty data, no panic.
+        let r = steady_report(&c, "iops:5%", 30, 1_000_000_000, &iops, &bw, &[]);
+        assert!(!r.attained);
     }
 
     #[test]

@@ -259,3 +259,29 @@ fn run_result_round_trips_through_json() {
     let back: RunResult = serde_json::from_str(&s).unwrap();
     assert_eq!(back, run);
 }
+
+#[test]
+fn merged_workers_share_the_interval_grid() {
+    // Two workers of one job on the same 500 ms grid: the merged series adds per interval.
+    let mut a = Recorder::new(Nanos::from_millis(500));
+    let mut b = Recorder::new(Nanos::from_millis(500));
+    for k in 1..=4u64 {
+        for _ in 0..k {
+            a.record_complete(IoDir::Read, 4096, None, Nanos(1000), Nanos(1000));
+        }
+        for _ in 0..10 {
+            b.record_complete(IoDir::Read, 4096, None, Nanos(3000), Nanos(3000));
+        }
+        a.tick_interval(Nanos::from_millis(500 * k));
+        b.tick_interval(Nanos::from_millis(500 * k));
+    }
+    a.merge(&b);
+    let j = summarize(&a, Nanos::from_secs(2), &DEFAULT_PERCENTILES);
+    let ios: Vec<u64> = j.read.series.iter().map(|p| p.ios).collect();
+    assert_eq!(ios, [11, 12, 13, 14]);
+    let m = j.read.series[0].clat_mean_ns;
+    assert!((m - (1000.0 + 10.0 * 3000.0) / 11.0).abs() < 1e-9, "{m}");
+    assert_eq!(j.read.iops.samples, 4);
+    assert_eq!(j.read.iops.min, 22.0);
+    assert_eq!(j.read.clat.n, 50);
+}
