@@ -246,7 +246,7 @@ fn size_inner(s: &str, kb: KbBase) -> Result<SizeOrPercent, UnitError> {
         return Err(e);
     }
     let v = number(WHAT, s, &sp)?;
-    let lower = sp.suffix.trim().to_ascii_lowercase();
+    let lower = sp.suffix.to_ascii_lowercase();
     match size_mult(&lower, kb) {
         Ok(Some(m)) => v
             .checked_mul(m)
@@ -329,7 +329,7 @@ pub fn parse_time(s: &str, default_unit: TimeUnitDefault) -> Result<Nanos, UnitE
         return Err(e);
     }
     let v = number(WHAT, s, &sp)?;
-    let suffix = sp.suffix.trim().to_ascii_lowercase();
+    let suffix = sp.suffix.to_ascii_lowercase();
     let mult = match time_mult(&suffix) {
         Some(m) => m,
         None if suffix.is_empty() => default_unit.nanos(),
@@ -369,7 +369,7 @@ pub(crate) fn time_mult(suffix: &str) -> Option<u64> {
 pub fn suffix_warning(s: &str, kb_base: KbBase) -> Option<String> {
     let t = s.trim();
     let sp = split_number(t)?;
-    let lower = sp.suffix.trim().to_ascii_lowercase();
+    let lower = sp.suffix.to_ascii_lowercase();
     let bytes = parse_size(t, kb_base).ok()?;
     let unit = lower.chars().next()?;
     let pow = "kmgtp".find(unit)? as u32 + 1;
@@ -469,6 +469,8 @@ mod tests {
         assert_eq!(k("-4k"), UnitErrorKind::Negative);
         assert_eq!(k("20000p"), UnitErrorKind::Overflow);
         assert_eq!(k("50%"), UnitErrorKind::PercentNotAllowed);
+        // fio's strtoll stops at the blank and drops the suffix ('4 k' is 4 bytes to fio).
+        assert!(matches!(k("4 k"), UnitErrorKind::UnknownSuffix { .. }));
         let e = parse_size("4x", KbBase::K1024).unwrap_err().to_string();
         assert!(e.starts_with("bad size '4x': unknown suffix 'x'; expected k, m"), "{e}");
         assert!(!e.contains('\n'));
@@ -511,6 +513,7 @@ mod tests {
         assert_eq!(parse_time("500", us).unwrap(), Nanos::from_micros(500));
         assert_eq!(parse_time("(2*1s)", us).unwrap(), Nanos::from_secs(2));
         assert_eq!(parse_time("(10+5)", us).unwrap(), Nanos::from_micros(15));
+        assert!(parse_time("10 s", s).is_err());
         assert!(matches!(
             parse_time("5min", s).unwrap_err().kind,
             UnitErrorKind::UnknownSuffix { .. }
