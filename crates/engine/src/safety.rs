@@ -11,11 +11,25 @@
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::Path;
 
+/// The first signature in the device at `path`, read with O_DIRECT (so the device's own
+/// sectors are probed, not stale cached pages; buffered if the device refuses O_DIRECT).
+pub fn probe_path(path: &Path, size: u64) -> Option<&'static str> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(path)
+        .or_else(|_| std::fs::File::open(path))
+        .ok()?;
+    probe_signature(&f, size)
+}
+
 /// The first signature found in the device's first 128 KiB and last 4 KiB, if any.
 pub fn probe_signature(dev: &std::fs::File, size: u64) -> Option<&'static str> {
-    let mut head = vec![0u8; 128 * 1024];
-    let n = read_at_most(dev, &mut head, 0);
-    head.truncate(n);
+    // Aligned, so the read also works through an O_DIRECT descriptor.
+    let mut hbuf = crate::buf::AlignedBuf::new(128 * 1024, 4096);
+    let n = read_at_most(dev, hbuf.as_mut_slice(), 0);
+    let head = &hbuf.as_slice()[..n];
     let at = |off: usize, magic: &[u8]| head.get(off..off + magic.len()) == Some(magic);
     if at(1080, &[0x53, 0xEF]) {
         return Some("an ext2/3/4 filesystem");
@@ -45,8 +59,9 @@ pub fn probe_signature(dev: &std::fs::File, size: u64) -> Option<&'static str> {
         return Some("an MBR partition table or boot sector");
     }
     if size >= 8192 {
-        let mut tail = vec![0u8; 4096];
-        let n = read_at_most(dev, &mut tail, size - 4096);
+        let mut tbuf = crate::buf::AlignedBuf::new(4096, 4096);
+        let n = read_at_most(dev, tbuf.as_mut_slice(), (size - 4096) & !4095);
+        let tail = tbuf.as_slice();
         if n == 4096 && (&tail[3584..3592] == b"EFI PART" || &tail[0..8] == b"EFI PART") {
             return Some("a backup GPT header");
         }

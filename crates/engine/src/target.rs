@@ -111,7 +111,7 @@ pub fn open_target(
             if let Some(why) = safety::in_use(path) {
                 return Err(EngineError::Destructive { path: path.clone(), reason: why });
             }
-            if let Some(sig) = safety::probe_signature(&file, size) {
+            if let Some(sig) = safety::probe_path(path, size) {
                 return Err(EngineError::Destructive {
                     path: path.clone(),
                     reason: format!("it carries {sig}"),

@@ -374,3 +374,120 @@ fn read_job_never_extends_an_existing_short_file() {
     assert!(e.to_string().contains("8192 bytes"), "{e}");
     assert_eq!(std::fs::read(&p).unwrap(), vec![1u8; 8192]);
 }
+#[test]
+fn seed_compressible_job_writes_two_to_one_data_without_zero_runs() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let mut jobs = load(&[shared("jobs/seed-compressible.fio")], &[], d.path());
+    jobs[0].size = Some(iolab_job::SizeSpec::Bytes(8 << 20));
+    let r = run(&jobs);
+    assert_eq!(r.jobs[0].write.io_bytes, 8 << 20);
+    let m = iolab_data::measure::measure_path(
+        &d.path().join("compressible.dat"),
+        &iolab_data::measure::MeasureOptions { block: 65536, sample: None },
+    )
+    .unwrap();
+    let ratio = m.codecs[0].block_ratio;
+    eprintln!(
+        "{}: block ratio {ratio:.3}, zero-run share {:.4}",
+        m.codecs[0].codec, m.zero_run_bytes
+    );
+    assert!((1.7..2.4).contains(&ratio), "{} ratio {ratio}", m.codecs[0].codec);
+    assert!(m.zero_run_bytes < 0.01, "compressible part must not be zeros: {}", m.zero_run_bytes);
+    assert_eq!(m.zero_blocks, 0.0);
+}
+
+/// A loop device over a sparse file, detached on drop.
+struct Loop {
+    dev: String,
+}
+impl Drop for Loop {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("losetup").args(["-d", &self.dev]).status();
+    }
+}
+
+fn loop_device(backing: &Path) -> Result<Loop, String> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc_geteuid() } != 0 {
+        return Err("not root".into());
+    }
+    let out = std::process::Command::new("losetup")
+        .args(["-f", "--show"])
+        .arg(backing)
+        .output()
+        .map_err(|e| format!("losetup: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("losetup failed: {}", String::from_utf8_lossy(&out.stderr).trim()));
+    }
+    Ok(Loop { dev: String::from_utf8_lossy(&out.stdout).trim().to_string() })
+}
+
+extern "C" {
+    #[link_name = "geteuid"]
+    fn libc_geteuid() -> u32;
+}
+
+#[test]
+fn loop_device_size_safety_and_identical_data() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let backing = d.path().join("backing.img");
+    std::fs::File::create(&backing).unwrap().set_len(32 << 20).unwrap();
+    let lo = match loop_device(&backing) {
+        Ok(l) => l,
+        Err(why) => {
+            eprintln!("skipped loop-device test: {why}");
+            return;
+        }
+    };
+    let dev = format!("--filename={}", lo.dev);
+    // No size: the device's BLKGETSIZE64 capacity is the region.
+    let jobs = load(
+        &[],
+        &[
+            "--name=r",
+            &dev,
+            "--rw=read",
+            "--bs=1m",
+            "--ioengine=libaio",
+            "--iodepth=4",
+            "--direct=1",
+        ],
+        d.path(),
+    );
+    let r = run(&jobs);
+    assert_eq!(r.jobs[0].read.io_bytes, 32 << 20);
+
+    // A blank device may be written; the bytes equal those the same job writes to a file.
+    let jobs = load(
+        &[],
+        &["--name=w", &dev, "--rw=write", "--bs=64k", "--size=4m", "--direct=1"],
+        d.path(),
+    );
+    run(&jobs);
+    let f = format!("--filename={}", d.path().join("same.dat").display());
+    let jobs = load(&[], &["--name=w", &f, "--rw=write", "--bs=64k", "--size=4m"], d.path());
+    run(&jobs);
+    let on_dev = std::fs::read(&backing).unwrap();
+    let on_file = std::fs::read(d.path().join("same.dat")).unwrap();
+    assert!(on_dev[..4 << 20] == on_file[..], "device and file got different bytes");
+    assert!(on_dev[..4 << 20].iter().any(|&b| b != 0));
+
+    // Now it carries an MBR signature: writing needs --allow-destroy.
+    use std::os::unix::fs::FileExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&backing)
+        .unwrap()
+        .write_all_at(&[0x55, 0xAA], 510)
+        .unwrap();
+    let jobs =
+        load(&[], &["--name=w2", &dev, "--rw=randwrite", "--size=1m", "--direct=1"], d.path());
+    let e = match run_jobs(&jobs, &RunOptions::default(), Arc::new(AtomicBool::new(false)), None) {
+        Ok(_) => panic!("wrote over a device with an MBR signature"),
+        Err(e) => e,
+    };
+    assert!(e.to_string().contains("MBR") && e.to_string().contains("--allow-destroy"), "{e}");
+    let opts = RunOptions { allow_destroy: true, ..RunOptions::default() };
+    let r = run_jobs(&jobs, &opts, Arc::new(AtomicBool::new(false)), None).unwrap().result;
+    assert_eq!(r.jobs[0].write.io_bytes, 1 << 20);
+}
