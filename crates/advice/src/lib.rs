@@ -28,14 +28,18 @@
 
 pub mod checks;
 pub mod evidence;
+pub mod from_job;
 pub mod render;
+pub mod zeroprobe;
 
 pub use checks::{Check, CHECKS};
 pub use evidence::{
     mem_total_bytes, parse_meminfo, Capability, DataFacts, Evidence, JobEvidence, PhaseEvidence,
     WriteAlloc, ZeroReadSample,
 };
+pub use from_job::job_evidence;
 pub use render::render_text;
+pub use zeroprobe::ZeroProbe;
 
 use iolab_stats::RunResult;
 use serde::Serialize;

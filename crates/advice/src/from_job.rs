@@ -1,0 +1,97 @@
+//! The parts of [`JobEvidence`] a job specification determines: engine, `direct`,
+//! `iodepth`, rates, whether the data repeats run to run (fio init.c `td_fill_rand_seeds`:
+//! `randrepeat=1`, the default, or an explicit `randseed`), and the zero-run share of the
+//! data the job writes, measured on buffers generated exactly as the engine generates them
+//! (`iolab_data::DataGen`, runs of zeros as `iolab_data::measure::zero_run_bytes` counts them).
+//! What only the run knows (devices, filesystem, zero reads, CPU) is filled in by the caller.
+
+use iolab_data::measure::zero_run_bytes;
+use iolab_data::{DataConfig, DataGen};
+use iolab_job::Job;
+
+use crate::{DataFacts, JobEvidence};
+
+/// Bytes of generated write data measured for the zero-run share.
+const SAMPLE_BYTES: u64 = 1 << 20;
+
+/// Evidence from the job's options alone.
+pub fn job_evidence(job: &Job) -> JobEvidence {
+    JobEvidence {
+        ioengine: job.ioengine.clone(),
+        direct: job.direct,
+        iodepth: job.iodepth,
+        rate_bytes: [job.rate.read, job.rate.write],
+        rate_iops: [job.rate_iops.read, job.rate_iops.write],
+        data: DataFacts {
+            zero_run_share: if job.rw.has_write() { zero_run_share(job) } else { None },
+            repeats_run_to_run: job.randrepeat || job.randseed_set,
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+/// Share of zero-run bytes in the first [`SAMPLE_BYTES`] the job would write (consecutive
+/// blocks of the job's minimum write size from offset 0).
+pub fn zero_run_share(job: &Job) -> Option<f64> {
+    let cfg = DataConfig::from_job(job).ok()?;
+    let bs = job.bs.write.min.clamp(512, SAMPLE_BYTES);
+    let mut gen = DataGen::new(&cfg, job.randseed);
+    let mut buf = vec![0u8; bs as usize];
+    let (mut zero, mut total) = (0u64, 0u64);
+    let mut off = 0;
+    while total < SAMPLE_BYTES {
+        gen.fill(&mut buf, 0, off, 0);
+        zero += zero_run_bytes(&buf);
+        total += bs;
+        off += bs;
+    }
+    Some(zero as f64 / total as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(args: &[&str]) -> Job {
+        let opts = iolab_job::LoadOptions {
+            cmdline: args.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        };
+        iolab_job::load(&opts).unwrap().jobs.remove(0)
+    }
+
+    #[test]
+    fn zero_run_share_follows_fio_data_layout() {
+        let base = ["--name=w", "--rw=write", "--bs=4k", "--size=1m"];
+        let with = |extra: &str| {
+            let mut v = base.to_vec();
+            v.push(extra);
+            zero_run_share(&job(&v)).unwrap()
+        };
+        // fio default data: random, no zero runs.
+        assert!(zero_run_share(&job(&base)).unwrap() < 0.01);
+        // 50 % compressible: each 512-byte chunk is half random, half zeros.
+        let s = with("--buffer_compress_percentage=50");
+        assert!((s - 0.5).abs() < 0.02, "{s}");
+        assert!((with("--zero_buffers=1") - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn options_carried_over() {
+        let e = job_evidence(&job(&[
+            "--name=r",
+            "--rw=randread",
+            "--ioengine=libaio",
+            "--iodepth=16",
+            "--direct=1",
+            "--rate_iops=500",
+            "--randrepeat=0",
+        ]));
+        assert_eq!((e.ioengine.as_str(), e.iodepth, e.direct), ("libaio", 16, true));
+        assert_eq!(e.rate_iops, [500, 500]);
+        assert!(!e.data.repeats_run_to_run);
+        assert_eq!(e.data.zero_run_share, None);
+        assert!(job_evidence(&job(&["--name=w", "--rw=write"])).data.repeats_run_to_run);
+    }
+}
