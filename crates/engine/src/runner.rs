@@ -251,6 +251,10 @@ pub fn run_jobs(
     let mut files: Vec<FileIo> = Vec::new();
     let mut thread_number = 0u32;
     let mut first_err: Option<EngineError> = None;
+    // fio's disk_util: all devices now, filtered to those under the jobs' files at the end.
+    let mut disks = iolab_stats::diskstats::DiskStatsSampler::new(Vec::new());
+    let disks_ok = disks.start().is_ok();
+    let mut disk_names: Vec<String> = Vec::new();
 
     for (ji, job) in jobs.iter().enumerate() {
         if job.stonewall {
@@ -326,6 +330,11 @@ pub fn run_jobs(
                         }
                     }
                     shared_done.push(p.clone());
+                }
+                for n in disk_names_of(&t) {
+                    if !disk_names.contains(&n) {
+                        disk_names.push(n);
+                    }
                 }
                 targets.push(t);
             }
@@ -423,9 +432,34 @@ pub fn run_jobs(
             result.jobs.iter().enumerate().filter(|(_, j)| j.groupid == g).collect();
         result.groups.push(iolab_stats::group(g, &members, &opts.percentiles));
     }
+    if disks_ok {
+        if let Ok(all) = disks.finish() {
+            result.disk_util = all.into_iter().filter(|u| disk_names.contains(&u.name)).collect();
+        }
+    }
     result.meta.percentile_list = opts.percentiles.clone();
     result.meta.iolab_version = env!("CARGO_PKG_VERSION").to_string();
     Ok(RunOutput { result, files })
+}
+
+/// Kernel names of the block device a target lives on (its partition and the whole disk),
+/// from `/sys/dev/block/MAJ:MIN`, as fio's `disk_util` names them.
+fn disk_names_of(t: &Target) -> Vec<String> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(m) = t.file.metadata() else { return Vec::new() };
+    let dev = if t.is_block { m.rdev() } else { m.dev() };
+    let sys = format!("/sys/dev/block/{}:{}", libc::major(dev), libc::minor(dev));
+    let Ok(real) = std::fs::canonicalize(&sys) else { return Vec::new() };
+    let mut names = Vec::new();
+    if let Some(n) = real.file_name() {
+        names.push(n.to_string_lossy().into_owned());
+    }
+    if real.join("partition").exists() {
+        if let Some(parent) = real.parent().and_then(|p| p.file_name()) {
+            names.push(parent.to_string_lossy().into_owned());
+        }
+    }
+    names
 }
 
 fn existing_size(p: &Path) -> u64 {

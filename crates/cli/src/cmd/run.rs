@@ -35,7 +35,7 @@ pub struct Args {
 }
 
 const OWN_FLAGS: &[&str] =
-    &["output-format=", "output=", "status-interval=", "allow-destroy", "prefill"];
+    &["output-format=", "output=", "status-interval=", "allow-destroy", "prefill", "phase-time="];
 
 struct Flags {
     format: String,
@@ -43,6 +43,8 @@ struct Flags {
     status_interval: Option<Duration>,
     allow_destroy: bool,
     prefill: bool,
+    /// Quick profile only: measured seconds per phase.
+    phase_time: Option<f64>,
 }
 
 fn own_flags(other: &[String]) -> anyhow::Result<Flags> {
@@ -52,6 +54,7 @@ fn own_flags(other: &[String]) -> anyhow::Result<Flags> {
         status_interval: None,
         allow_destroy: false,
         prefill: false,
+        phase_time: None,
     };
     let mut it = other.iter();
     while let Some(a) = it.next() {
@@ -81,6 +84,14 @@ fn own_flags(other: &[String]) -> anyhow::Result<Flags> {
             }
             "allow-destroy" => f.allow_destroy = true,
             "prefill" => f.prefill = true,
+            "phase-time" => {
+                let s = value()?;
+                let secs: f64 =
+                    s.trim_end_matches('s').parse().ok().filter(|v: &f64| *v > 0.0).with_context(
+                        || format!("--phase-time={s}: expected seconds > 0, e.g. 3"),
+                    )?;
+                f.phase_time = Some(secs);
+            }
             _ => bail!("unknown flag '{a}'"),
         }
     }
@@ -97,6 +108,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         || split.fio_options.iter().any(|o| o.starts_with("--name=") || o == "--name");
     if !has_job {
         return quick::run_quick(&split.fio_options, &flags_to_quick(&flags));
+    }
+    if flags.phase_time.is_some() {
+        bail!("--phase-time applies to the quick profile (no job); use --runtime= in a job");
+    }
+    if flags.prefill && flags.allow_destroy {
+        eprintln!(
+            "iolab: --prefill with --allow-destroy: block devices will be written before reads"
+        );
     }
     let opts = LoadOptions {
         files: split.job_files,
@@ -149,6 +168,7 @@ fn flags_to_quick(f: &Flags) -> quick::QuickFlags {
         format: f.format.clone(),
         output: f.output.clone(),
         status_interval: f.status_interval,
+        phase_time: f.phase_time.unwrap_or(3.0),
     }
 }
 

@@ -20,6 +20,8 @@ pub struct QuickFlags {
     pub format: String,
     pub output: Option<PathBuf>,
     pub status_interval: Option<Duration>,
+    /// Measured seconds per phase (`--phase-time`, default 3).
+    pub phase_time: f64,
 }
 
 /// (job name, rw, bs, iodepth, label)
@@ -41,15 +43,16 @@ impl Drop for Scratch {
 }
 
 /// The fio-style arguments of the profile.
-pub fn profile_args(file: &Path, size: &str, direct: bool, engine: &str) -> Vec<String> {
+pub fn profile_args(file: &Path, size: &str, direct: bool, engine: &str, secs: f64) -> Vec<String> {
+    let ms = (secs * 1000.0).round().max(1.0) as u64;
     let mut a = vec![
         format!("--filename={}", file.display()),
         format!("--size={size}"),
         format!("--ioengine={engine}"),
         format!("--direct={}", direct as u8),
         "--time_based".to_string(),
-        "--runtime=3".to_string(),
-        "--ramp_time=500ms".to_string(),
+        format!("--runtime={ms}ms"),
+        format!("--ramp_time={}ms", (ms / 6).min(500)),
         "--norandommap".to_string(),
         "--randrepeat=0".to_string(),
     ];
@@ -109,7 +112,7 @@ pub fn run_quick(
     }
     let opts = LoadOptions {
         files: vec![],
-        cmdline: profile_args(&file, &size, direct, engine),
+        cmdline: profile_args(&file, &size, direct, engine, flags.phase_time),
         sections: vec![],
     };
     let parsed = iolab_job::load(&opts).context("building the quick profile")?;
@@ -117,9 +120,10 @@ pub fn run_quick(
         eprintln!("iolab: {n}");
     }
     eprintln!(
-        "iolab: quick profile on {} ({size}, {engine}, {}): 6 phases of 3.5 s",
+        "iolab: quick profile on {} ({size}, {engine}, {}): 6 phases of {:.1} s",
         file.display(),
-        if direct { "direct" } else { "buffered" }
+        if direct { "direct" } else { "buffered" },
+        flags.phase_time + (flags.phase_time / 6.0).min(0.5)
     );
     let (mut result, interrupted) =
         super::run_with_progress(&parsed.jobs, &RunOptions::default(), flags.status_interval)?;

@@ -1,0 +1,182 @@
+//! `iolab run` end to end: a pasted fio command line with JSON output, the quick profile, a
+//! differential run against fio where it is installed, and Ctrl-C.
+#![allow(clippy::unwrap_used)]
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+fn iolab() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_iolab"))
+}
+
+fn json_file(p: &Path) -> Value {
+    let text = std::fs::read_to_string(p).unwrap();
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+#[test]
+fn fio_command_line_runs_and_writes_fio_json() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let out = d.path().join("r.json");
+    let st = iolab()
+        .args(["run", "--name=rr", "--rw=randread", "--bs=4k", "--size=4m", "--ioengine=psync"])
+        .arg(format!("--directory={}", d.path().display()))
+        .args(["--output-format=json", "--output"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let j = json_file(&out);
+    let job = &j["jobs"][0];
+    assert_eq!(job["jobname"], "rr");
+    assert_eq!(job["read"]["total_ios"], 1024);
+    assert_eq!(job["read"]["io_bytes"], 4 << 20);
+    assert_eq!(job["write"]["total_ios"], 0);
+    // The file was laid out (4 MiB) before the read job, as fio does.
+    assert_eq!(std::fs::metadata(d.path().join("rr.0.0")).unwrap().len(), 4 << 20);
+}
+
+#[test]
+fn quick_profile_prints_one_table_and_removes_its_file() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let st = iolab()
+        .args(["run", "--size=8m", "--phase-time=0.25"])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&st.stdout);
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 7, "{stdout}");
+    assert!(lines[0].contains("IOPS") && lines[0].contains("p99"));
+    for (l, phase) in lines[1..].iter().zip([
+        "seq read",
+        "seq write",
+        "rand read",
+        "rand write",
+        "rand read",
+        "rand write",
+    ]) {
+        assert!(l.starts_with(phase), "{l}");
+        let iops: f64 = l.split_whitespace().nth(5).unwrap().parse().unwrap();
+        assert!(iops > 0.0, "{l}");
+    }
+    assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0, "scratch file left behind");
+}
+
+#[test]
+fn quick_profile_rejects_job_options_without_a_name() {
+    let st = iolab().args(["run", "--rw=randread"]).output().unwrap();
+    assert!(!st.status.success());
+    assert!(String::from_utf8_lossy(&st.stderr).contains("--name="));
+}
+
+fn has_fio() -> bool {
+    Command::new("fio").arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
+}
+
+/// Keys of a JSON object.
+fn keys(v: &Value) -> Vec<String> {
+    v.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default()
+}
+
+#[test]
+fn same_job_as_fio_has_fios_json_keys_and_io_counts() {
+    if !has_fio() {
+        eprintln!("skipped: fio is not installed (apt-get install fio)");
+        return;
+    }
+    let d = tempfile::tempdir_in(".").unwrap();
+    let job = [
+        "--name=cmp",
+        "--rw=randrw",
+        "--bs=4k",
+        "--size=2m",
+        "--ioengine=psync",
+        "--randrepeat=1",
+        "--fsync=16",
+    ];
+    let fio_dir = d.path().join("fio");
+    let iolab_dir = d.path().join("iolab");
+    std::fs::create_dir_all(&fio_dir).unwrap();
+    std::fs::create_dir_all(&iolab_dir).unwrap();
+    let fio_out = d.path().join("fio.json");
+    let st = Command::new("fio")
+        .args(job)
+        .arg(format!("--directory={}", fio_dir.display()))
+        .arg("--output-format=json")
+        .arg(format!("--output={}", fio_out.display()))
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "fio: {}", String::from_utf8_lossy(&st.stderr));
+    let iolab_out = d.path().join("iolab.json");
+    let st = iolab()
+        .arg("run")
+        .args(job)
+        .arg(format!("--directory={}", iolab_dir.display()))
+        .arg("--output-format=json")
+        .arg(format!("--output={}", iolab_out.display()))
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "iolab: {}", String::from_utf8_lossy(&st.stderr));
+    let (f, i) = (json_file(&fio_out), json_file(&iolab_out));
+    let (fj, ij) = (&f["jobs"][0], &i["jobs"][0]);
+    for (what, fv, iv) in [
+        ("top level", &f, &i),
+        ("job", fj, ij),
+        ("read", &fj["read"], &ij["read"]),
+        ("write", &fj["write"], &ij["write"]),
+        ("read.clat_ns", &fj["read"]["clat_ns"], &ij["read"]["clat_ns"]),
+    ] {
+        let ik = keys(iv);
+        let missing: Vec<String> = keys(fv).into_iter().filter(|k| !ik.contains(k)).collect();
+        assert!(missing.is_empty(), "{what}: keys fio has and iolab lacks: {missing:?}");
+    }
+    // Same seed, same random read/write mix and offsets: identical counts.
+    for d in ["read", "write"] {
+        assert_eq!(fj[d]["total_ios"], ij[d]["total_ios"], "{d} total_ios");
+        assert_eq!(fj[d]["io_bytes"], ij[d]["io_bytes"], "{d} io_bytes");
+    }
+    // fsync=16: one sync after every 16th write, as fio since 673159e6/704a8cfe ("FIO with
+    // fsync option issues more DDIR_SYNC commands than expected"); fio 3.33 still issues extras.
+    let writes = ij["write"]["total_ios"].as_u64().unwrap();
+    assert_eq!(ij["sync"]["total_ios"].as_u64().unwrap(), writes / 16);
+    assert!(fj["sync"]["total_ios"].as_u64().unwrap() >= writes / 16);
+}
+
+#[test]
+fn ctrl_c_still_writes_a_valid_result_marked_interrupted() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let out = d.path().join("r.json");
+    let mut child = iolab()
+        .args([
+            "run",
+            "--name=long",
+            "--rw=read",
+            "--bs=64k",
+            "--size=4m",
+            "--time_based",
+            "--runtime=60",
+        ])
+        .arg(format!("--directory={}", d.path().display()))
+        .args(["--output-format=json"])
+        .arg(format!("--output={}", out.display()))
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { kill(child.id() as i32, 2) };
+    let t = std::time::Instant::now();
+    let st = child.wait().unwrap();
+    assert!(t.elapsed().as_secs() < 10, "did not stop promptly");
+    assert_eq!(st.code(), Some(130));
+    let j = json_file(&out);
+    assert_eq!(j["jobs"][0]["iolab"]["interrupted"], true, "{}", j["jobs"][0]["iolab"]);
+    assert!(j["jobs"][0]["read"]["total_ios"].as_u64().unwrap() > 0);
+}
+
+extern "C" {
+    fn kill(pid: i32, sig: i32) -> i32;
+}
