@@ -92,7 +92,7 @@ pub enum Scramble {
     FioHash { rand_off: u64 },
     /// No hash (fio's `zipf_disable_hash`, used for file choice): `(rank + rand_off) % n`.
     None { rand_off: u64 },
-    /// iolab's bijection: `(rank · stride + rand_off) % n`.
+    /// iolab's bijection: `(rank · stride + rand_off) % n`; build it with `rand_off < n`.
     Stride { stride: u64, rand_off: u64 },
 }
 
@@ -103,7 +103,19 @@ impl Scramble {
             Scramble::FioHash { rand_off } => fio_hash_u64(rank).wrapping_add(rand_off) % n,
             Scramble::None { rand_off } => rank.wrapping_add(rand_off) % n,
             Scramble::Stride { stride, rand_off } => {
-                ((rank as u128 * stride as u128 + rand_off as u128) % n as u128) as u64
+                if n <= u32::MAX as u64 {
+                    // rank, stride < n < 2^32: the product fits in 64 bits (avoids a 128-bit
+                    // division).
+                    // `rand_off < n` (reduced when the scramble is built).
+                    let v = rank * stride % n + rand_off;
+                    if v >= n {
+                        v - n
+                    } else {
+                        v
+                    }
+                } else {
+                    ((rank as u128 * stride as u128 + rand_off as u128) % n as u128) as u64
+                }
             }
         }
     }
@@ -441,7 +453,7 @@ mod tests {
     fn coprime_stride_is_a_bijection() {
         for n in [1u64, 2, 10, 1000, 786_432, 999_983] {
             let s = coprime_stride(n);
-            let sc = Scramble::Stride { stride: s, rand_off: 7 };
+            let sc = Scramble::Stride { stride: s, rand_off: 7 % n };
             if n <= 1000 {
                 let mut seen = vec![false; n as usize];
                 for r in 0..n {

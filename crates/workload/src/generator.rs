@@ -100,6 +100,8 @@ pub struct Workload {
     bs: [BsGen; 3],
     ba: [u64; 3],
     map_unit: u64,
+    /// log2(map_unit) when it is a power of two: the hot path then shifts instead of dividing.
+    map_shift: Option<u32>,
     max_bs: u64,
     perc_rand: [u32; 3],
     rwmix_read: u32,
@@ -347,7 +349,7 @@ impl Workload {
                                 nranges,
                                 *theta,
                                 mix64(seed as u64 ^ (i as u64) << 32),
-                                Scramble::Stride { stride, rand_off },
+                                Scramble::Stride { stride, rand_off: rand_off % nranges.max(1) },
                             )))
                         } else {
                             Some(FileDist::Zipf(z))
@@ -519,6 +521,7 @@ impl Workload {
             bs,
             ba,
             map_unit,
+            map_shift: map_unit.is_power_of_two().then(|| map_unit.trailing_zeros()),
             max_bs,
             perc_rand: [
                 job.percentage_random.read,
@@ -819,11 +822,20 @@ impl Workload {
         }
         if mark {
             if let Some(map) = &mut f.map {
-                let blk = rel / self.map_unit;
-                let n = len.div_ceil(self.map_unit);
-                let k = map.set_run(blk, n);
-                if k > 0 && k < n {
-                    len = len.min(k * self.map_unit);
+                let unit = self.map_unit;
+                let blk = match self.map_shift {
+                    Some(sh) => rel >> sh,
+                    None => rel / unit,
+                };
+                if len == unit {
+                    // The draw found this block free (random map semantics).
+                    map.set(blk);
+                } else {
+                    let n = len.div_ceil(unit);
+                    let k = map.set_run(blk, n);
+                    if k > 0 && k < n {
+                        len = len.min(k * unit);
+                    }
                 }
             }
         }
@@ -902,7 +914,7 @@ impl Workload {
         match &self.files[fi].map {
             None => Some(b * ba),
             Some(map) => {
-                let blk = b * ba / unit;
+                let blk = if ba == unit { b } else { b * ba / unit };
                 if map.is_free(blk) {
                     Some(b * ba)
                 } else {
