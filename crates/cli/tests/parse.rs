@@ -77,3 +77,23 @@ fn parse_command_line_only_with_defaults() {
     assert_eq!(j["options"]["bs"]["origin"], "command line (argument 3)");
     assert_eq!(j["options"]["iodepth"]["origin"], "default");
 }
+
+#[test]
+fn parse_without_input_is_an_error() {
+    let out = iolab().arg("parse").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to parse"));
+}
+
+#[test]
+fn parse_fio_style_space_separated_command_line() {
+    let out = iolab()
+        .args(["parse", "--name", "x", "--rw", "randwrite", "--bs", "16k"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["jobs"][0]["name"], "x");
+    assert_eq!(v["jobs"][0]["rw"], "randwrite");
+    assert_eq!(v["jobs"][0]["bs"]["write"]["min"], 16384);
+}

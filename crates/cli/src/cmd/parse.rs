@@ -25,6 +25,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(bad) = split.other.iter().find(|a| *a != "--defaults") {
         anyhow::bail!("unknown flag '{bad}'; expected job files, --option=value, --section=NAME or --defaults");
     }
+    if split.job_files.is_empty() && split.fio_options.is_empty() {
+        anyhow::bail!("nothing to parse; expected job files and/or fio-style options such as --name=x --rw=randread");
+    }
     let opts = LoadOptions {
         files: split.job_files,
         cmdline: split.fio_options,
