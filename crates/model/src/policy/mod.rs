@@ -30,6 +30,7 @@ pub mod smq;
 pub mod store;
 pub mod twoq;
 pub mod wtinylfu;
+pub mod zipf;
 
 use crate::error::ModelError;
 

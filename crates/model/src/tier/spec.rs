@@ -165,7 +165,9 @@ pub fn parse_tier(spec: &str, index: usize) -> Result<TierSpec, ModelError> {
         policy,
         block_size: 4096,
         write,
-        dirty_ratio: 0.2,
+        // Linux vm.dirty_ratio for a page cache; SSD caches (dm-cache, bcache) do not throttle
+        // writers on dirtiness: they write back when a dirty block must be evicted.
+        dirty_ratio: if kind == "ram" { 0.2 } else { 1.0 },
         flush_bytes_per_sec: None,
         battery_backed: kind != "ram",
         metadata_only: false,

@@ -1,0 +1,51 @@
+//! A seeded Zipf request generator for benchmarks and scenario tests: object ranks drawn by
+//! inverse CDF over the exact Zipf(α) probabilities (binary search in a precomputed table),
+//! ranks scattered over the id space by a bijective mix so hot objects are not neighbours.
+//! Not fio's generator (that is `iolab_workload`'s job); this one only has to be the same in
+//! the benchmark and in `scripts/bench-libcachesim.sh`, which reads the trace it writes.
+
+use iolab_core::rand::{mix64, SplitMix64};
+
+pub struct Zipf {
+    cdf: Vec<f64>,
+    rng: SplitMix64,
+}
+
+impl Zipf {
+    /// `n` objects, exponent `alpha`, seed `seed`.
+    pub fn new(n: usize, alpha: f64, seed: u64) -> Self {
+        let mut cdf = Vec::with_capacity(n);
+        let mut acc = 0.0;
+        for r in 1..=n.max(1) {
+            acc += 1.0 / (r as f64).powf(alpha);
+            cdf.push(acc);
+        }
+        for c in &mut cdf {
+            *c /= acc;
+        }
+        Zipf { cdf, rng: SplitMix64(seed) }
+    }
+
+    /// The next object id.
+    #[inline]
+    pub fn next_key(&mut self) -> u64 {
+        let u = self.rng.next_f64();
+        let rank = self.cdf.partition_point(|&c| c < u) as u64;
+        mix64(rank)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn head_share_matches_zipf() {
+        let mut z = Zipf::new(1000, 1.0, 1);
+        let top = mix64(0);
+        let n = 200_000;
+        let hits = (0..n).filter(|_| z.next_key() == top).count() as f64 / n as f64;
+        // P(rank 1) = 1 / H_1000 = 0.1336.
+        assert!((hits - 0.1336).abs() < 0.003, "{hits}");
+    }
+}
