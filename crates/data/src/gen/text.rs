@@ -38,28 +38,52 @@ pub fn share_for(percentage: u32) -> u32 {
     1000
 }
 
-/// Fill `buf` with words keyed by `key` (deterministic, like the random filler).
-pub fn fill_text(buf: &mut [u8], key: u64) {
-    let mut pos = 0;
-    let mut i = 0u64;
-    while pos < buf.len() {
-        let mut r = word(key, i);
-        i += 1;
-        for _ in 0..16 {
-            let w = WORDS[(r & 15) as usize].as_bytes();
-            r >>= 4;
-            let n = w.len().min(buf.len() - pos);
-            buf[pos..pos + n].copy_from_slice(&w[..n]);
-            pos += n;
-            if pos == buf.len() {
-                return;
-            }
-            buf[pos] = b' ';
-            pos += 1;
-            if pos == buf.len() {
-                return;
-            }
+/// Each word and its trailing space as little-endian bytes of a u64, and that length:
+/// one 8-byte store per word instead of a bounds-checked copy.
+const PACKED: [(u64, usize); 16] = {
+    let mut t = [(0u64, 0usize); 16];
+    let mut i = 0;
+    while i < 16 {
+        let w = WORDS[i].as_bytes();
+        let mut v = 0u64;
+        let mut j = 0;
+        while j < w.len() {
+            v |= (w[j] as u64) << (8 * j);
+            j += 1;
         }
+        v |= (b' ' as u64) << (8 * j);
+        t[i] = (v, w.len() + 1);
+        i += 1;
+    }
+    t
+};
+
+/// Fill `buf` with words keyed by `key` (deterministic, like the random filler): word `n`
+/// is `WORDS[bits 4(n%16).. of word(key, n/16)]`, each followed by a space; the last word is
+/// cut at the end of `buf`.
+pub fn fill_text(buf: &mut [u8], key: u64) {
+    let mut tmp = [0u8; 512 + 8];
+    let (mut r, mut left, mut i) = (0u64, 0u32, 0u64);
+    // Bytes of a word that crossed the previous 512-byte piece, already at tmp[..carry].
+    let mut carry = 0usize;
+    for out in buf.chunks_mut(512) {
+        let mut pos = carry;
+        while pos < out.len() {
+            if left == 0 {
+                r = word(key, i);
+                i += 1;
+                left = 16;
+            }
+            let (w, l) = PACKED[(r & 15) as usize];
+            r >>= 4;
+            left -= 1;
+            tmp[pos..pos + 8].copy_from_slice(&w.to_le_bytes());
+            pos += l;
+        }
+        let n = out.len();
+        out.copy_from_slice(&tmp[..n]);
+        carry = pos - n;
+        tmp.copy_within(n..pos, 0);
     }
 }
 
@@ -74,6 +98,24 @@ mod tests {
         assert!(b.iter().all(|c| c.is_ascii_lowercase() || *c == b' '));
         let words = b.split(|c| *c == b' ').count();
         assert!((200..400).contains(&words), "{words}");
+    }
+
+    /// The packed writer gives the same bytes as the plain word-by-word definition.
+    #[test]
+    fn matches_plain_definition() {
+        for len in [1usize, 511, 512, 513, 4096, 5000] {
+            let mut fast = vec![0u8; len];
+            fill_text(&mut fast, 99);
+            let mut plain = Vec::new();
+            let mut n = 0u64;
+            while plain.len() < len {
+                let r = word(99, n / 16) >> (4 * (n % 16));
+                plain.extend_from_slice(WORDS[(r & 15) as usize].as_bytes());
+                plain.push(b' ');
+                n += 1;
+            }
+            assert_eq!(fast, &plain[..len], "len {len}");
+        }
     }
 
     #[test]
