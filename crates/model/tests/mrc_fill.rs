@@ -231,3 +231,11 @@ fn randommap_and_oversubscribed_and_zipf() {
     let tol = 3.0 * z.stddev() / (mc.len() as f64).sqrt();
     assert!((mean - z.expected_reads()).abs() < tol, "MC {mean} vs {} ± {tol}", z.expected_reads());
 }
+
+#[test]
+fn zipf_fill_matches_the_notes() {
+    // notes §5.3: Zipf α = 0.2 predicts 15.5 passes at 500K; α = 1.0 needs 152.6.
+    let p = |s: f64| Fill::new(500_000, Pattern::Zipf(s)).expected_reads() / 500_000.0;
+    assert_eq!(r1(p(0.2)), 15.5);
+    assert_eq!(r1(p(1.0)), 152.6);
+}

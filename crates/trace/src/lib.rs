@@ -23,6 +23,7 @@ pub mod formats;
 pub mod open;
 pub mod reader;
 pub mod registry;
+pub mod stat;
 
 pub(crate) mod text;
 pub mod write;

@@ -35,6 +35,16 @@ impl<W: Write> IologWriter<W> {
         }
     }
 
+    /// The names given to `req.file` indices so far.
+    pub fn files(&self) -> &[String] {
+        &self.files
+    }
+
+    /// Names can be added while writing, before a new index is first written.
+    pub fn files_mut(&mut self) -> &mut Vec<String> {
+        &mut self.files
+    }
+
     fn file_name(&self, i: u32) -> String {
         self.files.get(i as usize).cloned().unwrap_or_else(|| format!("iolab.{i}"))
     }

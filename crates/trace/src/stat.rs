@@ -1,0 +1,280 @@
+//! `iolab trace stat`: what a storage engineer asks of a block trace before simulating it:
+//! the read/write mix and bytes, the footprint (distinct blocks at a block size), reuse
+//! distance and reuse time histograms, request sizes, and sequential streams with how many
+//! were active at once (the "I/O blender" of many VMs or threads interleaving their
+//! sequential runs on one device).
+//!
+//! Reuse *distance* (distinct blocks between two accesses to a block, the LRU stack distance)
+//! needs a stack-distance engine; that lives in the model crate, so the caller passes it in as
+//! a closure and this crate stays dependency-free. Reuse *time* is counted in block accesses.
+//!
+//! A stream is a run of requests each starting exactly where an earlier request of the run
+//! ended (same file), with at most `stream_window` requests between them. Streams of at least
+//! two requests count; the concurrency is the number whose first..last request span covers a
+//! given request, maximised and averaged over the trace.
+
+use crate::TraceRecord;
+use iolab_core::IoDir;
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+
+/// Counts in power-of-two buckets: `counts[i]` holds values in `[2^i, 2^(i+1))`, `counts[0]`
+/// also holds 0.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Log2Histogram {
+    pub counts: Vec<u64>,
+}
+
+impl Log2Histogram {
+    pub fn add(&mut self, v: u64) {
+        let i = if v == 0 { 0 } else { 63 - v.leading_zeros() as usize };
+        if i >= self.counts.len() {
+            self.counts.resize(i + 1, 0);
+        }
+        self.counts[i] += 1;
+    }
+
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct DirCounts {
+    pub requests: u64,
+    pub bytes: u64,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct StreamSummary {
+    /// Streams of two or more requests.
+    pub streams: u64,
+    /// Requests that continued a stream.
+    pub sequential_requests: u64,
+    pub max_concurrent: u64,
+    /// Mean number of streams active at a request, over all requests.
+    pub mean_concurrent: f64,
+    /// Longest stream in requests and its bytes.
+    pub longest_requests: u64,
+    pub longest_bytes: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TraceStats {
+    pub format: String,
+    pub block_size: u64,
+    pub requests: u64,
+    pub read: DirCounts,
+    pub write: DirCounts,
+    pub trim: DirCounts,
+    pub sync: u64,
+    pub skipped_malformed: u64,
+    /// Distinct blocks touched (all directions) and the same in bytes.
+    pub footprint_blocks: u64,
+    pub footprint_bytes: u64,
+    pub block_accesses: u64,
+    /// Cold (first) block accesses; reuse histograms cover the rest.
+    pub cold_block_accesses: u64,
+    pub reuse_distance: Log2Histogram,
+    pub reuse_time: Log2Histogram,
+    pub request_size: Log2Histogram,
+    pub duration_ns: u64,
+    pub streams: StreamSummary,
+}
+
+struct Stream {
+    first: u64,
+    last: u64,
+    requests: u64,
+    bytes: u64,
+}
+
+/// Accumulates [`TraceStats`] one record at a time.
+pub struct StatBuilder {
+    s: TraceStats,
+    last_access: HashMap<u64, u64>,
+    window: u64,
+    /// (file, end offset) → index into `streams`.
+    open: HashMap<(u32, u64), usize>,
+    streams: Vec<Stream>,
+    first_time: Option<u64>,
+    last_time: u64,
+}
+
+impl StatBuilder {
+    /// `block_size` for footprint and reuse; `stream_window` in requests.
+    pub fn new(format: &str, block_size: u64, stream_window: u64) -> Self {
+        StatBuilder {
+            s: TraceStats {
+                format: format.to_string(),
+                block_size: block_size.max(1),
+                requests: 0,
+                read: DirCounts::default(),
+                write: DirCounts::default(),
+                trim: DirCounts::default(),
+                sync: 0,
+                skipped_malformed: 0,
+                footprint_blocks: 0,
+                footprint_bytes: 0,
+                block_accesses: 0,
+                cold_block_accesses: 0,
+                reuse_distance: Log2Histogram::default(),
+                reuse_time: Log2Histogram::default(),
+                request_size: Log2Histogram::default(),
+                duration_ns: 0,
+                streams: StreamSummary::default(),
+            },
+            last_access: HashMap::new(),
+            window: stream_window.max(1),
+            open: HashMap::new(),
+            streams: Vec::new(),
+            first_time: None,
+            last_time: 0,
+        }
+    }
+
+    /// Adds one record. `distance(key)` returns the LRU stack distance of an access to block
+    /// `key` (None when first seen); it is called once per block access, in order.
+    pub fn add(&mut self, rec: &TraceRecord, distance: &mut dyn FnMut(u64) -> Option<u64>) {
+        let s = &mut self.s;
+        let idx = s.requests;
+        s.requests += 1;
+        let first = *self.first_time.get_or_insert(rec.time_ns);
+        self.last_time = self.last_time.max(rec.time_ns);
+        s.duration_ns = self.last_time.saturating_sub(first);
+        let r = &rec.req;
+        let d = match r.dir {
+            IoDir::Read => &mut s.read,
+            IoDir::Write => &mut s.write,
+            IoDir::Trim => &mut s.trim,
+            IoDir::Sync => {
+                s.sync += 1;
+                return;
+            }
+        };
+        d.requests += 1;
+        d.bytes += r.len;
+        s.request_size.add(r.len);
+        if r.len > 0 {
+            let bs = s.block_size;
+            let tag = (r.file as u64) << 48;
+            for b in r.offset / bs..=(r.offset + r.len - 1) / bs {
+                let key = tag ^ b;
+                let t = s.block_accesses;
+                s.block_accesses += 1;
+                let dist = distance(key);
+                match self.last_access.insert(key, t) {
+                    Some(prev) => {
+                        s.reuse_time.add(t - prev);
+                        if let Some(dd) = dist {
+                            s.reuse_distance.add(dd);
+                        }
+                    }
+                    None => s.cold_block_accesses += 1,
+                }
+            }
+        }
+        // Streams.
+        let key = (r.file, r.offset);
+        let end = (r.file, r.offset + r.len);
+        match self.open.remove(&key) {
+            Some(i) if idx - self.streams[i].last <= self.window => {
+                let st = &mut self.streams[i];
+                st.last = idx;
+                st.requests += 1;
+                st.bytes += r.len;
+                s.streams.sequential_requests += 1;
+                self.open.insert(end, i);
+            }
+            _ => {
+                self.streams.push(Stream { first: idx, last: idx, requests: 1, bytes: r.len });
+                self.open.insert(end, self.streams.len() - 1);
+            }
+        }
+        if idx % self.window == 0 {
+            let (streams, w) = (&self.streams, self.window);
+            self.open.retain(|_, &mut i| idx - streams[i].last <= w);
+        }
+    }
+
+    pub fn finish(mut self, skipped: u64) -> TraceStats {
+        let s = &mut self.s;
+        s.skipped_malformed = skipped;
+        s.footprint_blocks = self.last_access.len() as u64;
+        s.footprint_bytes = s.footprint_blocks * s.block_size;
+        // Sweep stream spans for concurrency.
+        let mut events: Vec<(u64, i64)> = Vec::new();
+        for st in self.streams.iter().filter(|st| st.requests >= 2) {
+            s.streams.streams += 1;
+            if st.requests > s.streams.longest_requests {
+                s.streams.longest_requests = st.requests;
+                s.streams.longest_bytes = st.bytes;
+            }
+            events.push((st.first, 1));
+            events.push((st.last + 1, -1));
+        }
+        events.sort_unstable();
+        let (mut cur, mut max, mut area, mut prev) = (0i64, 0i64, 0f64, 0u64);
+        for (t, delta) in events {
+            area += cur as f64 * (t - prev) as f64;
+            prev = t;
+            cur += delta;
+            max = max.max(cur);
+        }
+        s.streams.max_concurrent = max as u64;
+        s.streams.mean_concurrent = if s.requests > 0 { area / s.requests as f64 } else { 0.0 };
+        self.s
+    }
+}
+
+/// Distinct blocks only (no reuse), for callers that want a quick footprint.
+pub fn footprint(recs: &[TraceRecord], block_size: u64) -> u64 {
+    let mut set = HashSet::new();
+    for r in recs {
+        if r.req.len == 0 {
+            continue;
+        }
+        let tag = (r.req.file as u64) << 48;
+        for b in r.req.offset / block_size..=(r.req.offset + r.req.len - 1) / block_size {
+            set.insert(tag ^ b);
+        }
+    }
+    set.len() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iolab_core::IoRequest;
+
+    fn rec(dir: IoDir, file: u32, offset: u64, len: u64) -> TraceRecord {
+        TraceRecord { req: IoRequest::new(dir, file, offset, len), ..Default::default() }
+    }
+
+    #[test]
+    fn two_interleaved_streams_and_reuse() {
+        // Two sequential readers interleaved (A at 0.., B at 1 MiB..), then a re-read of A's
+        // first block.
+        let mut b = StatBuilder::new("test", 4096, 64);
+        let mut none = |_k: u64| None;
+        for i in 0..8u64 {
+            b.add(&rec(IoDir::Read, 0, i * 4096, 4096), &mut none);
+            b.add(&rec(IoDir::Write, 0, (1 << 20) + i * 8192, 8192), &mut none);
+        }
+        b.add(&rec(IoDir::Read, 0, 0, 4096), &mut |_| Some(24));
+        b.add(&rec(IoDir::Sync, 0, 0, 0), &mut none);
+        let s = b.finish(0);
+        assert_eq!((s.requests, s.read.requests, s.write.requests, s.sync), (18, 9, 8, 1));
+        assert_eq!((s.read.bytes, s.write.bytes), (9 * 4096, 8 * 8192));
+        assert_eq!(s.footprint_blocks, 8 + 16);
+        assert_eq!((s.block_accesses, s.cold_block_accesses), (25, 24));
+        // Reuse time of block 0: 24 block accesses later → bucket 4 ([16, 32)).
+        assert_eq!(s.reuse_time.counts[4], 1);
+        assert_eq!(s.reuse_distance.counts[4], 1);
+        assert_eq!(s.streams.streams, 2);
+        assert_eq!(s.streams.sequential_requests, 14);
+        assert_eq!(s.streams.max_concurrent, 2);
+        assert_eq!(s.request_size.counts[12], 9);
+        assert_eq!(s.request_size.counts[13], 8);
+    }
+}
