@@ -30,6 +30,7 @@ pub mod checks;
 pub mod evidence;
 pub mod from_job;
 pub mod render;
+pub mod watch;
 pub mod zeroprobe;
 
 pub use checks::{Check, CHECKS};
@@ -38,7 +39,8 @@ pub use evidence::{
     WriteAlloc, ZeroReadSample,
 };
 pub use from_job::job_evidence;
-pub use render::render_text;
+pub use render::{render_device_view, render_text};
+pub use watch::{RunWatch, WatchConfig, WatchReport};
 pub use zeroprobe::ZeroProbe;
 
 use iolab_stats::RunResult;

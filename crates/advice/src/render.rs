@@ -1,7 +1,11 @@
 //! Plain-text rendering of advice, printed after the run summary: one block per finding,
 //! wrapped to 100 columns so it reads in a terminal and in a pasted log.
 
-use crate::{Advice, Severity};
+use iolab_stats::diskseries::iostat_line;
+use iolab_stats::RunResult;
+
+use crate::evidence::mean_issued_depth;
+use crate::{Advice, Evidence, Severity};
 
 const WIDTH: usize = 100;
 const LABEL: usize = 16;
@@ -26,6 +30,39 @@ pub fn render_text(advice: &[Advice]) -> String {
             [("evidence:", &a.evidence), ("why:", &a.why), ("what to do:", &a.what_to_do)]
         {
             wrap_into(&mut s, label, text);
+        }
+    }
+    s
+}
+
+/// The device view: for each reporting group (phase), the depth iolab issued beside what
+/// each device serving it saw (`iostat -x` figures over the phase's window), so "asked 8,
+/// device saw 1" is visible without reading the advice.
+pub fn render_device_view(r: &RunResult, ev: &Evidence) -> String {
+    let mut s = String::new();
+    for (gid, jobs) in ev.groups(r) {
+        let asked: u32 = jobs.iter().map(|(_, e)| e.iodepth.max(1)).sum();
+        let depths: Vec<f64> = jobs.iter().filter_map(|(j, _)| mean_issued_depth(j)).collect();
+        let issued = if depths.is_empty() {
+            "n/a".to_string()
+        } else {
+            format!("{:.2}", depths.iter().sum::<f64>())
+        };
+        let mut names: Vec<&String> = jobs.iter().flat_map(|(_, e)| &e.devices).collect();
+        names.sort();
+        names.dedup();
+        let Some(devs) = ev.phase_devices(r, gid) else { continue };
+        let p = ev.phases.iter().find(|p| p.groupid == gid);
+        let first = jobs.first().map(|(j, _)| j.name.as_str()).unwrap_or("");
+        s.push_str(&format!(
+            "Device view, group {gid} ({} job(s) from '{first}'{}): iodepth asked {asked}, \
+             issued mean {issued}\n",
+            jobs.len(),
+            p.map(|p| format!(", {:.1}-{:.1} s", p.start_ns as f64 / 1e9, p.end_ns as f64 / 1e9))
+                .unwrap_or_default()
+        ));
+        for d in devs.iter().filter(|d| names.contains(&&d.name)) {
+            s.push_str(&format!("  {}\n", iostat_line(d)));
         }
     }
     s

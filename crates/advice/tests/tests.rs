@@ -323,3 +323,69 @@ fn throttled_device_among_three_is_the_outlier() {
     drop((a, b));
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// `RunWatch` around O_DIRECT reads of a file: it resolves the file's device, samples it each
+/// interval, and attributes the device's reads to the job's phase. No root needed.
+#[test]
+fn run_watch_samples_the_device_under_a_file() {
+    use iolab_advice::{RunWatch, WatchConfig};
+    let d = scratch("watch");
+    let f = d.join("data");
+    {
+        let (v, off) = aligned(1 << 20, 0x33);
+        let file = File::create(&f).unwrap();
+        for k in 0..8u64 {
+            file.write_all_at(&v[off..off + (1 << 20)], k << 20).unwrap();
+        }
+        file.sync_all().unwrap();
+    }
+    let topo = resolve(&f).unwrap();
+    let Some(dev) = topo.device.as_ref().map(|d| d.name.clone()) else {
+        eprintln!("skipped: {} is not on a block device", f.display());
+        return;
+    };
+    let opts = iolab_job::LoadOptions {
+        cmdline: vec!["--name=rd".into(), "--rw=randread".into(), "--direct=1".into()],
+        ..Default::default()
+    };
+    let jobs = iolab_job::load(&opts).unwrap().jobs;
+    let cfg = WatchConfig { interval: std::time::Duration::from_millis(50), ..Default::default() };
+    let w = RunWatch::start(&jobs, vec![vec![f.clone()]], cfg);
+    let probe = w.zero_probe(0).unwrap();
+    let t0 = Instant::now();
+    let file = open_direct(&f, false);
+    let (mut v, off) = aligned(4096, 0);
+    let mut n = 0u64;
+    while t0.elapsed().as_millis() < 300 {
+        file.read_exact_at(&mut v[off..off + 4096], (n * 37 % 2048) * 4096).unwrap();
+        probe.observe(&v[off..off + 4096]);
+        n += 1;
+    }
+    let elapsed = t0.elapsed().as_nanos() as u64;
+    let mut r = RunResult::default();
+    let mut j = JobResult {
+        name: "rd".into(),
+        elapsed_ns: elapsed,
+        runtime_ns: elapsed,
+        ..Default::default()
+    };
+    j.read.total_ios = n;
+    j.read.io_bytes = n * 4096;
+    r.jobs.push(j);
+    let rep = w.finish(&mut r);
+    let s = rep.series.device(&dev).unwrap();
+    assert!(s.points.len() >= 4, "{} intervals", s.points.len());
+    assert!(s.summary.read_ios >= n, "{} device reads < {n} app reads", s.summary.read_ios);
+    let e = &rep.evidence.jobs[0];
+    assert_eq!(e.devices, vec![dev.clone()]);
+    assert_eq!(e.fs_type.as_deref(), topo.fs.as_ref().map(|f| f.fs_type.as_str()));
+    assert_eq!(e.zero_reads.unwrap().sampled, n.div_ceil(16));
+    assert_eq!(e.zero_reads.unwrap().all_zero, 0);
+    assert_eq!(
+        rep.evidence.phases[0].devices.iter().find(|u| u.name == dev).unwrap().read_ios >= n,
+        true
+    );
+    assert!(!r.disk_util.is_empty());
+    eprintln!("{}", iolab_advice::render_device_view(&r, &rep.evidence));
+    std::fs::remove_dir_all(&d).unwrap();
+}
