@@ -112,11 +112,23 @@ impl LatDist {
         }
     }
 
-    /// Plain percentages of `total` (stat.c `stat_calc_lat`).
+    /// Percentages of `total` as fio's stat.c `stat_calc_lat`: a non-empty range shows at
+    /// least 0.01 so it never prints as `0.00%`.
     pub fn pct(counts: &[u64], total: u64) -> Vec<f64> {
         counts
             .iter()
-            .map(|&c| if total == 0 { 0.0 } else { c as f64 * 100.0 / total as f64 })
+            .map(|&c| {
+                if total == 0 {
+                    0.0
+                } else {
+                    let p = c as f64 * 100.0 / total as f64;
+                    if p < 0.01 && c > 0 {
+                        0.01
+                    } else {
+                        p
+                    }
+                }
+            })
             .collect()
     }
 }
@@ -138,6 +150,12 @@ pub fn calc_dist(map: &[u64; 7], total: u64) -> [f64; 7] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lat_pct_floor_like_fio() {
+        assert_eq!(LatDist::pct(&[1, 0, 99_999], 100_000), [0.01, 0.0, 99.999]);
+        assert_eq!(calc_dist(&[1, 0, 0, 0, 0, 0, 9999], 10_000)[0], 0.1);
+    }
 
     #[test]
     fn plat_round_trip_matches_fio_layout() {

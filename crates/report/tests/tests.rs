@@ -69,6 +69,13 @@ fn appendix_b_run() -> RunResult {
             read_ticks: 1709,
             in_queue: 1710,
             util: 69.69535,
+            window_ns: 2_454_000_000,
+            iostat: IostatX {
+                r_s: 21634.0 / 2.454,
+                r_await: 1709.0 / 21634.0,
+                aqu_sz: 1710.0 / 2454.0,
+                ..Default::default()
+            },
             ..Default::default()
         }],
         ..Default::default()
@@ -247,6 +254,7 @@ fn text_output_reads_like_fio() {
     );
     assert!(t.contains("\nRun status group 0 (all jobs):\n   READ: bw=36.1MiB/s (37.8MB/s), 36.1MiB/s-36.1MiB/s (37.8MB/s-37.8MB/s), io=72.2MiB (75.7MB), run=2001-2001msec\n"), "{t}");
     assert!(t.contains("  vda: ios=21634/2, sectors=0/0, merge=0/0, ticks=1709/0, in_queue=1710, util=69.70%\n"), "{t}");
+    assert!(t.contains("    iolab: r/s=8815.8, w/s=0.0, rMB/s=0.00, wMB/s=0.00, r_await=0.079ms, w_await=0.000ms, aqu-sz=0.70\n"), "{t}");
     assert!(!t.contains("  write:"));
 }
 

@@ -95,6 +95,17 @@ pub fn render(run: &RunResult) -> String {
                 d.in_queue,
                 d.util
             );
+            let x = &d.iostat;
+            if d.window_ns > 0 {
+                // iostat -x figures for the same window: the queue depth the device saw
+                // (aqu-sz) and per-request wait, which fio's line leaves to the reader.
+                let _ = writeln!(
+                    o,
+                    "    iolab: r/s={:.1}, w/s={:.1}, rMB/s={:.2}, wMB/s={:.2}, r_await={:.3}ms, \
+                     w_await={:.3}ms, aqu-sz={:.2}",
+                    x.r_s, x.w_s, x.rmb_s, x.wmb_s, x.r_await, x.w_await, x.aqu_sz
+                );
+            }
         }
     }
     for w in &run.warnings {
