@@ -180,3 +180,39 @@ fn ctrl_c_still_writes_a_valid_result_marked_interrupted() {
 extern "C" {
     fn kill(pid: i32, sig: i32) -> i32;
 }
+
+#[test]
+fn replay_issues_every_trace_record_with_its_size_and_direction() {
+    let trace =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/cloudPhysicsIO.csv");
+    let text = std::fs::read_to_string(&trace).unwrap();
+    // CloudPhysics CSV: version,time,op,size,lbn; op is the SCSI opcode (0x28 READ(10),
+    // 0x2a WRITE(10)).
+    let (mut reads, mut writes, mut rbytes, mut wbytes) = (0u64, 0u64, 0u64, 0u64);
+    for line in text.lines().skip(1).take(2000) {
+        let f: Vec<&str> = line.split(',').collect();
+        let size: u64 = f[3].parse().unwrap();
+        match f[2] {
+            "28" => (reads, rbytes) = (reads + 1, rbytes + size),
+            "2a" => (writes, wbytes) = (writes + 1, wbytes + size),
+            op => panic!("unexpected op {op}"),
+        }
+    }
+    let d = tempfile::tempdir_in(".").unwrap();
+    let out = d.path().join("r.json");
+    let st = iolab()
+        .arg("replay")
+        .arg(&trace)
+        .arg(format!("--filename={}", d.path().join("target.dat").display()))
+        .args(["--limit=2000", "--ioengine=libaio", "--iodepth=16", "--output-format=json"])
+        .arg(format!("--output={}", out.display()))
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let j = json_file(&out);
+    let job = &j["jobs"][0];
+    assert_eq!(job["read"]["total_ios"], reads);
+    assert_eq!(job["write"]["total_ios"], writes);
+    assert_eq!(job["read"]["io_bytes"], rbytes);
+    assert_eq!(job["write"]["io_bytes"], wbytes);
+}

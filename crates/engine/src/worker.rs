@@ -7,7 +7,8 @@
 //! when the queue is full or the stream has ended), refill once the depth has fallen to
 //! `iodepth_low`. Clocks: one read when a unit is created, one per commit (its units' issue
 //! time), one per reap (its completions' time), so a deep queue costs fewer than two clock
-//! reads per I/O. Paced requests (`issue_at`) wait for their time and their `lat` counts from
+//! reads per I/O; a sync engine's completion read doubles as the next unit's creation time
+//! (one read per I/O). Paced requests (`issue_at`) wait for their time and their `lat` counts from
 //! it, so a late issue shows up as latency (no coordinated omission), and the loop never
 //! quiesces the queue to wait (fio's `io_u_quiesce` does, which makes rate-limited runs
 //! closed-loop).
@@ -172,6 +173,7 @@ pub fn run_worker(
     let mut verify_failures = 0u64;
     let mut ops_since_check = 0u32;
     let mut per_file: Vec<(u64, u64)> = Vec::new();
+    let mut reuse_t: Option<u64> = None;
 
     'main: loop {
         // Time checks every few units: ramp end, runtime cap, stop flag, interval ticks.
@@ -227,7 +229,12 @@ pub fn run_worker(
                 };
                 (op_kind(r.dir), r)
             };
-            let mut t_start = now().0;
+            // Sync engines: the previous completion's clock read starts this unit (it is
+            // created right after), so one clock read per I/O instead of two.
+            let mut t_start = match reuse_t.take() {
+                Some(t) => t,
+                None => now().0,
+            };
             let intended = r.issue_at.map(|a| a.0);
             if let Some(at) = intended {
                 if at > t_start {
@@ -266,6 +273,9 @@ pub fn run_worker(
             match engine.queue(op)? {
                 Queued::Completed(res) => {
                     let t_done = now().0;
+                    if caps.sync {
+                        reuse_t = Some(t_done);
+                    }
                     count_file(&mut per_file, r.file, res, ramping);
                     rec.record_submit(r.dir, 1);
                     let s = slots[slot as usize];
