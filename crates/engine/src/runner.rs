@@ -166,6 +166,28 @@ pub fn resolve_engine(job: &Job) -> Result<(String, Vec<String>), EngineError> {
     Ok((name, notes))
 }
 
+/// Options the registry accepts that this engine does not act on (yet): each gets a note, so
+/// nothing is ignored silently.
+pub fn unhandled_notes(job: &Job) -> Vec<String> {
+    let mut v = Vec::new();
+    let mut note = |opt: &str, why: &str| {
+        if job.options.contains_key(opt) {
+            v.push(format!("job {}: {opt}: {why}", job.name));
+        }
+    };
+    note("exitall", "not acted on: other jobs run to their own end");
+    note("exit_what", "not acted on: other jobs run to their own end");
+    note("hipri", "not acted on: completions are interrupt driven (no IORING_SETUP_IOPOLL)");
+    note("userspace_reap", "not needed: completions are reaped with io_getevents");
+    note("create_on_open", "not acted on: files are created during setup, before the job");
+    note(
+        "fallocate",
+        "not acted on: new files are extended with ftruncate (sparse) or laid out by writing",
+    );
+    note("thinktime_blocks_type", "thinktime is scheduled by the workload generator");
+    v
+}
+
 /// The worker's loop settings from the job's options.
 pub fn worker_config(job: &Job, opts: &RunOptions) -> Result<WorkerConfig, EngineError> {
     let depth = job.iodepth.max(1);
@@ -279,8 +301,19 @@ pub fn run_jobs(
             break;
         }
         let (engine_name, mut notes) = resolve_engine(job)?;
+        notes.extend(unhandled_notes(job));
+        let allow_create = opt_bool(job, "allow_file_create", true);
+        let allow_destroy = opts.allow_destroy || opt_bool(job, "allow_mounted_write", false);
         let wcfg = worker_config(job, opts)?;
         let invalidate = opt_bool(job, "invalidate", true);
+        if invalidate && !job.direct && job.time_based && engine_name != "null" {
+            notes.push(format!(
+                "job {}: the page cache is dropped once before the job, not again when the \
+                 workload wraps (fio does, in loop_cache_invalidate); buffered reads after a \
+                 wrap may come from memory",
+                job.name
+            ));
+        }
         let mut shared_done: Vec<PathBuf> = Vec::new();
         for clone in 0..job.numjobs.max(1) {
             thread_number += 1;
@@ -312,12 +345,18 @@ pub fn run_jobs(
                         Some("dsync") => libc::O_DSYNC,
                         _ => 0,
                     },
-                    allow_destroy: opts.allow_destroy,
+                    allow_destroy,
                     layout: reads || opt_bool(job, "overwrite", false),
                 };
                 if engine_name == "null" {
                     // fio's null engine needs no file: `size` is enough.
                     continue;
+                }
+                if !allow_create && !p.exists() {
+                    return Err(EngineError::Job {
+                        job: job.name.clone(),
+                        what: format!("{}: does not exist and allow_file_create=0", p.display()),
+                    });
                 }
                 let t = target::open_target(&spec, &mut |b, off| {
                     layout_gen.fill(b, fi as u32, off, 0)
