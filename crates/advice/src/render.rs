@@ -1,5 +1,6 @@
-//! Plain-text rendering of advice, printed after the run summary: one block per finding,
-//! wrapped to 100 columns so it reads in a terminal and in a pasted log.
+//! Plain-text rendering of advice, printed after the run summary: one block per finding, its
+//! evidence, why and what-to-do wrapped to 100 columns so they read in a terminal and in a
+//! pasted log (the one-line header is left whole so it can be grepped).
 
 use iolab_stats::diskseries::iostat_line;
 use iolab_stats::RunResult;
