@@ -1,11 +1,12 @@
 //! `iolab sim`: the same workload through cache tiers and device models (iolab-model).
 //!
-//! Inputs: a block trace (`--trace FILE`, any format iolab-trace reads), replayed at its
+//! Inputs: fio job files and fio-style options (`iolab sim job.fio`, `iolab sim --name=x
+//! --rw=randread --bs=8k --size=100g --iodepth=1`), turned into request streams by
+//! iolab-workload exactly as `iolab run` does; or a block trace (`--trace FILE`, any format iolab-trace reads), replayed at its
 //! timestamps (open loop) or as fast as `--iodepth` allows; `--object-level` runs the trace
 //! through bare eviction policies the way libCacheSim's `cachesim --ignore-obj-size 1` does and
 //! prints miss ratios. The hierarchy comes from `--tier`/`--backing` strings or `--hierarchy
-//! FILE.toml`. Job files wait for the job-file loader (iolab-job) and are refused with a
-//! message saying so, never ignored.
+//! FILE.toml`. All jobs run concurrently (stonewall/wait_for are not modelled and say so).
 
 use anyhow::{bail, Context};
 use iolab_core::IoRequest;
@@ -21,15 +22,32 @@ use std::rc::Rc;
 
 #[derive(clap::Args)]
 pub struct Args {
-    // Boxed: the options are large and `Command` holds every subcommand's Args by value.
-    #[command(flatten)]
-    opts: Box<SimArgs>,
+    /// Job files, fio-style options (--rw=randread …), and sim flags: --tier=SPEC (repeat),
+    /// --backing=SPEC, --hierarchy=FILE, --trace=FILE, --trace-format=NAME,
+    /// --trace-timing=trace|fast, --trace-iodepth=N, --object-level, --policy=LIST,
+    /// --cache-size=LIST, --output-format=normal|json, --list. See `iolab sim --list`.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    rest: Vec<String>,
 }
 
-#[derive(clap::Args)]
-pub struct SimArgs {
-    /// fio job files (needs the job-file loader; use --trace meanwhile).
-    jobs: Vec<PathBuf>,
+const OWN_FLAGS: &[&str] = &[
+    "tier=",
+    "backing=",
+    "hierarchy=",
+    "trace=",
+    "trace-format=",
+    "trace-timing=",
+    "trace-iodepth=",
+    "object-level",
+    "policy=",
+    "cache-size=",
+    "output-format=",
+    "list",
+];
+
+#[derive(clap::Parser)]
+#[command(name = "iolab sim", no_binary_name = false)]
+struct SimArgs {
     /// A cache tier, top first: KIND:SIZE[:POLICY[:WRITE]][:key=value...], e.g. ram:1GiB:lru,
     /// ssd:4GiB:smq:writeback:block=256KiB. Repeat for a chain.
     #[arg(long = "tier")]
@@ -49,9 +67,9 @@ pub struct SimArgs {
     /// `trace`: issue each request at its timestamp; `fast`: as soon as a slot is free.
     #[arg(long, default_value = "trace", value_parser = ["trace", "fast"])]
     trace_timing: String,
-    /// Requests in flight per worker.
+    /// Requests in flight when replaying a trace.
     #[arg(long, default_value_t = 32)]
-    iodepth: usize,
+    trace_iodepth: usize,
     /// Object-level policy simulation of the trace (every object size 1): miss ratios.
     #[arg(long)]
     object_level: bool,
@@ -70,7 +88,10 @@ pub struct SimArgs {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let args = *args.opts;
+    use clap::Parser;
+    let split = iolab_job::split_fio_args(&args.rest, OWN_FLAGS);
+    let args = SimArgs::try_parse_from(std::iter::once("iolab sim".to_string()).chain(split.other))
+        .map_err(|e| anyhow::anyhow!("{}", e.to_string().trim_end()))?;
     if args.list {
         println!("policies:");
         for p in POLICIES {
@@ -87,17 +108,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    if let Some(j) = args.jobs.first() {
-        bail!(
-            "{}: simulating fio job files needs the job-file loader (iolab-job), which this \
-             build does not have yet; simulate a trace with --trace FILE",
-            j.display()
-        );
+    let has_jobs = !split.job_files.is_empty() || !split.fio_options.is_empty();
+    if has_jobs && args.trace.is_some() {
+        bail!("give job files/options or --trace, not both");
     }
-    let Some(path) = args.trace.clone() else {
-        bail!("nothing to simulate: give --trace FILE (job files are not supported yet)");
-    };
+    if !has_jobs && args.trace.is_none() {
+        bail!("nothing to simulate: give job files, fio-style options (--name=x --rw=randread …) or --trace=FILE");
+    }
     if args.object_level {
+        let Some(path) = args.trace.clone() else {
+            bail!("--object-level needs --trace=FILE");
+        };
         return object_level(&args, &path);
     }
     let (tiers, backing) = match &args.hierarchy {
@@ -117,6 +138,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     };
     let mut h = Hierarchy::new(tiers, backing)?;
+    if has_jobs {
+        let opts = iolab_job::LoadOptions {
+            files: split.job_files,
+            cmdline: split.fio_options,
+            sections: split.sections,
+        };
+        return simulate_jobs(&opts, &mut h, &args);
+    }
+    let Some(path) = args.trace.clone() else { bail!("nothing to simulate") };
     let reader = iolab_trace::open(&path, args.trace_format.as_deref(), &ReaderConfig::default())?;
     let error = Rc::new(RefCell::new(None));
     let source = TraceSource {
@@ -127,17 +157,94 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let name =
         path.file_name().map_or_else(|| "trace".into(), |n| n.to_string_lossy().into_owned());
-    let workers = vec![WorkerSpec { name, source: Box::new(source), iodepth: args.iodepth.max(1) }];
+    let workers =
+        vec![WorkerSpec { name, source: Box::new(source), iodepth: args.trace_iodepth.max(1) }];
     let report = sim::run(&mut h, workers, SimOptions::default());
     if let Some(e) = error.borrow_mut().take() {
         return Err(e).context("simulation stopped at a bad trace record");
     }
-    if args.output_format == "json" {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+    print_report(&report, &args.output_format)
+}
+
+fn print_report(report: &sim::SimReport, format: &str) -> anyhow::Result<ExitCode> {
+    if format == "json" {
+        println!("{}", serde_json::to_string_pretty(report)?);
     } else {
         print!("{}", report.to_text());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One worker per job clone, each with the workload `iolab run` would issue.
+fn simulate_jobs(
+    opts: &iolab_job::LoadOptions,
+    h: &mut Hierarchy,
+    args: &SimArgs,
+) -> anyhow::Result<ExitCode> {
+    let parsed = iolab_job::load(opts)?;
+    for w in &parsed.warnings {
+        eprintln!("iolab: {w}");
+    }
+    let mut workers = Vec::new();
+    let mut thread_number = 0u32;
+    let mut max_time: Option<iolab_core::Nanos> = None;
+    for job in &parsed.jobs {
+        if job.stonewall || job.new_group || job.wait_for.is_some() {
+            eprintln!(
+                "iolab: warning: job '{}': stonewall/new_group/wait_for are not modelled; \
+                 `iolab sim` runs all jobs at the same time",
+                job.name
+            );
+        }
+        let files = vec![iolab_workload::FileLayout { size: 0 }; job.nrfiles.max(1) as usize];
+        for clone in 0..job.numjobs.max(1) {
+            thread_number += 1;
+            let input = iolab_workload::WorkerInput {
+                job,
+                clone_index: clone,
+                thread_number,
+                files: &files,
+            };
+            let wl = iolab_workload::Workload::new(&input)?;
+            for w in wl.warnings() {
+                eprintln!("iolab: job '{}': {w}", job.name);
+            }
+            let stop = wl.stop();
+            if stop.ramp_time.is_some() {
+                eprintln!(
+                    "iolab: warning: job '{}': ramp_time is not modelled; its I/O is counted",
+                    job.name
+                );
+            }
+            if let Some(rt) = stop.runtime {
+                max_time = Some(max_time.map_or(rt, |m: iolab_core::Nanos| m.max(rt)));
+            }
+            // Files of a multi-file job sit one after another on the backing device.
+            let stride = wl.regions().iter().map(|r| r.file_size.max(r.end)).max().unwrap_or(0);
+            workers.push(WorkerSpec {
+                name: job.name.clone(),
+                source: Box::new(WorkloadSource { wl, stride }),
+                iodepth: job.iodepth.max(1) as usize,
+            });
+        }
+    }
+    let report = sim::run(h, workers, SimOptions { max_time, ..SimOptions::default() });
+    print_report(&report, &args.output_format)
+}
+
+struct WorkloadSource {
+    wl: iolab_workload::Workload,
+    stride: u64,
+}
+
+impl RequestSource for WorkloadSource {
+    fn next_into(&mut self, req: &mut IoRequest) -> bool {
+        if !self.wl.next_into(req) {
+            return false;
+        }
+        req.offset += u64::from(req.file) * self.stride;
+        true
+    }
 }
 
 struct TraceSource {
