@@ -542,3 +542,100 @@ impl Hierarchy {
         plan
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::spec::{parse_backing, parse_tier};
+    use super::*;
+
+    fn h(tiers: &[&str], backing: &str) -> Hierarchy {
+        let t = tiers.iter().enumerate().map(|(i, s)| parse_tier(s, i).unwrap()).collect();
+        Hierarchy::new(t, parse_backing(backing).unwrap()).unwrap()
+    }
+
+    fn req(dir: IoDir, offset: u64, len: u64) -> IoRequest {
+        IoRequest::new(dir, 0, offset, len)
+    }
+
+    #[test]
+    fn bcache_sequential_cutoff_bypasses_long_streams() {
+        let mut x = h(&["ssd:1GiB:lru:sequential_cutoff=4MiB"], "hdd:7200");
+        for i in 0..2048u64 {
+            x.submit(&req(IoDir::Read, i * 4096, 4096), 1, Nanos::ZERO); // 8 MiB stream
+        }
+        // The first 4 MiB (1024 reads) are cached, the rest bypass the tier.
+        assert_eq!(x.tier_stats(0).bypassed_requests, 1024);
+        assert_eq!(x.tiers[0].cache.len(), 1024);
+        // A random read from another stream is not affected.
+        x.submit(&req(IoDir::Read, 900 << 20, 4096), 2, Nanos::ZERO);
+        assert_eq!(x.tiers[0].cache.len(), 1025);
+    }
+
+    #[test]
+    fn l2arc_feed_is_rate_limited_and_fed_by_evictions() {
+        let mut x =
+            h(&["ram:1MiB:lru:block=128KiB", "nvme:64MiB:lru:block=128KiB:fill=evict"], "hdd:7200");
+        // 64 distinct records through an 8-record ARC: 56 evictions, all in the first second.
+        for i in 0..64u64 {
+            x.submit(&req(IoDir::Read, i << 17, 4096), 0, Nanos::ZERO);
+        }
+        let s = x.tier_stats(1);
+        // l2arc_write_max 8 MiB + boost 8 MiB while cold = 128 records of 128 KiB per second.
+        assert_eq!(s.fed_blocks, 56);
+        assert_eq!(s.read_misses, 64, "L2ARC is looked up but never filled on a miss");
+        let mut y = h(
+            &[
+                "ram:1MiB:lru:block=128KiB",
+                "nvme:64MiB:lru:block=128KiB:fill=evict:feed_max=1MiB:feed_boost=0",
+            ],
+            "hdd:7200",
+        );
+        for i in 0..64u64 {
+            y.submit(&req(IoDir::Read, i << 17, 4096), 0, Nanos::ZERO);
+        }
+        assert_eq!(y.tier_stats(1).fed_blocks, 8);
+        assert_eq!(y.tier_stats(1).feed_dropped, 48);
+    }
+
+    #[test]
+    fn dm_cache_migration_threshold_skips_promotions_in_flight() {
+        let mut x = h(&["ssd:1GiB:lru:block=256KiB:migration_threshold=1MiB"], "hdd:7200");
+        for i in 0..10u64 {
+            x.submit(&req(IoDir::Read, i << 20, 4096), 0, Nanos::ZERO);
+        }
+        // 1 MiB in flight allows 4 promotions of 256 KiB; the others are refused.
+        assert_eq!(x.tier_stats(0).promotions, 4);
+        assert_eq!(x.tier_stats(0).not_promoted, 6);
+        x.migration_done(0, 1 << 20);
+        x.submit(&req(IoDir::Read, 50 << 20, 4096), 0, Nanos::ZERO);
+        assert_eq!(x.tier_stats(0).promotions, 5);
+    }
+
+    #[test]
+    fn write_around_invalidates_and_sparse_backing_reads_zeros() {
+        let mut x = h(&["ram:16MiB:lru:writearound"], "hdd:7200:sparse");
+        let p = x.submit(&req(IoDir::Read, 0, 4096), 0, Nanos::ZERO);
+        assert_eq!(p.bytes_on(1, IoDir::Read), 0, "never-written block: zeros, no disk read");
+        assert_eq!(x.backing_stats.zero_bytes, 4096);
+        let w = x.submit(&req(IoDir::Write, 0, 4096), 0, Nanos::ZERO);
+        assert_eq!(w.bytes_on(1, IoDir::Write), 4096);
+        assert!(!x.tiers[0].cache.contains(0), "write-around drops the cached copy");
+        let r = x.submit(&req(IoDir::Read, 0, 4096), 0, Nanos::ZERO);
+        assert_eq!(r.bytes_on(1, IoDir::Read), 4096);
+    }
+
+    #[test]
+    fn volatile_writeback_flushes_on_fsync_battery_backed_does_not() {
+        let mut v = h(&["ram:16MiB:lru:writeback"], "hdd:7200");
+        let mut b = h(&["ram:16MiB:lru:writeback:battery=true"], "hdd:7200");
+        for x in [&mut v, &mut b] {
+            x.submit(&req(IoDir::Write, 0, 65536), 0, Nanos::ZERO);
+        }
+        let pv = v.submit(&req(IoDir::Sync, 0, 0), 0, Nanos::ZERO);
+        let pb = b.submit(&req(IoDir::Sync, 0, 0), 0, Nanos::ZERO);
+        assert_eq!(pv.bytes_on(1, IoDir::Write), 65536);
+        assert!(pb.is_empty());
+        assert_eq!(v.dirty_blocks(0), 0);
+        assert_eq!(b.dirty_blocks(0), 16);
+    }
+}

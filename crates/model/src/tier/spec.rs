@@ -204,7 +204,7 @@ pub fn parse_tier(spec: &str, index: usize) -> Result<TierSpec, ModelError> {
                 }
             }
             "feed_max" => t.feed_max = size(v, spec)?,
-            "feed_boost" => t.feed_boost = size(v, spec)?,
+            "feed_boost" => t.feed_boost = if v.trim() == "0" { 0 } else { size(v, spec)? },
             "feed_interval_ms" => t.feed_interval_ns = (float(k, v, 1.0, 1e7)? * 1e6) as u64,
             _ => {
                 return Err(ModelError::BadParam {
