@@ -868,18 +868,24 @@ impl Workload {
     }
 
     /// A uniform block in `0..lastb`: `lastb · r / (R + 1)` (fio `__get_next_rand_offset`).
-    #[inline]
+    /// `r / 2^32` is exact as `r · 2^-32`, and the product is below 2^63, so the cheap
+    /// signed conversions give fio's result bit for bit.
+    #[inline(always)]
     fn draw_block(&mut self, lastb: u64) -> u64 {
-        let r = self.offset_rng.next_u64();
-        let scale = match self.offset_rng {
-            FioRand::Taus88(_) => 1.0 / 4294967296.0,
-            FioRand::Taus258(_) => 1.0 / 18446744073709551616.0,
-        };
-        (lastb as f64 * (r as f64 * scale)) as u64
+        match &mut self.offset_rng {
+            FioRand::Taus88(t) => {
+                let r = t.next_u32() as f64 * (1.0 / 4294967296.0);
+                (lastb as i64 as f64 * r) as i64 as u64
+            }
+            FioRand::Taus258(t) => {
+                let r = t.next_u64() as f64 * (1.0 / 18446744073709551616.0);
+                (lastb as f64 * r) as u64
+            }
+        }
     }
 
     /// fio's `get_next_rand_offset`, relative to the region start, in bytes.
-    #[inline]
+    #[inline(always)]
     fn rand_offset(&mut self, fi: usize, d: usize) -> Option<u64> {
         let ba = self.ba[d];
         if let Some(dist) = &mut self.files[fi].dist {
