@@ -6,8 +6,10 @@
 //! `stonewall`), `parse_options` (fio resets its defaults before every job file after the
 //! first, so command-line options before the first `--name` reach only the command-line jobs
 //! and the first file), `add_job` (a new reporting group at each `stonewall`/`new_group` after
-//! at least one job). Options are applied in the order written, so `kb_base` affects only the
-//! options after it (fio issue #1740).
+//! at least one job). On the command line options act in the order written, so `kb_base`
+//! affects only the options after it (fio issue #1740); inside a job-file section fio sorts
+//! options by priority first, so there `kb_base` applies to the whole section (checked against
+//! fio 3.33 by the differential tests), but not to what an earlier `[global]` already parsed.
 
 use crate::apply;
 use crate::error::{JobError, JobErrorKind, Location};
@@ -113,6 +115,28 @@ pub fn apply_entry(
     Ok(())
 }
 
+/// fio's `.prio`: within one job-file section fio sorts the options before parsing them
+/// (options.c `fio_options_parse` → parse.c `sort_options`), so `kb_base`, `unit_base`,
+/// `lockfile` and `cpus_allowed_policy` (prio 1) act first and `filename`/`filename_format`
+/// (prio -1) last. Command-line options are parsed one by one as written, unsorted.
+fn prio(key: &str) -> i32 {
+    match registry::lookup(key).map(|d| d.name) {
+        Some("kb_base" | "unit_base" | "lockfile" | "cpus_allowed_policy") => 1,
+        Some("filename" | "filename_format") => -1,
+        _ => 0,
+    }
+}
+
+/// The section's entries in the order fio parses them (a stable sort by descending prio for
+/// job-file sections; command-line sections as given).
+fn by_prio(s: &RawSection) -> Vec<RawEntry> {
+    let mut v = s.entries.clone();
+    if matches!(s.location, Location::File { .. }) {
+        v.sort_by_key(|e| -prio(&e.key));
+    }
+    v
+}
+
 /// fio's `.minval` / `.maxval` on numeric values (each element of a per-direction list).
 fn check_bounds(def: &registry::OptionDef, v: &OptionValue) -> Result<(), JobErrorKind> {
     if def.min.is_none() && def.max.is_none() {
@@ -178,7 +202,7 @@ pub fn resolve(
         let mut stonewall_pending = unit.implicit_stonewall;
         for s in &unit.sections {
             if s.is_global() {
-                for e in &s.entries {
+                for e in &by_prio(s) {
                     apply_entry(&mut defaults, e, &s.name, warnings)?;
                 }
                 continue;
@@ -192,7 +216,7 @@ pub fn resolve(
             job.section = s.name.clone();
             job.file_index = unit.file_index;
             let mut job_warnings = Vec::new();
-            for e in &s.entries {
+            for e in &by_prio(s) {
                 apply_entry(&mut job, e, &s.name, &mut job_warnings)?;
             }
             if stonewall_pending {

@@ -175,15 +175,27 @@ fn kib_trap_warns_for_untyped_size_options_too() {
 }
 
 #[test]
-fn kb_base_is_order_dependent() {
-    // fio #1740: kb_base only affects options written after it.
+fn kb_base_scope_follows_fio() {
+    // Inside one section fio sorts kb_base (prio 1) before the other options.
     let j = one("[j]\nsize=1MiB\nkb_base=1000\nbs=1MiB\nio_size=1m\n");
-    assert_eq!(j.size, Some(SizeSpec::Bytes(1_000_000)));
+    assert_eq!(j.size, Some(SizeSpec::Bytes(1 << 20)));
     assert_eq!(j.bs.read.min, 1 << 20);
     assert_eq!(j.io_size, Some(1_000_000));
-    // A global kb_base reaches the jobs after it.
+    // A global kb_base reaches the jobs after it ...
     let j = one("[global]\nkb_base=1000\n[j]\nbs=4k\n");
     assert_eq!(j.bs.read.min, 4000);
+    // ... but a job's kb_base does not re-read what [global] already parsed.
+    let j = one("[global]\nsize=1MiB\n[j]\nkb_base=1000\nbs=4k\n");
+    assert_eq!((j.size, j.bs.read.min), (Some(SizeSpec::Bytes(1_000_000)), 4000));
+    // On the command line, order matters (fio #1740).
+    let cmd = |args: &[&str]| {
+        let cmdline = args.iter().map(|s| s.to_string()).collect();
+        load_with(&LoadOptions { cmdline, ..Default::default() }, &env()).unwrap().jobs.remove(0)
+    };
+    let j = cmd(&["--name=j", "--size=1MiB", "--kb_base=1000"]);
+    assert_eq!(j.size, Some(SizeSpec::Bytes(1_000_000)));
+    let j = cmd(&["--name=j", "--kb_base=1000", "--size=1MiB"]);
+    assert_eq!(j.size, Some(SizeSpec::Bytes(1 << 20)));
 }
 
 #[test]
@@ -561,4 +573,100 @@ proptest::proptest! {
     fn arbitrary_bytes_never_panic(b in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..256)) {
         let _ = parse_str_with("p.fio", &String::from_utf8_lossy(&b), &env());
     }
+}
+
+// ---------------------------------------------------------------- differential against fio
+
+/// fio's JSON for a run, or `None` (with the reason printed) when fio is not installed.
+fn fio_json(dir: &Path, args: &[&str]) -> Option<serde_json::Value> {
+    let out = match std::process::Command::new("fio").args(args).current_dir(dir).output() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("skipped: fio is not installed ({e})");
+            return None;
+        }
+    };
+    assert!(out.status.success(), "fio {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    // fio may print its job summary lines before the JSON document.
+    let text = String::from_utf8_lossy(&out.stdout);
+    let start = if text.starts_with('{') { 0 } else { text.find("\n{").unwrap() + 1 };
+    Some(serde_json::from_str(&text[start..]).unwrap())
+}
+
+/// Group ids, job names (`name=` overrides the section), per-file `[global]`, the implicit
+/// stonewall between files and `kb_base` order, as fio 3.x reports them with the null engine.
+#[test]
+fn groups_names_and_sizes_match_fio() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = "[global]\nioengine=null\nsize=16k\nbs=4k\n[a1]\n[a2]\nnew_group\n[a3]\nname=renamed\n\
+             [a4]\nstonewall\n";
+    let b = "[global]\nioengine=null\nsize=16k\nbs=4k\n[b1]\n[b2]\nsize=8KiB\nkb_base=1000\n\
+             [b3]\nkb_base=1000\nsize=8KiB\n";
+    std::fs::write(dir.path().join("a.fio"), a).unwrap();
+    std::fs::write(dir.path().join("b.fio"), b).unwrap();
+    let Some(fio) = fio_json(dir.path(), &["a.fio", "b.fio", "--output-format=json"]) else {
+        return;
+    };
+    let fio_jobs: Vec<(String, u64, u64)> = fio["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            let name = j["jobname"].as_str().unwrap().to_string();
+            (name, j["groupid"].as_u64().unwrap(), j["read"]["io_bytes"].as_u64().unwrap())
+        })
+        .collect();
+    let files = vec![dir.path().join("a.fio"), dir.path().join("b.fio")];
+    let ours = load_with(&LoadOptions { files, ..Default::default() }, &env()).unwrap();
+    let ours: Vec<(String, u64, u64)> = ours
+        .jobs
+        .iter()
+        .map(|j| {
+            let Some(SizeSpec::Bytes(size)) = j.size else { panic!("{j:?}") };
+            (j.name.clone(), u64::from(j.group_id), size)
+        })
+        .collect();
+    assert_eq!(ours, fio_jobs);
+    assert_eq!(ours[5], ("b2".to_string(), 3, 8192));
+    assert_eq!(ours[6], ("b3".to_string(), 3, 8192));
+}
+
+/// The §1.4 suffix table, checked against the installed fio by the bytes it reads: one fio
+/// run with a command-line job per (kb_base, size), parsed by both.
+#[test]
+fn size_suffixes_match_fio() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args: Vec<String> = ["--ioengine=null", "--bs=8"].map(String::from).to_vec();
+    let mut expected = Vec::new();
+    for kb in ["1024", "1000"] {
+        for size in ["4k", "4kb", "4ki", "4KiB", "1m", "1mi", "1MB", "1MiB"] {
+            args.push(format!("--name={size}@{kb}"));
+            args.push(format!("--kb_base={kb}"));
+            args.push(format!("--size={size}"));
+            expected.push(format!("{size}@{kb}"));
+        }
+    }
+    let mut fio_args: Vec<&str> = args.iter().map(String::as_str).collect();
+    fio_args.push("--output-format=json");
+    let Some(fio) = fio_json(dir.path(), &fio_args) else { return };
+    let fio_bytes: Vec<(String, u64)> = fio["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (j["jobname"].as_str().unwrap().to_string(), j["read"]["io_bytes"].as_u64().unwrap())
+        })
+        .collect();
+    let p = load_with(&LoadOptions { cmdline: args, ..Default::default() }, &env()).unwrap();
+    let ours: Vec<(String, u64)> = p
+        .jobs
+        .iter()
+        .map(|j| {
+            let Some(SizeSpec::Bytes(b)) = j.size else { panic!("{j:?}") };
+            (j.name.clone(), b)
+        })
+        .collect();
+    assert_eq!(ours.len(), 16);
+    assert_eq!(ours, fio_bytes);
+    assert_eq!(ours[3], ("4KiB@1024".to_string(), 4000));
 }
