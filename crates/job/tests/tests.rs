@@ -670,3 +670,87 @@ fn size_suffixes_match_fio() {
     assert_eq!(ours, fio_bytes);
     assert_eq!(ours[3], ("4KiB@1024".to_string(), 4000));
 }
+
+/// Per-direction block sizes (carry-over, trailing comma, reversed ranges, bssplit min/max) as
+/// fio prints them in its job summary line, `name: (g=N): rw=…, bs=(R) a-b, (W) …, (T) …`.
+#[test]
+fn block_sizes_match_fio_summary_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let args: Vec<String> = [
+        "--ioengine=null",
+        "--size=64k",
+        "--name=a",
+        "--bs=512,1024",
+        "--name=b",
+        "--bs=512,1024,",
+        "--name=c",
+        "--bsrange=2048-512,1024:2048",
+        "--name=d",
+        "--bssplit=512/50:1024/:2048/,4096",
+        "--rw=randwrite",
+        "--name=e",
+        "--stonewall",
+        "--bs=,2048",
+        "--iodepth=4",
+    ]
+    .map(String::from)
+    .to_vec();
+    let out = match std::process::Command::new("fio")
+        .args(&args)
+        .arg("--output-format=normal")
+        .current_dir(dir.path())
+        .output()
+    {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("skipped: fio is not installed ({e})");
+            return;
+        }
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let bytes = |s: &str| s.trim().trim_end_matches('B').parse::<u64>().unwrap();
+    let fio: Vec<String> = text
+        .lines()
+        .filter(|l| l.contains(": (g="))
+        .map(|l| {
+            let (name, rest) = l.split_once(": (g=").unwrap();
+            let group = rest.split(')').next().unwrap();
+            let rw = rest.split("rw=").nth(1).unwrap().split(',').next().unwrap();
+            let bs = rest.split("bs=").nth(1).unwrap();
+            let dirs: Vec<String> = ["(R) ", "(W) ", "(T) "]
+                .iter()
+                .map(|tag| {
+                    let r = bs.split(tag).nth(1).unwrap().split(',').next().unwrap();
+                    let (lo, hi) = r.split_once('-').unwrap();
+                    format!("{}-{}", bytes(lo), bytes(hi))
+                })
+                .collect();
+            let depth = rest.split("iodepth=").nth(1).unwrap().trim();
+            format!("{name} g={group} rw={rw} {} qd={depth}", dirs.join(" "))
+        })
+        .collect();
+    let p = load_with(&LoadOptions { cmdline: args, ..Default::default() }, &env()).unwrap();
+    let ours: Vec<String> = p
+        .jobs
+        .iter()
+        .map(|j| {
+            let rw = serde_json::to_value(j.rw).unwrap();
+            let b = &j.bs;
+            format!(
+                "{} g={} rw={} {}-{} {}-{} {}-{} qd={}",
+                j.name,
+                j.group_id,
+                rw.as_str().unwrap(),
+                b.read.min,
+                b.read.max,
+                b.write.min,
+                b.write.max,
+                b.trim.min,
+                b.trim.max,
+                j.iodepth
+            )
+        })
+        .collect();
+    assert_eq!(ours.len(), 5);
+    assert_eq!(ours, fio);
+}
