@@ -364,3 +364,82 @@ impl DataConfig {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iolab_job::{Origin, ResolvedOption, RwKind};
+
+    fn job(opts: &[(&str, OptionValue)]) -> Job {
+        let mut j = Job::with_defaults("t");
+        j.rw = RwKind::RandWrite;
+        for (k, v) in opts {
+            let r =
+                ResolvedOption { value: v.clone(), raw: format!("{v:?}"), origin: Origin::Default };
+            j.options.insert(k.to_string(), r);
+        }
+        j
+    }
+
+    fn warns(c: &DataConfig, needle: &str) -> bool {
+        c.warnings().iter().any(|w| w.contains(needle))
+    }
+
+    #[test]
+    fn traps_are_warned() {
+        let c = DataConfig::from_job(&job(&[("refill_buffers", OptionValue::Bool(true))])).unwrap();
+        assert!(warns(&c, "randrepeat=1"), "{:?}", c.warnings());
+        let c = DataConfig::from_job(&job(&[
+            ("buffer_compress_percentage", OptionValue::Int(80)),
+            ("compress_content", OptionValue::Str("text".into())),
+        ]))
+        .unwrap();
+        assert!(warns(&c, "3.3:1, not 5.0:1"), "{:?}", c.warnings());
+        let c = DataConfig::from_job(&job(&[
+            ("dedupe_percentage", OptionValue::Int(40)),
+            ("dedupe_global", OptionValue::Bool(true)),
+        ]))
+        .unwrap();
+        assert!(warns(&c, "adjacent to its twin") && warns(&c, "dedupe_global=1 is not modelled"));
+        let c = DataConfig::from_job(&job(&[("zero_buffers", OptionValue::Bool(true))])).unwrap();
+        assert!(warns(&c, "all zeros"));
+        let mut j = job(&[("refill_buffers", OptionValue::Bool(true))]);
+        j.randseed_set = true;
+        assert!(DataConfig::from_job(&j).unwrap().warnings().is_empty());
+    }
+
+    #[test]
+    fn explicit_refill_off_means_one_buffer() {
+        let c = DataConfig::from_job(&job(&[
+            ("buffer_compress_percentage", OptionValue::Int(50)),
+            ("refill_buffers", OptionValue::Bool(false)),
+        ]))
+        .unwrap();
+        assert!(!c.refill_buffers);
+        assert!(warns(&c, "every write carries the same bytes"));
+        let mut g = crate::DataGen::new(&c, 3);
+        let (mut a, mut b) = (vec![0u8; 4096], vec![0u8; 4096]);
+        g.fill(&mut a, 0, 0, 0);
+        g.fill(&mut b, 1, 1 << 20, 5);
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn verify_options() {
+        let e = DataConfig::from_job(&job(&[("verify", OptionValue::Str("pattern".into()))]));
+        assert!(e.unwrap_err().to_string().contains("needs verify_pattern="));
+        let c = DataConfig::from_job(&job(&[
+            ("verify", OptionValue::Str("pattern".into())),
+            ("verify_pattern", OptionValue::Str("0xabcd".into())),
+            ("verify_fatal", OptionValue::Bool(true)),
+        ]))
+        .unwrap();
+        assert!(c.verify_fatal);
+        let ctx = c.verify_ctx(0, 4096, 1, 9);
+        assert_eq!(ctx.pattern.as_deref(), Some(&[0xab, 0xcd][..]));
+        let mut j = job(&[("verify", OptionValue::Str("md5".into()))]);
+        j.bs.write.min = 128;
+        let e = DataConfig::from_job(&j).unwrap_err().to_string();
+        assert!(e.contains("cannot hold a header"), "{e}");
+    }
+}

@@ -95,13 +95,13 @@ fn parse_number(s: &str, i: usize, out: &mut Vec<u8>) -> Result<usize, PatternEr
         if end > start {
             let digits = &b[start..end];
             let hex = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
-            let (first, pairs) = if digits.len() % 2 == 1 {
+            // An odd digit count: the first digit is a byte of its own (fio's "%1hhx").
+            let pairs = if digits.len() % 2 == 1 {
                 out.push(hex(digits[0]));
-                (1, &digits[1..])
+                &digits[1..]
             } else {
-                (0, digits)
+                digits
             };
-            let _ = first;
             for p in pairs.chunks_exact(2) {
                 out.push(hex(p[0]) << 4 | hex(p[1]));
             }

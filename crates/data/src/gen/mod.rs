@@ -102,6 +102,28 @@ mod tests {
     use super::*;
     use crate::config::CompressContent;
 
+    /// fio's small_content_scramble layout: the offset of each 512 B sector in one 64 B line
+    /// (the same line for the whole write), the time (here: generation, hash) at bytes 48..64.
+    #[test]
+    fn scramble_stamps_offset_and_time() {
+        let cfg = DataConfig::default();
+        let mut g = DataGen::new(&cfg, 4);
+        let mut a = vec![0u8; 4096];
+        g.fill(&mut a, 0, 1 << 20, 7);
+        let mut lines = Vec::new();
+        for (i, s) in a.chunks(512).enumerate() {
+            let want = ((1u64 << 20) + 512 * i as u64).to_le_bytes();
+            let line = (0..8).find(|l| s[l * 64..l * 64 + 8] == want).unwrap();
+            lines.push(line);
+            assert_eq!(s[48..56], 7u64.to_le_bytes());
+        }
+        assert!(lines.iter().all(|l| *l == lines[0]));
+        let mut b = vec![0u8; 4096];
+        g.fill(&mut b, 0, 2 << 20, 7);
+        let differ = a.iter().zip(&b).filter(|(x, y)| x != y).count();
+        assert!(differ <= 8 * 24, "only the stamps differ: {differ} bytes");
+    }
+
     /// What zstd -3 keeps of all-text 4 KiB blocks made of 512 B chunks (fio's default
     /// chunk), each with its own key: the ceiling of `compress_content=text`.
     #[test]
