@@ -754,3 +754,44 @@ fn block_sizes_match_fio_summary_lines() {
     assert_eq!(ours.len(), 5);
     assert_eq!(ours, fio);
 }
+
+/// Values fio refuses are refused here too, and well-formed ones fio takes are taken. (iolab is
+/// stricter than fio on purpose where fio silently misreads: `bs=4q` and `size=1.5g`, which fio
+/// reads as 4 and 1 bytes, `numjobs=0`, bssplit shares over 100 without blanks.)
+#[test]
+fn accept_and_reject_like_fio() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        "--random_distribution=zipf:1",
+        "--random_distribution=zipf:1.2",
+        "--random_distribution=pareto:1.5",
+        "--random_distribution=pareto:0.3:0.5",
+        "--random_distribution=normal:100",
+        "--random_distribution=zoned:50/50:40/50",
+        "--random_distribution=zoned:60/10:40/90",
+        "--random_distribution=zoned_abs:60/1m:40/3m",
+        "--iodepth=0",
+        "--rw=randrw:4",
+        "--rw=sideways",
+        "--bsrange=4k-1k",
+        "--bssplit=4k/50:1k/:32k/",
+        "--file_service_type=random:4",
+        "--file_service_type=zipf:1",
+        "--kb_base=1001",
+        "--filename=F\\:fiofile",
+    ];
+    for case in cases {
+        let args = ["--parse-only", "--name=x", "--ioengine=null", "--size=4m", case];
+        let fio_ok =
+            match std::process::Command::new("fio").args(args).current_dir(dir.path()).output() {
+                Ok(o) => o.status.success(),
+                Err(e) => {
+                    eprintln!("skipped: fio is not installed ({e})");
+                    return;
+                }
+            };
+        let cmdline = args[1..].iter().map(|s| s.to_string()).collect();
+        let ours = load_with(&LoadOptions { cmdline, ..Default::default() }, &env());
+        assert_eq!(ours.is_ok(), fio_ok, "{case}: fio ok={fio_ok}, iolab {:?}", ours.err());
+    }
+}
