@@ -6,6 +6,8 @@
 //! written here rather than taken from a crate because fidelity needs fio's exact seeding,
 //! including its `(2^31) + (2^17) + (2^7)` start value, which in C is XOR, not a power (= 53).
 //!
+//! fio's `random_generator=lfsr` ([`FioLfsr`], lib/lfsr.c) is here too, bit for bit.
+//!
 //! For bulk work where fio fidelity does not matter (data buffers, Monte-Carlo checks) use
 //! [`SplitMix64`], a small, fast, well-mixed generator.
 
@@ -180,6 +182,143 @@ impl FioRand {
     }
 }
 
+/// Feedback masks of maximal-length XNOR LFSRs of 3..=63 bits (bit `t − 1` set for each tap
+/// `t`), from the published tap table fio's lib/lfsr.c cites ("LFSRtaps", after Xilinx
+/// XAPP 052). Index `i` is the `(i + 3)`-bit register.
+const LFSR_MASKS: [u64; 61] = [
+    0x6,
+    0xc,
+    0x14,
+    0x30,
+    0x60,
+    0xb8,
+    0x110,
+    0x240,
+    0x500,
+    0x829,
+    0x100d,
+    0x2015,
+    0x6000,
+    0xd008,
+    0x12000,
+    0x20400,
+    0x40023,
+    0x90000,
+    0x140000,
+    0x300000,
+    0x420000,
+    0xe10000,
+    0x1200000,
+    0x2000023,
+    0x4000013,
+    0x9000000,
+    0x14000000,
+    0x20000029,
+    0x48000000,
+    0xd0000001,
+    0x100080000,
+    0x204000003,
+    0x500000000,
+    0x801000000,
+    0x100000001f,
+    0x2000000031,
+    0x4400000000,
+    0xa000140000,
+    0x12000000000,
+    0x300000c0000,
+    0x63000000000,
+    0xc0000030000,
+    0x1b0000000000,
+    0x300003000000,
+    0x420000000000,
+    0xc00000180000,
+    0x1008000000000,
+    0x3000000c00000,
+    0x6000c00000000,
+    0x9000000000000,
+    0x18003000000000,
+    0x30000000030000,
+    0x40000040000000,
+    0xc0000600000000,
+    0x102000000000000,
+    0x200004000000000,
+    0x600003000000000,
+    0xc00000000000000,
+    0x1800300000000000,
+    0x3000000000000030,
+    0x6000000000000000,
+];
+
+/// fio's `random_generator=lfsr` (lib/lfsr.c): a maximal-length LFSR over the smallest
+/// register with `2^bits > n`, stepping past values `>= n`, so each of `0..n` comes out
+/// exactly once per pass without a random map. fio always builds it with `spin = 0`, whose
+/// `prepare_spin` leaves a cycle length of 1: the very first value is taken after two steps,
+/// every later one after one. Reproduced here bit for bit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FioLfsr {
+    xormask: u64,
+    last_val: u64,
+    cached_bit: u64,
+    max_val: u64,
+    num_vals: u64,
+    cycle_length: u64,
+}
+
+impl FioLfsr {
+    /// `lfsr_init(fl, n, seed, 0)`; `None` when `n` needs more than 63 bits or the seed is
+    /// the register's forbidden all-ones state.
+    pub fn new(n: u64, seed: u64) -> Option<Self> {
+        let bits = (3..64).find(|&i| (1u64 << i) > n)?;
+        let mut l = FioLfsr {
+            xormask: LFSR_MASKS[bits - 3],
+            last_val: 0,
+            cached_bit: 1u64 << (bits - 1),
+            max_val: n.wrapping_sub(1),
+            num_vals: 0,
+            cycle_length: 0,
+        };
+        l.reset(seed).then_some(l)
+    }
+
+    /// `lfsr_reset`: start a new pass from `seed`; false for the all-ones state.
+    pub fn reset(&mut self, seed: u64) -> bool {
+        let mask = (self.cached_bit << 1) - 1;
+        self.num_vals = 0;
+        self.last_val = seed & mask;
+        // prepare_spin(0): no sub-cycle, then "cycle_length++" for the first value only.
+        self.cycle_length = 1;
+        self.last_val != mask
+    }
+
+    #[inline]
+    fn step(&mut self) {
+        let v = self.last_val;
+        self.last_val = ((v >> 1) | self.cached_bit) ^ ((v & 1).wrapping_sub(1) & self.xormask);
+    }
+
+    /// `lfsr_next`: the next value in `0..n`, `None` once all `n` have been produced.
+    #[inline]
+    pub fn next_val(&mut self) -> Option<u64> {
+        let used = self.num_vals;
+        self.num_vals += 1;
+        if used > self.max_val {
+            return None;
+        }
+        loop {
+            if self.cycle_length != 0 {
+                self.cycle_length -= 1;
+                if self.cycle_length == 0 {
+                    self.step();
+                }
+            }
+            self.step();
+            if self.last_val <= self.max_val {
+                return Some(self.last_val);
+            }
+        }
+    }
+}
+
 /// fio's `__hash_u64` (hash.h): a golden-ratio multiply, used to scramble hot blocks.
 pub const GOLDEN_RATIO_64: u64 = 0x61C8864680B583EB;
 
@@ -257,6 +396,20 @@ mod tests {
         for _ in 0..10_000 {
             assert!(a.upto(1000) <= 1000);
         }
+    }
+
+    #[test]
+    fn lfsr_produces_each_value_once_per_pass() {
+        for n in [5u64, 256, 1000, 4097] {
+            let mut l = FioLfsr::new(n, 0xb189_9bed).unwrap();
+            let mut seen = vec![false; n as usize];
+            while let Some(v) = l.next_val() {
+                assert!(!seen[v as usize], "n={n}: {v} twice");
+                seen[v as usize] = true;
+            }
+            assert!(seen.iter().all(|&x| x), "n={n}");
+        }
+        assert!(FioLfsr::new(4, 7).is_none(), "all-ones seed of a 3-bit register");
     }
 
     #[test]

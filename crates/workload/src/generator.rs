@@ -18,7 +18,7 @@ use crate::randmap::RandMap;
 use crate::region::{compute_regions, Region};
 use crate::seeds::{JobSeeds, Slot};
 use crate::{StopConditions, WorkerInput, WorkloadError};
-use iolab_core::rand::{mix64, FioRand, Taus88};
+use iolab_core::rand::{mix64, FioLfsr, FioRand, Taus88};
 use iolab_core::{IoDir, IoRequest};
 use iolab_job::{
     Distribution, FileServiceKind, HotSet, Job, RandomGenerator, RwKind, RwSequencer, SizeSpec,
@@ -69,6 +69,9 @@ struct FileState {
     /// fio's `last_block()` per direction: blocks of `blockalign` a random offset is drawn from.
     lastb: [u64; 3],
     map: Option<RandMap>,
+    /// `random_generator=lfsr`: each block once per pass without a map.
+    lfsr: Option<FioLfsr>,
+    lfsr_seed: u64,
     dist: Option<FileDist>,
     done: bool,
 }
@@ -80,6 +83,10 @@ impl FileState {
         self.done = false;
         if let Some(m) = &mut self.map {
             m.reset();
+        }
+        if let Some(l) = &mut self.lfsr {
+            // Cannot fail: the same seed was accepted when the file was set up.
+            l.reset(self.lfsr_seed);
         }
     }
 }
@@ -206,13 +213,6 @@ impl Workload {
     pub fn with_seeds(input: &WorkerInput<'_>, seeds: &JobSeeds) -> Result<Self, WorkloadError> {
         let job = input.job;
         let mut warnings = Vec::new();
-        if job.random_generator == RandomGenerator::Lfsr {
-            return Err(WorkloadError::Unsupported {
-                job: job.name.clone(),
-                option: "random_generator=lfsr",
-                why: "use tausworthe (default) with the random map for each block once per pass",
-            });
-        }
         let use64_opt = job.random_generator == RandomGenerator::Tausworthe64;
 
         // Block sizes; trimwrite seeds trim like write, verify seeds write like read (init.c).
@@ -271,7 +271,8 @@ impl Workload {
         // non-uniform distribution (init.c l.1037) or blockalign.
         let random = job.rw.is_random();
         let uniform = matches!(job.random_distribution, Distribution::Random);
-        let mut use_map = random && uniform && !job.norandommap;
+        let lfsr = random && uniform && job.random_generator == RandomGenerator::Lfsr;
+        let mut use_map = random && uniform && !job.norandommap && !lfsr;
         if use_map && blockalign_set {
             use_map = false;
             warnings.push(
@@ -280,6 +281,13 @@ impl Workload {
             );
         }
         let map_unit = min_bs;
+        if lfsr && used.iter().any(|&i| bs[i].min != bs[i].max) {
+            warnings.push(
+                "random_generator=lfsr with several block sizes may touch some blocks more than \
+                 once per pass (as in fio: the LFSR counts blocks of the minimum size)"
+                    .to_string(),
+            );
+        }
 
         // Tausworthe32 cannot address more than 2^32 blocks: fio switches to the 64-bit
         // generator (filesetup.c check_rand_gen_limits).
@@ -406,6 +414,20 @@ impl Workload {
                 last_pos: [r.start; 3],
                 last_start: [None; 3],
                 lastb,
+                lfsr: if lfsr {
+                    let blocks = io_size.min(r.file_size) / min_bs;
+                    Some(FioLfsr::new(blocks, seeds.get(Slot::BlockOff)).ok_or_else(|| {
+                        bad(
+                            job,
+                            "random_generator",
+                            format!("lfsr over {blocks} blocks with this randseed"),
+                            "a seed that is not the LFSR's all-ones state, or tausworthe",
+                        )
+                    })?)
+                } else {
+                    None
+                },
+                lfsr_seed: seeds.get(Slot::BlockOff),
                 map: if use_map {
                     Some(RandMap::new(io_size.min(r.file_size) / map_unit))
                 } else {
@@ -910,6 +932,9 @@ impl Workload {
                 let b = self.draw_block(nblocks);
                 return Some((first + b) * ba);
             }
+        }
+        if let Some(l) = &mut self.files[fi].lfsr {
+            return l.next_val().map(|b| b * ba);
         }
         let lastb = self.files[fi].lastb[d];
         if lastb == 0 {

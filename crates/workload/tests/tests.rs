@@ -725,3 +725,28 @@ fn bad_input_is_a_typed_error() {
     assert!(Workload::new(&input(&j, &[FileLayout::default()])).is_err());
     assert!(Workload::new(&input(&job(RwKind::Read, 1 << 20), &[])).is_err());
 }
+
+/// `--random_generator=lfsr --size=1m --bs=4k` with fio 3.33: the LFSR's first 40 blocks, and a
+/// full pass of 256 distinct blocks with no random map.
+#[test]
+fn lfsr_is_bit_exact_with_fio_3_33() {
+    let mut j = job(RwKind::RandRead, 1 << 20);
+    j.random_generator = iolab_job::RandomGenerator::Lfsr;
+    let fio = [
+        235, 205, 163, 196, 114, 41, 154, 93, 135, 248, 108, 38, 3, 208, 120, 44, 6, 19, 210, 121,
+        142, 87, 245, 173, 187, 199, 252, 110, 39, 242, 105, 138, 85, 133, 177, 188, 78, 55, 243,
+        206,
+    ];
+    let all: Vec<u64> = fio33(&j, &[FileLayout::default()]).map(|r| r.offset / 4096).collect();
+    assert_eq!(all[..40], fio);
+    let distinct: std::collections::BTreeSet<u64> = all.iter().copied().collect();
+    assert_eq!((all.len(), distinct.len()), (256, 256));
+    // 250 blocks (not a power of two): values ≥ 250 are stepped over.
+    let mut j = job(RwKind::RandRead, 1000 << 10);
+    j.random_generator = iolab_job::RandomGenerator::Lfsr;
+    let fio250 = [
+        67, 161, 208, 80, 16, 48, 32, 40, 44, 46, 47, 151, 203, 229, 242, 65, 160, 104, 12, 62, 39,
+        147, 201, 228, 74, 29, 142, 127, 191, 223,
+    ];
+    assert_eq!(blocks(fio33(&j, &[FileLayout::default()]), 30), fio250);
+}
