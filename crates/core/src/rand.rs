@@ -362,6 +362,7 @@ pub fn mix64(mut z: u64) -> u64 {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
