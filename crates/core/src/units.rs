@@ -379,7 +379,8 @@ pub fn suffix_warning(s: &str, kb_base: KbBase) -> Option<String> {
         ("ib", KbBase::K1024) => Some(format!(
             "'{t}' is {bytes} bytes, not {meant}: with kb_base=1024 (the default) fio reads \
              the *iB suffixes as powers of 1000; write {value}{unit} for {meant} bytes, or set \
-             kb_base=1000 before this option to make *iB mean powers of 1024",
+             kb_base=1000 (in the same job section, or before this option on the command \
+             line) to make *iB mean powers of 1024",
             meant = bytes / 1000u64.pow(pow) * 1024u64.pow(pow),
         )),
         ("i", KbBase::K1000) => Some(format!(
