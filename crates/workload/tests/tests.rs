@@ -750,3 +750,28 @@ fn lfsr_is_bit_exact_with_fio_3_33() {
     ];
     assert_eq!(blocks(fio33(&j, &[FileLayout::default()]), 30), fio250);
 }
+
+/// `rw=randread:4 rw_sequencer=identical`: each random offset is issued 4 times (fio 3.33);
+/// `nrfiles=3 filesize=64k-256k`: per-file sizes drawn from the FILE_SIZE seed, rounded down
+/// to the block size (fio 3.33 read 22, 30 and 30 blocks).
+#[test]
+fn identical_sequencer_and_filesize_range_match_fio_3_33() {
+    let mut j = job(RwKind::RandRead, 1 << 20);
+    j.ddir_seq_nr = 4;
+    j.rw_sequencer = iolab_job::RwSequencer::Identical;
+    assert_eq!(
+        blocks(fio33(&j, &[FileLayout::default()]), 12),
+        [15, 15, 15, 15, 189, 189, 189, 189, 215, 215, 215, 215]
+    );
+    let mut j = Job::with_defaults("x");
+    j.nrfiles = 3;
+    j.filesize = Some((64 << 10, 256 << 10));
+    let w = fio33(&j, &[FileLayout::default(); 3]);
+    let sizes: Vec<u64> = w.regions().iter().map(|r| r.len() / 4096).collect();
+    assert_eq!(sizes, [22, 30, 30]);
+    let mut per_file = [0u64; 3];
+    for r in w {
+        per_file[r.file as usize] += 1;
+    }
+    assert_eq!(per_file, [22, 30, 30]);
+}
