@@ -7,6 +7,8 @@
 //! Reuse *distance* (distinct blocks between two accesses to a block, the LRU stack distance)
 //! needs a stack-distance engine; that lives in the model crate, so the caller passes it in as
 //! a closure and this crate stays dependency-free. Reuse *time* is counted in block accesses.
+//! Trims are counted but touch no blocks (they free data; a whole-device discard would
+//! otherwise walk millions of blocks).
 //!
 //! A stream is a run of requests each starting exactly where an earlier request of the run
 //! ended (same file), with at most `stream_window` requests between them. Streams of at least
@@ -155,10 +157,12 @@ impl StatBuilder {
         d.requests += 1;
         d.bytes += r.len;
         s.request_size.add(r.len);
-        if r.len > 0 {
+        // Trims free blocks rather than touch data, and a whole-device discard would walk
+        // millions of blocks: only reads and writes count toward footprint and reuse.
+        if r.len > 0 && r.dir != IoDir::Trim {
             let bs = s.block_size;
             let tag = (r.file as u64) << 48;
-            for b in r.offset / bs..=(r.offset + r.len - 1) / bs {
+            for b in r.offset / bs..=r.offset.saturating_add(r.len - 1) / bs {
                 let key = tag ^ b;
                 let t = s.block_accesses;
                 s.block_accesses += 1;
@@ -176,7 +180,7 @@ impl StatBuilder {
         }
         // Streams.
         let key = (r.file, r.offset);
-        let end = (r.file, r.offset + r.len);
+        let end = (r.file, r.offset.saturating_add(r.len));
         match self.open.remove(&key) {
             Some(i) if idx - self.streams[i].last <= self.window => {
                 let st = &mut self.streams[i];
@@ -231,11 +235,12 @@ impl StatBuilder {
 pub fn footprint(recs: &[TraceRecord], block_size: u64) -> u64 {
     let mut set = HashSet::new();
     for r in recs {
-        if r.req.len == 0 {
+        if r.req.len == 0 || r.req.dir == IoDir::Trim {
             continue;
         }
         let tag = (r.req.file as u64) << 48;
-        for b in r.req.offset / block_size..=(r.req.offset + r.req.len - 1) / block_size {
+        let last = r.req.offset.saturating_add(r.req.len - 1) / block_size;
+        for b in r.req.offset / block_size..=last {
             set.insert(tag ^ b);
         }
     }
@@ -263,8 +268,10 @@ mod tests {
         }
         b.add(&rec(IoDir::Read, 0, 0, 4096), &mut |_| Some(24));
         b.add(&rec(IoDir::Sync, 0, 0, 0), &mut none);
+        b.add(&rec(IoDir::Trim, 0, 0, 1 << 40), &mut none);
         let s = b.finish(0);
-        assert_eq!((s.requests, s.read.requests, s.write.requests, s.sync), (18, 9, 8, 1));
+        assert_eq!((s.requests, s.read.requests, s.write.requests, s.sync), (19, 9, 8, 1));
+        assert_eq!((s.trim.requests, s.trim.bytes), (1, 1 << 40));
         assert_eq!((s.read.bytes, s.write.bytes), (9 * 4096, 8 * 8192));
         assert_eq!(s.footprint_blocks, 8 + 16);
         assert_eq!((s.block_accesses, s.cold_block_accesses), (25, 24));

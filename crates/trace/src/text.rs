@@ -166,7 +166,9 @@ pub(crate) fn fixed_u64(
             return Err(bad(field, EXPECT, f));
         }
         mul /= 10;
-        v += (b - b'0') as u64 * mul;
+        v = v
+            .checked_add((b - b'0') as u64 * mul)
+            .ok_or(TraceErrorKind::Overflow { what: field })?;
     }
     Ok(v)
 }

@@ -430,3 +430,61 @@ fn iolog_written_by_iolab_replays_in_fio_with_identical_counts() {
     assert_eq!((got("read", "total_ios"), got("write", "total_ios")), (n[0], n[1]));
     assert_eq!((got("read", "io_bytes"), got("write", "io_bytes")), (bytes[0], bytes[1]));
 }
+
+mod no_panic {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn drive(format: &str, data: &[u8], lenient: bool) {
+        let cfg = ReaderConfig { lenient, ..ReaderConfig::default() };
+        let Ok(mut r) = open_reader(Box::new(Cursor::new(data.to_vec())), "p", Some(format), &cfg)
+        else {
+            return;
+        };
+        let mut rec = TraceRecord::default();
+        for _ in 0..10_000 {
+            match r.read_into(&mut rec) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => {
+                    // One line, naming the source.
+                    let s = e.to_string();
+                    assert!(s.starts_with("p: ") && !s.contains('\n'), "{s}");
+                    break;
+                }
+            }
+        }
+    }
+
+    const ALL: [&str; 10] = [
+        "cloudphysics",
+        "fio-iolog",
+        "msr",
+        "alibaba",
+        "tencent",
+        "blkparse",
+        "vscsi",
+        "oracleGeneral",
+        "txt",
+        "csv",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn arbitrary_bytes_never_panic(data in proptest::collection::vec(any::<u8>(), 0..600), lenient: bool) {
+            for f in ALL {
+                drive(f, &data, lenient);
+            }
+            let _ = open_reader(Box::new(Cursor::new(data.clone())), "p.csv", None, &ReaderConfig::default());
+        }
+
+        #[test]
+        fn mutated_text_never_panics(lines in proptest::collection::vec("[0-9a-zA-Z,+. /\\[\\]-]{0,60}", 0..20), f in 0usize..10) {
+            let text = lines.join("\n");
+            drive(ALL[f], text.as_bytes(), false);
+            drive(ALL[f], text.as_bytes(), true);
+        }
+    }
+}
