@@ -29,7 +29,9 @@ use crate::{
 pub struct WatchConfig {
     /// Diskstats sampling interval.
     pub interval: Duration,
-    /// Look at one read completion in this many for all-zero blocks.
+    /// Look at one read completion in this many for all-zero blocks. The engine applies it
+    /// per worker (a local counter), so the shared probe sees only the sampled completions
+    /// and its atomics are not touched on every I/O.
     pub zero_sample_every: u64,
     /// `--prefill` was given: target regions are written before measuring.
     pub prefill: bool,
@@ -151,7 +153,7 @@ impl RunWatch {
             let write_alloc = write_alloc(&ps, cfg.prefill);
             targets.push(JobTargets { paths: ps, topologies, write_alloc });
         }
-        let probes = jobs.iter().map(|_| Arc::new(ZeroProbe::new(cfg.zero_sample_every))).collect();
+        let probes = jobs.iter().map(|_| Arc::new(ZeroProbe::new(1))).collect();
         let stop = Arc::new(AtomicBool::new(false));
         let start = Instant::now();
         let thread = (!devices.is_empty()).then(|| {
@@ -162,9 +164,14 @@ impl RunWatch {
         RunWatch { jobs: jobs.to_vec(), targets, probes, stop, thread, start, cfg, notes }
     }
 
-    /// The zero probe of job `i` (shared by its clones).
+    /// The zero probe of job `i` (shared by its clones); feed it one read completion in
+    /// [`WatchConfig::zero_sample_every`].
     pub fn zero_probe(&self, i: usize) -> Option<Arc<ZeroProbe>> {
         self.probes.get(i).cloned()
+    }
+
+    pub fn zero_sample_every(&self) -> u64 {
+        self.cfg.zero_sample_every.max(1)
     }
 
     /// Targets as resolved (for the text report).

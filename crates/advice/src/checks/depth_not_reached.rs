@@ -135,7 +135,7 @@ fn device_cause(jobs: &[(&JobResult, &JobEvidence)]) -> String {
             Some(WriteAlloc::Extending) | Some(WriteAlloc::HoleFilling) => c.push(format!(
                 "{fs} takes the inode's i_rwsem exclusively for O_DIRECT writes that extend \
                  the file or fill holes or unwritten extents (ext4_dio_write_checks), so the \
-                 writers ran one at a time"
+                 writers queued on the inode lock instead of the device"
             )),
             Some(WriteAlloc::Unknown) => c.push(format!(
                 "probably {fs}'s exclusive i_rwsem: O_DIRECT writes that extend the file or \

@@ -43,6 +43,30 @@ pub(crate) fn job_subject(j: &JobResult) -> String {
     format!("job '{}' ({})", j.name, j.jobidx)
 }
 
+/// Clones of each job (same name), in run order, with their evidence.
+pub(crate) fn by_name<'a>(
+    r: &'a RunResult,
+    ev: &'a Evidence,
+) -> Vec<(&'a str, Vec<(&'a JobResult, &'a crate::JobEvidence)>)> {
+    let mut out: Vec<(&str, Vec<_>)> = Vec::new();
+    for (j, e) in r.jobs.iter().zip(&ev.jobs) {
+        match out.iter_mut().find(|(n, _)| *n == j.name) {
+            Some((_, v)) => v.push((j, e)),
+            None => out.push((&j.name, vec![(j, e)])),
+        }
+    }
+    out
+}
+
+/// `job 'name'`, with the clone count when numjobs made several.
+pub(crate) fn name_subject(name: &str, clones: usize) -> String {
+    if clones > 1 {
+        format!("job '{name}' ({clones} clones)")
+    } else {
+        format!("job '{name}'")
+    }
+}
+
 pub(crate) fn mib(b: f64) -> String {
     format!("{:.1} MiB", b / 1048576.0)
 }

@@ -10,7 +10,7 @@
 
 use iolab_stats::RunResult;
 
-use super::{job_subject, Check};
+use super::{by_name, name_subject, Check};
 use crate::{Advice, Capability, Evidence, Severity};
 
 pub const ID: &str = "repeat_data";
@@ -20,8 +20,10 @@ pub const CHECK: Check =
 
 fn run(r: &RunResult, ev: &Evidence) -> Vec<Advice> {
     let mut out = Vec::new();
-    for (j, e) in r.jobs.iter().zip(&ev.jobs) {
-        if j.write.io_bytes == 0 || !e.data.repeats_run_to_run {
+    for (name, clones) in by_name(r, ev) {
+        let written: u64 = clones.iter().map(|(j, _)| j.write.io_bytes).sum();
+        let e = clones[0].1;
+        if written == 0 || !e.data.repeats_run_to_run {
             continue;
         }
         let severity = match e.data.target_dedupes {
@@ -32,12 +34,12 @@ fn run(r: &RunResult, ev: &Evidence) -> Vec<Advice> {
         out.push(Advice {
             id: ID,
             severity,
-            subject: job_subject(j),
+            subject: name_subject(name, clones.len()),
             title: "the written data is identical on every run".into(),
             evidence: format!(
                 "{} written with a repeating seed (randrepeat=1 or a fixed randseed); \
                  target dedupes: {}",
-                super::mib(j.write.io_bytes as f64),
+                super::mib(written as f64),
                 match e.data.target_dedupes {
                     Capability::Yes => "yes",
                     _ => "unknown",
@@ -81,5 +83,24 @@ mod tests {
         assert_eq!(case(true, 4096, Capability::No), None);
         assert_eq!(case(false, 4096, Capability::Yes), None);
         assert_eq!(case(true, 0, Capability::Yes), None);
+    }
+
+    #[test]
+    fn clones_of_one_job_give_one_finding() {
+        let mut r = RunResult::default();
+        let mut ev = Evidence::default();
+        for i in 0..8 {
+            let mut j = job("w", i, 0);
+            j.write.io_bytes = 1 << 20;
+            r.jobs.push(j);
+            ev.jobs.push(JobEvidence {
+                data: DataFacts { repeats_run_to_run: true, ..Default::default() },
+                ..Default::default()
+            });
+        }
+        let a = run(&r, &ev);
+        assert_eq!(a.len(), 1);
+        assert_eq!(a[0].subject, "job 'w' (8 clones)");
+        assert!(a[0].evidence.starts_with("8.0 MiB written"));
     }
 }

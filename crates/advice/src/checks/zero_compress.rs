@@ -10,7 +10,7 @@
 
 use iolab_stats::RunResult;
 
-use super::{job_subject, Check};
+use super::{by_name, name_subject, Check};
 use crate::{Advice, Capability, Evidence, Severity};
 
 pub const ID: &str = "zero_compress";
@@ -21,9 +21,11 @@ pub const CHECK: Check =
 
 fn run(r: &RunResult, ev: &Evidence) -> Vec<Advice> {
     let mut out = Vec::new();
-    for (j, e) in r.jobs.iter().zip(&ev.jobs) {
+    for (name, clones) in by_name(r, ev) {
+        let written: u64 = clones.iter().map(|(j, _)| j.write.io_bytes).sum();
+        let e = clones[0].1;
         let Some(share) = e.data.zero_run_share else { continue };
-        if j.write.io_bytes == 0 || share < MIN_ZERO_SHARE {
+        if written == 0 || share < MIN_ZERO_SHARE {
             continue;
         }
         if e.data.target_compresses == Capability::No {
@@ -36,11 +38,12 @@ fn run(r: &RunResult, ev: &Evidence) -> Vec<Advice> {
         out.push(Advice {
             id: ID,
             severity: Severity::Warning,
-            subject: job_subject(j),
+            subject: name_subject(name, clones.len()),
             title: format!("{:.0}% of the written bytes are zero runs", share * 100.0),
             evidence: format!(
-                "{} written; zero-run share {:.1}%; {cap}",
-                super::mib(j.write.io_bytes as f64),
+                "{} written; zero-run share {:.1}% (measured on the job's generated buffers); \
+                 {cap}",
+                super::mib(written as f64),
                 share * 100.0
             ),
             why: "Real data compresses through repeated structure, not through long runs of \
