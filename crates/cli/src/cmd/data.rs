@@ -81,7 +81,7 @@ struct MeasureArgs {
     #[arg(long, default_value = "4k")]
     bs: String,
     /// Read at most this much, in evenly spaced 1 MiB segments ("all": everything).
-    #[arg(long, default_value = "256m")]
+    #[arg(long, default_value = "64m")]
     sample: String,
     #[arg(long)]
     json: bool,
