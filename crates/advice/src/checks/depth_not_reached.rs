@@ -12,6 +12,12 @@
 //! devices serving the jobs in that phase. Fires when asked ≥ 2 and issued ≤ [`FRACTION`] ×
 //! asked (the engine never issued it), or issued ≥ 2 and device ≤ [`FRACTION`] × issued (a
 //! layer in between serialised it).
+//!
+//! A filesystem can turn one application write into several device requests (ext4 zeroing
+//! the rest of a newly allocated extent, journal commits, metadata). Those extra requests
+//! raise aqu-sz while the application's own I/Os still run one at a time, so when the devices
+//! did more than [`AMPLIFICATION_MIN`] requests per application I/O in the phase, the device
+//! depth is also compared per application I/O (aqu-sz divided by that ratio).
 
 use iolab_stats::{JobResult, RunResult};
 
@@ -21,6 +27,7 @@ use crate::{Advice, Evidence, JobEvidence, Severity, WriteAlloc};
 
 pub const ID: &str = "depth_not_reached";
 pub const FRACTION: f64 = 1.0 / 3.0;
+pub const AMPLIFICATION_MIN: f64 = 1.5;
 
 pub const CHECK: Check =
     Check { id: ID, summary: "device queue depth far below the depth issued", run };
@@ -47,6 +54,22 @@ fn run(r: &RunResult, ev: &Evidence) -> Vec<Advice> {
             .map(|d| d.iter().filter(|d| names.contains(&&d.name)).collect())
             .unwrap_or_default();
         let device: f64 = devs.iter().map(|d| d.iostat.aqu_sz).sum();
+        let app_ios: u64 =
+            jobs.iter().map(|(j, _)| j.read.total_ios + j.write.total_ios + j.trim.total_ios).sum();
+        let dev_ios: u64 = devs.iter().map(|d| d.read_ios + d.write_ios).sum();
+        let amp = if app_ios > 0 { dev_ios as f64 / app_ios as f64 } else { 1.0 };
+        let (seen, amp_text) = if amp > AMPLIFICATION_MIN {
+            (
+                device / amp,
+                format!(
+                    "; the devices did {amp:.1} requests per application I/O ({dev_ios} for \
+                     {app_ios}), so per application I/O they saw a depth of {:.2}",
+                    device / amp
+                ),
+            )
+        } else {
+            (device, String::new())
+        };
         let dev_text = if devs.is_empty() {
             "no device figures for this phase".to_string()
         } else {
@@ -69,7 +92,7 @@ fn run(r: &RunResult, ev: &Evidence) -> Vec<Advice> {
         };
         let evidence = format!(
             "{} job(s) asked for a total depth of {asked:.0} and issued a mean of {issued:.2} \
-             in flight; {dev_text}",
+             in flight; {dev_text}{amp_text}",
             jobs.len()
         );
         let (title, cause) = if asked >= 2.0 && issued <= FRACTION * asked {
@@ -77,8 +100,8 @@ fn run(r: &RunResult, ev: &Evidence) -> Vec<Advice> {
                 format!("asked for depth {asked:.0}, the engine issued {issued:.2}"),
                 engine_cause(&jobs),
             )
-        } else if issued >= 2.0 && !devs.is_empty() && device <= FRACTION * issued {
-            (format!("issued depth {issued:.2}, the device saw {device:.2}"), device_cause(&jobs))
+        } else if issued >= 2.0 && !devs.is_empty() && seen <= FRACTION * issued {
+            (format!("issued depth {issued:.2}, the device saw {seen:.2}"), device_cause(&jobs))
         } else {
             continue;
         };
@@ -194,7 +217,7 @@ mod tests {
                 ..Default::default()
             });
         }
-        r.disk_util.push(dev("loop3", 5000, 0.2, aqu));
+        r.disk_util.push(dev("loop3", 1000 * n as u64, 0.2, aqu));
         run(&r, &ev)
     }
 
@@ -207,6 +230,36 @@ mod tests {
         assert!(a[0].evidence.contains("loop3 aqu-sz 1.02"));
         // Unknown allocation: named as probable.
         assert!(case(8, "sync", 1, 1, 1.0, WriteAlloc::Unknown)[0].why.contains("probably ext4"));
+    }
+
+    #[test]
+    fn filesystem_amplification_is_divided_out() {
+        // 8 threads, 1000 writes each; the device did 3.5 requests per write at aqu-sz 3.0:
+        // per application write the depth was 0.86.
+        let mut r = RunResult::default();
+        let mut ev = Evidence::default();
+        for i in 0..8 {
+            let mut j = job("t", i, 0);
+            j.write.total_ios = 1000;
+            j.depth.exact = vec![(1, 1000)];
+            r.jobs.push(j);
+            ev.jobs.push(JobEvidence {
+                ioengine: "sync".into(),
+                direct: true,
+                iodepth: 1,
+                fs_type: Some("ext4".into()),
+                devices: vec!["loop3".into()],
+                ..Default::default()
+            });
+        }
+        r.disk_util.push(dev("loop3", 28_000, 0.5, 3.0));
+        let a = run(&r, &ev);
+        assert_eq!(a.len(), 1);
+        assert_eq!(a[0].title, "issued depth 8.00, the device saw 0.86");
+        assert!(a[0].evidence.contains("3.5 requests per application I/O (28000 for 8000)"));
+        // Without amplification (8000 device requests) aqu-sz 3.0 is above a third of 8.
+        r.disk_util[0] = dev("loop3", 8000, 0.5, 3.0);
+        assert!(run(&r, &ev).is_empty());
     }
 
     #[test]
