@@ -325,9 +325,14 @@ pub struct ExactZipf {
     h_x1: f64,
     h_n: f64,
     s: f64,
+    /// `H(k + 0.5) − h(k)` for the first ranks, where most of the mass (and most rejection
+    /// tests) falls: a table lookup instead of four transcendental calls.
+    bound: Vec<f64>,
     rng: SplitMix64,
     pub scramble: Scramble,
 }
+
+const EXACT_ZIPF_TABLE: u64 = 256;
 
 impl ExactZipf {
     pub fn new(n: u64, theta: f64, seed: u64, scramble: Scramble) -> Self {
@@ -337,12 +342,16 @@ impl ExactZipf {
             h_x1: 0.0,
             h_n: 0.0,
             s: 0.0,
+            bound: Vec::new(),
             rng: SplitMix64(seed),
             scramble,
         };
         z.h_x1 = z.h_integral(1.5) - 1.0;
         z.h_n = z.h_integral(n as f64 + 0.5);
         z.s = 2.0 - z.h_integral_inv(z.h_integral(2.5) - z.h(2.0));
+        z.bound = (0..=n.min(EXACT_ZIPF_TABLE))
+            .map(|k| if k == 0 { 0.0 } else { z.h_integral(k as f64 + 0.5) - z.h(k as f64) })
+            .collect();
         z
     }
 
@@ -374,7 +383,14 @@ impl ExactZipf {
             let x = self.h_integral_inv(u);
             let k = ((x + 0.5) as u64).clamp(1, self.n);
             let kf = k as f64;
-            if kf - x <= self.s || u >= self.h_integral(kf + 0.5) - self.h(kf) {
+            if kf - x <= self.s {
+                return k - 1;
+            }
+            let bound = match self.bound.get(k as usize) {
+                Some(&b) => b,
+                None => self.h_integral(kf + 0.5) - self.h(kf),
+            };
+            if u >= bound {
                 return k - 1;
             }
         }

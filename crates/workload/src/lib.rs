@@ -19,6 +19,13 @@
 //! assert_eq!(reqs.len(), 256); // each 4 KiB block of 1 MiB exactly once
 //! ```
 //!
+//! Fidelity: with fio 3.33's seeds ([`JobSeeds::fio_3_33`]) the streams match fio 3.33's
+//! `write_iolog` bit for bit for randread (a whole random-map pass), norandommap, randrw with
+//! `rwmixread`, `bsrange`, `bssplit`, zipf/pareto/normal/zoned, `randread:N`,
+//! `rw_sequencer=identical`, `percentage_random`, `file_service_type=random`, `filesize`
+//! ranges and `random_generator=lfsr` (see `tests/tests.rs`). [`Workload::new`] seeds as
+//! fio ≥ 3.35 does, which differs from 3.33 only in the block-offset seed.
+//!
 //! Sources: fio's io_u.c (`get_next_offset`, `get_next_block`, `get_next_buflen`,
 //! `get_rw_ddir`), filesetup.c (`setup_files`, `get_start_offset`), init.c (seeds), lib/zipf.c,
 //! lib/gauss.c, lib/axmap.c, backend.c (`usec_for_io`). See each module's header.
