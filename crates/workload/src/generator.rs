@@ -281,6 +281,22 @@ impl Workload {
             );
         }
         let map_unit = min_bs;
+        if !random {
+            let pr = &job.percentage_random;
+            if [pr.read, pr.write, pr.trim].iter().any(|&p| p < 100) {
+                warnings.push(format!(
+                    "percentage_random has no effect with rw={:?} (fio applies it to random \
+                     patterns only): use a rand* rw mode",
+                    job.rw
+                ));
+            }
+            if !uniform {
+                warnings.push(format!(
+                    "random_distribution has no effect with rw={:?}: offsets are sequential",
+                    job.rw
+                ));
+            }
+        }
         if lfsr && used.iter().any(|&i| bs[i].min != bs[i].max) {
             warnings.push(
                 "random_generator=lfsr with several block sizes may touch some blocks more than \

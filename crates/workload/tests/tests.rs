@@ -775,3 +775,15 @@ fn identical_sequencer_and_filesize_range_match_fio_3_33() {
     }
     assert_eq!(per_file, [22, 30, 30]);
 }
+
+#[test]
+fn options_without_effect_are_reported() {
+    let mut j = job(RwKind::Read, 1 << 20);
+    j.percentage_random = PerDir::splat(50);
+    j.random_distribution = Distribution::Zipf { theta: 1.2, center: None };
+    let w = wl(&j);
+    assert_eq!(w.warnings().len(), 2, "{:?}", w.warnings());
+    assert!(w.warnings()[0].contains("percentage_random has no effect"));
+    // The stream is still plain sequential.
+    assert!(w.take(256).enumerate().all(|(i, r)| r.offset == i as u64 * 4096));
+}
