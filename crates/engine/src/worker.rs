@@ -174,6 +174,7 @@ pub fn run_worker(
     let mut ops_since_check = 0u32;
     let mut per_file: Vec<(u64, u64)> = Vec::new();
     let mut reuse_t: Option<u64> = None;
+    let coarse = caps.no_io;
 
     'main: loop {
         // Time checks every few units: ramp end, runtime cap, stop flag, interval ticks.
@@ -230,11 +231,16 @@ pub fn run_worker(
                 (op_kind(r.dir), r)
             };
             // Sync engines: the previous completion's clock read starts this unit (it is
-            // created right after), so one clock read per I/O instead of two.
+            // created right after), so one clock read per I/O instead of two. The null engine
+            // (`coarse`) goes further: every unit of a fill pass starts at the pass's last
+            // clock read (reap or commit), so a QD32 batch costs about three reads.
             let mut t_start = match reuse_t.take() {
                 Some(t) => t,
                 None => now().0,
             };
+            if coarse {
+                reuse_t = Some(t_start);
+            }
             let intended = r.issue_at.map(|a| a.0);
             if let Some(at) = intended {
                 if at > t_start {
@@ -300,7 +306,10 @@ pub fn run_worker(
                     uncommitted.push(slot);
                     queued_now += 1;
                     if queued_now >= batch {
-                        commit(engine, &mut rec, &mut uncommitted, &mut slots, &now)?;
+                        let t = commit(engine, &mut rec, &mut uncommitted, &mut slots, &now)?;
+                        if coarse {
+                            reuse_t = Some(t);
+                        }
                         queued_now = 0;
                     }
                 }
@@ -340,6 +349,9 @@ pub fn run_worker(
             continue;
         }
         let t_done = now().0;
+        if coarse {
+            reuse_t = Some(t_done);
+        }
         rec.record_complete_batch(comps.len() as u32);
         for c in comps.drain(..) {
             let s = slots[c.slot as usize];
@@ -421,7 +433,7 @@ fn commit(
     uncommitted: &mut Vec<u32>,
     slots: &mut [Slot],
     now: &dyn Fn() -> Nanos,
-) -> Result<(), EngineError> {
+) -> Result<u64, EngineError> {
     let n = engine.commit()?;
     let t = now().0;
     for &s in uncommitted.iter() {
@@ -429,7 +441,7 @@ fn commit(
     }
     rec.record_submit_batch(n as u32);
     uncommitted.clear();
-    Ok(())
+    Ok(t)
 }
 
 #[allow(clippy::too_many_arguments)]
