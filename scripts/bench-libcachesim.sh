@@ -13,7 +13,8 @@ if ! python3 -c 'import libcachesim' 2>/dev/null; then
 fi
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (GNU time) for peak memory" >&2; exit 1; }
 TD=${CARGO_TARGET_DIR:-target}
-cargo build -q --release -p iolab-cli -p iolab-model --example zipf_trace
+cargo build -q --release -p iolab-cli --bin iolab
+cargo build -q --release -p iolab-model --example zipf_trace
 [ -f "$TRACE" ] || "$TD"/release/examples/zipf_trace "$TRACE" "$REQ" "$OBJ" 1.0 42
 peak() { grep 'Maximum resident set size' "$1" | awk '{print $NF}'; }
 for P in lru s3fifo; do
