@@ -5,6 +5,7 @@
 
 use super::trace::{size_arg, TraceOpts};
 use anyhow::bail;
+use iolab_core::IoDir;
 use iolab_model::mrc::{
     curve::CurvePoint, exact::ExactMrc, shards::Shards, split_blocks, MrcBuilder,
 };
@@ -54,6 +55,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     while r.read_into(&mut rec)? {
         match block {
             None => builder.access(rec.obj_id, rec.size),
+            // A block cache holds data: trims and syncs are not accesses to it.
+            Some(_) if matches!(rec.req.dir, IoDir::Trim | IoDir::Sync) => {}
             Some(bs) => split_blocks(rec.req.file, rec.req.offset, rec.req.len, bs, |k, b| {
                 builder.access(k, b)
             }),
