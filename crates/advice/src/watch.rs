@@ -131,7 +131,11 @@ impl RunWatch {
         let mut notes = Vec::new();
         let mut targets = Vec::new();
         let mut devices: Vec<String> = Vec::new();
-        for (job, ps) in jobs.iter().zip(paths) {
+        for (job, mut ps) in jobs.iter().zip(paths) {
+            // fio's null engine opens no file: its "files" are names only.
+            if job.ioengine == "null" {
+                ps.clear();
+            }
             let mut topologies = Vec::new();
             for p in &ps {
                 match resolve_target(p) {

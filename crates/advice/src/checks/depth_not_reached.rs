@@ -36,7 +36,8 @@ const SYNC_ENGINES: &[&str] = &["sync", "psync", "vsync", "pvsync", "pvsync2"];
 
 fn run(r: &RunResult, ev: &Evidence) -> Vec<Advice> {
     let mut out = Vec::new();
-    for (gid, jobs) in ev.groups(r) {
+    for (gid, mut jobs) in ev.groups(r) {
+        jobs.retain(|(_, e)| e.ioengine != "null");
         let asked: f64 = jobs.iter().map(|(_, e)| e.iodepth.max(1) as f64).sum();
         let depths: Vec<f64> = jobs.iter().filter_map(|(j, _)| mean_issued_depth(j)).collect();
         if depths.is_empty() {

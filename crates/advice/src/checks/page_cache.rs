@@ -24,7 +24,9 @@ pub const CHECK: Check = Check { id: ID, summary: "a cache answered instead of t
 fn run(r: &RunResult, ev: &Evidence) -> Vec<Advice> {
     let mut out = Vec::new();
     for (gid, jobs) in ev.groups(r) {
-        let buffered: Vec<_> = jobs.iter().filter(|(_, e)| !e.direct).collect();
+        // The null engine moves no data and has no device: nothing to compare.
+        let buffered: Vec<_> =
+            jobs.iter().filter(|(_, e)| !e.direct && e.ioengine != "null").collect();
         let mut facts = Vec::new();
         if !buffered.is_empty() {
             let app_r: u64 = buffered.iter().map(|(j, _)| j.read.io_bytes).sum();
@@ -37,13 +39,15 @@ fn run(r: &RunResult, ev: &Evidence) -> Vec<Advice> {
                 });
                 for (what, app, dev) in [("read", app_r, dr), ("wrote", app_w, dw)] {
                     if app >= MIN_APP_BYTES && app as f64 >= RATIO * dev as f64 {
+                        let ratio = if dev == 0 {
+                            "nothing".to_string()
+                        } else {
+                            format!("{} ({:.1}x less)", mib(dev as f64), app as f64 / dev as f64)
+                        };
                         facts.push(format!(
-                            "the buffered jobs {what} {} while their devices ({}) moved {} \
-                             ({:.1}x less)",
+                            "the buffered jobs {what} {} while their devices ({}) moved {ratio}",
                             mib(app as f64),
                             join(&names),
-                            mib(dev as f64),
-                            app as f64 / (dev.max(1)) as f64
                         ));
                     }
                 }
@@ -158,6 +162,29 @@ mod tests {
         assert!(case(false, 262_144, 2 << 30, None).is_empty());
         // Ratio just under 2x: 1 GiB vs 513 MiB.
         assert!(case(false, 131_328, 2 << 30, None).is_empty());
+    }
+
+    #[test]
+    fn null_engine_is_not_page_cache() {
+        let mut r = RunResult::default();
+        r.jobs.push(job("nul", 0, 0));
+        r.jobs[0].read.io_bytes = 1 << 30;
+        r.disk_util.push(dev("vda", 0, 0.0, 0.0));
+        let ev = Evidence {
+            jobs: vec![JobEvidence {
+                ioengine: "null".into(),
+                devices: vec!["vda".into()],
+                working_set_bytes: 1 << 30,
+                ..Default::default()
+            }],
+            mem_total_bytes: Some(64 << 30),
+            ..Default::default()
+        };
+        assert!(run(&r, &ev).is_empty());
+        let mut ev = ev;
+        ev.jobs[0].ioengine = "psync".into();
+        let a = run(&r, &ev);
+        assert!(a[0].evidence.contains("their devices (vda) moved nothing"), "{}", a[0].evidence);
     }
 
     #[test]

@@ -20,6 +20,11 @@ fn run(r: &RunResult, ev: &Evidence) -> Vec<Advice> {
     for (j, e) in r.jobs.iter().zip(&ev.jobs) {
         for (k, dir) in [IoDir::Read, IoDir::Write].into_iter().enumerate() {
             let d = j.dir(dir);
+            // fio's `rate_iops=N` sets both directions; a direction the job never issued is
+            // not a missed rate.
+            if d.issued_ios == 0 && d.total_ios == 0 {
+                continue;
+            }
             let name = if k == 0 { "read" } else { "write" };
             let mut miss = Vec::new();
             if e.rate_bytes[k] > 0 && d.bw_bytes_per_sec() < FRACTION * e.rate_bytes[k] as f64 {
@@ -75,6 +80,7 @@ mod tests {
     fn case(ios: u64, rate_iops: u64) -> Vec<Advice> {
         let mut j = job("rl", 0, 0);
         j.write.total_ios = ios;
+        j.write.issued_ios = ios;
         j.write.io_bytes = ios * 4096;
         j.write.runtime_ns = 10_000_000_000;
         let r = RunResult { jobs: vec![j], ..Default::default() };
@@ -106,5 +112,7 @@ mod tests {
     fn quiet_when_met_or_unlimited() {
         assert!(case(90_000, 10_000).is_empty());
         assert!(case(10, 0).is_empty());
+        // The read direction (rate_iops applies to both) saw no I/O: nothing to report.
+        assert!(case(100_000, 10_000).iter().all(|a| !a.title.contains("read")));
     }
 }
