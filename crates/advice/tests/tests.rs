@@ -222,35 +222,41 @@ fn threads_on_fs(fs: &str) -> Option<Phases> {
     Some(Phases { dev, hole, over, advice })
 }
 
-/// ext4: the eight hole-filling writers are serialised on the inode's i_rwsem (device aqu-sz
-/// about 1), the overwriting ones run concurrently. The depth check flags the first phase,
-/// names ext4's lock, and stays quiet on the second.
+/// ext4, then XFS (when xfsprogs is installed), one after the other so they do not compete
+/// for the CPUs. On ext4 the eight hole-filling writers are serialised on the inode's
+/// i_rwsem: the device sees about one write in flight, well under half of what the same
+/// threads reach when overwriting, and the depth check flags that phase naming ext4's lock.
+/// XFS takes its iolock shared for aligned O_DIRECT writes even when they allocate, so its
+/// hole-filling phase keeps several writes in flight. Absolute depths depend on how much CPU
+/// the eight threads get on a shared host, so only the serialised case is compared with an
+/// absolute bound; the others are compared with each other.
 #[test]
-fn ext4_serialises_hole_filling_direct_writes_and_advice_flags_it() {
-    let Some(p) = threads_on_fs("ext4") else { return };
-    assert!(p.hole.iostat.aqu_sz < 1.3, "hole-filling writes should be serialised: {:?}", p.hole);
+fn ext4_serialises_hole_filling_direct_writers_and_xfs_does_not() {
+    let Some(e) = threads_on_fs("ext4") else { return };
+    assert!(e.hole.iostat.aqu_sz < 1.3, "hole-filling writes should be serialised: {:?}", e.hole);
     assert!(
-        p.over.iostat.aqu_sz > 1.5 * p.hole.iostat.aqu_sz.max(0.5),
+        e.over.iostat.aqu_sz > 2.0 * e.hole.iostat.aqu_sz,
         "overwrites should run concurrently: {:.2} vs {:.2}",
-        p.over.iostat.aqu_sz,
-        p.hole.iostat.aqu_sz
+        e.over.iostat.aqu_sz,
+        e.hole.iostat.aqu_sz
     );
-    let depth: Vec<_> = p.advice.iter().filter(|a| a.id == "depth_not_reached").collect();
-    assert_eq!(depth.len(), 1, "{:?}", p.advice);
+    let depth: Vec<_> = e.advice.iter().filter(|a| a.id == "depth_not_reached").collect();
+    assert!(!depth.is_empty(), "{:?}", e.advice);
     assert_eq!(depth[0].subject, "group 0");
     assert!(depth[0].why.contains("i_rwsem exclusively"));
-    assert!(depth[0].evidence.contains(&format!("{} aqu-sz", p.dev)));
-}
+    assert!(depth[0].evidence.contains(&format!("{} aqu-sz", e.dev)));
+    // If the overwrite phase is flagged at all (CPU starvation on a busy host), ext4's lock is
+    // not blamed for it: its writes were overwrites.
+    assert!(depth.iter().skip(1).all(|a| !a.why.contains("i_rwsem")), "{depth:?}");
 
-/// XFS (when xfsprogs is installed): aligned O_DIRECT writes take the iolock shared even
-/// when they allocate, so both phases keep several writes in flight and no depth advice is
-/// given.
-#[test]
-fn xfs_keeps_hole_filling_direct_writers_concurrent() {
-    let Some(p) = threads_on_fs("xfs") else { return };
-    assert!(p.hole.iostat.aqu_sz > 1.5, "xfs hole-filling writes ran concurrently: {:?}", p.hole);
-    assert!(p.over.iostat.aqu_sz > 1.5, "{:?}", p.over);
-    assert!(!p.advice.iter().any(|a| a.id == "depth_not_reached"), "{:?}", p.advice);
+    let Some(x) = threads_on_fs("xfs") else { return };
+    assert!(
+        x.hole.iostat.aqu_sz > 2.0 * e.hole.iostat.aqu_sz,
+        "xfs hole-filling writes should run concurrently: xfs {:.2} vs ext4 {:.2}",
+        x.hole.iostat.aqu_sz,
+        e.hole.iostat.aqu_sz
+    );
+    assert!(x.advice.iter().all(|a| !a.why.contains("i_rwsem")), "{:?}", x.advice);
 }
 
 /// The TID of the calling thread, from `/proc/thread-self` (a link to `PID/task/TID`).

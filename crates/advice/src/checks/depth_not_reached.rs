@@ -179,7 +179,8 @@ fn device_cause(jobs: &[(&JobResult, &JobEvidence)]) -> String {
     if c.is_empty() {
         c.push(
             "a layer between the job and the device serialised or merged the I/O (a \
-                filesystem lock, a loop device, device-mapper)"
+                filesystem lock, a loop device, device-mapper), or the submitting threads were \
+                short of CPU"
                 .into(),
         );
     }
