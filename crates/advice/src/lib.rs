@@ -30,6 +30,7 @@ pub mod checks;
 pub mod evidence;
 pub mod from_job;
 pub mod render;
+pub mod ssmon;
 pub mod watch;
 pub mod zeroprobe;
 
@@ -40,6 +41,7 @@ pub use evidence::{
 };
 pub use from_job::job_evidence;
 pub use render::{render_device_view, render_text};
+pub use ssmon::{SsSpec, SsTracker};
 pub use watch::{RunWatch, WatchConfig, WatchReport};
 pub use zeroprobe::ZeroProbe;
 
