@@ -7,7 +7,11 @@ use std::process::ExitCode;
 mod cmd;
 
 #[derive(Parser)]
-#[command(name = "iolab", version, about = "Measure storage with fio job files; predict cached, tiered stacks")]
+#[command(
+    name = "iolab",
+    version,
+    about = "Measure storage with fio job files; predict cached, tiered stacks"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -36,6 +40,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    restore_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(a) => cmd::run::run(a),
@@ -54,5 +59,16 @@ fn main() -> ExitCode {
             eprintln!("iolab: {e:#}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// Rust ignores SIGPIPE, so `iolab options | head` would panic inside `println!` once the
+/// reader goes away. Restoring the default makes iolab end quietly, like other Unix tools.
+fn restore_sigpipe() {
+    // SAFETY: called first thing in main, before any thread exists; `signal` with SIG_DFL
+    // installs no handler code, so nothing can run concurrently with or inside it. This is
+    // the one `unsafe` outside the engine crate, for that reason.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
