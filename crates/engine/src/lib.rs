@@ -17,6 +17,7 @@ pub mod error;
 pub mod runner;
 pub mod safety;
 pub mod target;
+pub mod verify;
 pub mod worker;
 
 pub use buf::{AlignedBuf, BufPool};

@@ -11,7 +11,8 @@
 use crate::engines::{self, EngineConfig, EngineFile};
 use crate::error::EngineError;
 use crate::target::{self, Target, TargetSpec};
-use crate::worker::{run_worker, BufFill, ReadCheck, RequestSource, WorkerConfig, WorkerOutcome};
+use crate::verify::{VerifyCheck, VerifyFill, VerifyLog, VerifySource};
+use crate::worker::{run_worker, ReadCheck, RequestSource, WorkerConfig, WorkerOutcome};
 use iolab_core::{IoRequest, Nanos};
 use iolab_job::{Job, OptionValue};
 use iolab_stats::{JobResult, LiveCounters, RunResult};
@@ -222,40 +223,86 @@ impl RequestSource for WorkloadSource {
     }
 }
 
-/// Adapts the data crate's generator: generation = how often this block was written before
-/// is not tracked per block, so generation 0 keeps writes reproducible by (file, offset).
-struct DataFill(iolab_data::DataGen);
-impl BufFill for DataFill {
-    #[inline]
-    fn fill(&mut self, buf: &mut [u8], file: u32, offset: u64) {
-        self.0.fill(buf, file, offset, 0)
-    }
-}
-
-/// Verifies reads against what `DataFill` wrote (`verify=pattern`-like byte comparison of
-/// the regenerated data; headers are the data crate's `stamp/check`).
-struct RegenCheck {
-    gen: iolab_data::DataGen,
-    scratch: Vec<u8>,
-}
-impl ReadCheck for RegenCheck {
-    fn check(&mut self, buf: &[u8], file: u32, offset: u64) -> Result<(), String> {
-        self.scratch.resize(buf.len(), 0);
-        self.gen.fill(&mut self.scratch, file, offset, 0);
-        match buf.iter().zip(&self.scratch).position(|(a, b)| a != b) {
-            None => Ok(()),
-            Some(i) => Err(format!(
-                "file {file} offset {}: byte differs from what was written",
-                offset + i as u64
-            )),
-        }
-    }
-}
-
 /// The seed of a clone's data: fixed per (job seed, thread number) so a rerun writes the
 /// same bytes.
 fn data_seed(job: &Job, thread_number: u32) -> u64 {
     iolab_core::rand::mix64(job.randseed ^ ((thread_number as u64) << 32))
+}
+
+/// How a job verifies: `stamp` = headers in every write, `phase` = read back what it wrote after writing (`verify=` with
+/// `do_verify`, fio's default), `only` = skip the writes (`verify_only`), `inline` = check
+/// each read of a read-only job against its header.
+struct VerifyPlan {
+    /// Writes carry verify headers (`verify=` on a writing job, even with `do_verify=0`).
+    stamp: bool,
+    phase: bool,
+    only: bool,
+    inline: bool,
+}
+
+fn verify_plan(
+    job: &Job,
+    dcfg: &iolab_data::DataConfig,
+    wcfg: &WorkerConfig,
+) -> Result<VerifyPlan, EngineError> {
+    use iolab_data::VerifyKind;
+    let on = !matches!(dcfg.verify, VerifyKind::None | VerifyKind::Null);
+    let writes = job.rw.has_write();
+    let only = on && opt_bool(job, "verify_only", false);
+    let phase = on && writes && (only || opt_bool(job, "do_verify", true));
+    if only && (job.time_based || wcfg.runtime.is_some()) {
+        return Err(EngineError::Job {
+            job: job.name.clone(),
+            what: "verify_only replays the writes of a run bounded by size: drop time_based and \
+                   runtime (a time-bound run's writes cannot be reproduced)"
+                .to_string(),
+        });
+    }
+    Ok(VerifyPlan { stamp: on && writes, phase, only, inline: on && !writes && job.rw.has_read() })
+}
+
+fn empty_outcome(interval: Nanos) -> WorkerOutcome {
+    WorkerOutcome {
+        rec: iolab_stats::Recorder::new(interval),
+        runtime: Nanos::ZERO,
+        measure_start: Nanos::ZERO,
+        cpu: iolab_stats::CpuUsage::default(),
+        error: None,
+        verify_failures: 0,
+        per_file: Vec::new(),
+        verify: None,
+    }
+}
+
+/// fio's verify phase (backend.c `do_verify`): read every logged block back through the same
+/// engine and depth, check it, and keep these reads out of the job's own figures.
+#[allow(clippy::too_many_arguments)]
+fn verify_phase(
+    engine: &mut dyn engines::IoEngine,
+    log: VerifyLog,
+    dcfg: &iolab_data::DataConfig,
+    seed: u64,
+    paths: Vec<PathBuf>,
+    wcfg: &WorkerConfig,
+    stop: &AtomicBool,
+    pcts: &[f64],
+) -> Result<(iolab_stats::VerifyResult, u64), EngineError> {
+    let mut src = VerifySource::new(&log);
+    let mut check = VerifyCheck::new(dcfg, seed, Some(log), paths);
+    let cfg = WorkerConfig {
+        fsync_every: 0,
+        fdatasync_every: 0,
+        end_fsync: false,
+        runtime: None,
+        ramp: None,
+        ..wcfg.clone()
+    };
+    let mut nofill = |_: &mut [u8], _: u32, _: u64| {};
+    let out = run_worker(engine, &mut src, &mut nofill, Some(&mut check), &cfg, stop, None)?;
+    let mut v = check.result();
+    v.read = iolab_stats::summarize(&out.rec, out.runtime, pcts).read;
+    v.runtime_ns = out.runtime.0;
+    Ok((v, out.verify_failures))
 }
 
 /// Run all jobs in order and return the result. `stop` ends every worker (Ctrl-C); the
@@ -330,8 +377,9 @@ pub fn run_jobs(
                 .map_err(|e| EngineError::Job { job: job.name.clone(), what: e.to_string() })?;
             let seed = data_seed(job, thread_number);
             let mut layout_gen = iolab_data::DataGen::new(&dcfg, seed);
-            let reads = job.rw.has_read() || opts.prefill;
-            let writes = job.rw.has_write() || job.rw.has_trim();
+            let plan = verify_plan(job, &dcfg, &wcfg)?;
+            let reads = job.rw.has_read() || opts.prefill || plan.phase;
+            let writes = (job.rw.has_write() || job.rw.has_trim()) && !plan.only;
             let mut targets: Vec<Target> = Vec::new();
             for (fi, (p, region)) in paths.iter().zip(wl.regions()).enumerate() {
                 let spec = TargetSpec {
@@ -346,7 +394,7 @@ pub fn run_jobs(
                         _ => 0,
                     },
                     allow_destroy,
-                    layout: reads || opt_bool(job, "overwrite", false),
+                    layout: job.rw.has_read() || opts.prefill || opt_bool(job, "overwrite", false),
                 };
                 if engine_name == "null" {
                     // fio's null engine needs no file: `size` is enough.
@@ -395,14 +443,11 @@ pub fn run_jobs(
             ecfg.registerfiles = opt_bool(job, "registerfiles", false);
             ecfg.sqthread_poll = opt_bool(job, "sqthread_poll", false);
             let entry = engines::lookup(&engine_name)?;
-            let fill = DataFill(iolab_data::DataGen::new(&dcfg, seed));
-            let check = if dcfg.verify != iolab_data::VerifyKind::default()
-                || opt_str(job, "verify").is_some_and(|v| v != "0" && v != "null")
-            {
-                Some(RegenCheck { gen: iolab_data::DataGen::new(&dcfg, seed), scratch: Vec::new() })
-            } else {
-                None
-            };
+            let fill = VerifyFill::new(&dcfg, seed, plan.stamp);
+            // A read job with verify= checks what an earlier job wrote, block by block.
+            let check = plan.inline.then(|| VerifyCheck::new(&dcfg, seed, None, paths.clone()));
+            let vphase = plan.phase.then(|| (dcfg.clone(), seed, paths.clone(), plan.only));
+            let pcts = opts.percentiles.clone();
             let live = Arc::new(Mutex::new(None));
             let done = Arc::new(AtomicBool::new(false));
             if let Some(p) = &progress {
@@ -429,15 +474,47 @@ pub fn run_jobs(
                     let mut src = WorkloadSource(wl);
                     let mut fill = fill;
                     let mut check = check;
-                    let out = run_worker(
-                        &mut *engine,
-                        &mut src,
-                        &mut fill,
-                        check.as_mut().map(|c| c as &mut dyn ReadCheck),
-                        &wcfg2,
-                        &stop2,
-                        Some(&live),
-                    );
+                    let out = match &vphase {
+                        Some((_, _, _, true)) => {
+                            // verify_only: the writes are replayed into the log, not done.
+                            let log = fill.log.get_or_insert_with(VerifyLog::default);
+                            log.replay(&mut src);
+                            Ok(empty_outcome(wcfg2.interval))
+                        }
+                        _ => run_worker(
+                            &mut *engine,
+                            &mut src,
+                            &mut fill,
+                            check.as_mut().map(|c| c as &mut dyn ReadCheck),
+                            &wcfg2,
+                            &stop2,
+                            Some(&live),
+                        ),
+                    };
+                    let out = out.and_then(|mut out| {
+                        if let Some(c) = &check {
+                            out.verify = Some(c.result());
+                        }
+                        let log = if vphase.is_some() { fill.log } else { None };
+                        if let (Some((dcfg, seed, paths, _)), Some(log)) = (&vphase, log) {
+                            let stopped = out.error.is_some();
+                            if !stopped {
+                                let (v, fatal) = verify_phase(
+                                    &mut *engine,
+                                    log,
+                                    dcfg,
+                                    *seed,
+                                    paths.clone(),
+                                    &wcfg2,
+                                    &stop2,
+                                    &pcts,
+                                )?;
+                                out.verify = Some(v);
+                                out.verify_failures += fatal;
+                            }
+                        }
+                        Ok(out)
+                    });
                     done.store(true, std::sync::atomic::Ordering::Relaxed);
                     out
                 })
@@ -553,12 +630,23 @@ fn join_all(
                 if let Some(e) = out.error {
                     jr.notes.push(format!("stopped: {e}"));
                 }
-                if out.verify_failures > 0 {
-                    jr.notes.push(format!(
-                        "verify: {} reads differed from what was written",
-                        out.verify_failures
-                    ));
+                if let Some(v) = &out.verify {
+                    if v.failed() > 0 {
+                        jr.notes.push(format!(
+                            "verify: {} of {} blocks failed (corruption {}, misplaced {}, stale {}, \
+                             torn {}, bad header {}){}",
+                            v.failed(),
+                            v.checked,
+                            v.corruption,
+                            v.misplaced,
+                            v.stale,
+                            v.torn,
+                            v.bad_header,
+                            if out.verify_failures > 0 { "; verify_fatal stopped the job" } else { "" }
+                        ));
+                    }
                 }
+                jr.verify = out.verify;
                 finished.push((c.job_idx, n as u32, jr));
             }
             Ok(Err(e)) => {

@@ -106,6 +106,8 @@ pub struct WorkerOutcome {
     pub verify_failures: u64,
     /// Completed I/Os and bytes per file index (how the shared depth pool was spread).
     pub per_file: Vec<(u64, u64)>,
+    /// The verify phase or in-line read checks (filled by the runner).
+    pub verify: Option<iolab_stats::VerifyResult>,
 }
 
 /// Per-slot bookkeeping of an in-flight unit.
@@ -411,7 +413,16 @@ pub fn run_worker(
     let runtime = end.saturating_sub(measure_start);
     rec.finish_intervals(runtime);
     let cpu = iolab_stats::CpuUsage::sample(iolab_stats::Who::Thread).since(&cpu0);
-    Ok(WorkerOutcome { rec, runtime, measure_start, cpu, error, verify_failures, per_file })
+    Ok(WorkerOutcome {
+        rec,
+        runtime,
+        measure_start,
+        cpu,
+        error,
+        verify_failures,
+        per_file,
+        verify: None,
+    })
 }
 
 #[inline]

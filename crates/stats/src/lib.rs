@@ -35,6 +35,7 @@ pub use recorder::{LiveCounters, LiveSnapshot, RawInterval, Recorder, DEFAULT_IN
 pub use result::{
     DepthStats, DirStats, DiskUtil, ErrnoCount, GroupDir, GroupResult, IntervalPoint, IostatX,
     JobResult, LatencyTarget, RunMeta, RunMode, RunResult, SampleStats, SteadyStateReport,
+    VerifyFailureReport, VerifyResult,
 };
 pub use samplelog::{LogSample, SampleLog, WindowValue};
 pub use steady::{snia_pts, steady_report, SsCheck, SsCriterion, SsMetric};

@@ -256,6 +256,56 @@ pub struct JobResult {
     pub latency_target: LatencyTarget,
     pub steadystate: Option<SteadyStateReport>,
     pub notes: Vec<String>,
+    /// The verify phase, when the job ran one (`verify=` with `do_verify`, or `verify_only`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyResult>,
+}
+
+/// A job's verify phase (fio verify.c `verify_io_u`): every logged block read back and
+/// checked. The read-back is kept out of the job's `read` figures so a write job's report
+/// shows the writes alone.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct VerifyResult {
+    /// `verify=` type (crc32c, md5, ...).
+    pub kind: String,
+    /// Blocks checked and how each ended.
+    pub checked: u64,
+    pub ok: u64,
+    pub corruption: u64,
+    pub misplaced: u64,
+    pub stale: u64,
+    pub torn: u64,
+    pub bad_header: u64,
+    /// The verify reads themselves.
+    pub read: DirStats,
+    pub runtime_ns: u64,
+    /// The first failures (at most [`VerifyResult::MAX_LISTED`]); the counts cover all.
+    pub failures: Vec<VerifyFailureReport>,
+}
+
+impl VerifyResult {
+    /// Failures listed individually; more are only counted.
+    pub const MAX_LISTED: usize = 64;
+
+    pub fn failed(&self) -> u64 {
+        self.checked - self.ok
+    }
+}
+
+/// One failed block: where, what kind, what was expected and what was found.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct VerifyFailureReport {
+    pub file: String,
+    pub offset: u64,
+    pub len: u64,
+    /// corruption, misplaced, stale, torn or bad_header.
+    pub kind: String,
+    /// e.g. "file 0 offset 8192 gen 0".
+    pub expected: String,
+    /// The header found, or why none could be read.
+    pub found: String,
+    /// The one-line description.
+    pub message: String,
 }
 
 impl JobResult {
