@@ -224,7 +224,7 @@ fn threads_on_fs(fs: &str) -> Option<Phases> {
 
 /// ext4, then XFS (when xfsprogs is installed), one after the other so they do not compete
 /// for the CPUs. On ext4 the eight hole-filling writers are serialised on the inode's
-/// i_rwsem: the device sees about one write in flight, well under half of what the same
+/// i_rwsem: the device sees about one write in flight, well under what the same
 /// threads reach when overwriting, and the depth check flags that phase naming ext4's lock.
 /// XFS takes its iolock shared for aligned O_DIRECT writes even when they allocate, so its
 /// hole-filling phase keeps several writes in flight. Absolute depths depend on how much CPU
@@ -235,7 +235,7 @@ fn ext4_serialises_hole_filling_direct_writers_and_xfs_does_not() {
     let Some(e) = threads_on_fs("ext4") else { return };
     assert!(e.hole.iostat.aqu_sz < 1.3, "hole-filling writes should be serialised: {:?}", e.hole);
     assert!(
-        e.over.iostat.aqu_sz > 2.0 * e.hole.iostat.aqu_sz,
+        e.over.iostat.aqu_sz > 1.5 * e.hole.iostat.aqu_sz,
         "overwrites should run concurrently: {:.2} vs {:.2}",
         e.over.iostat.aqu_sz,
         e.hole.iostat.aqu_sz
@@ -251,7 +251,7 @@ fn ext4_serialises_hole_filling_direct_writers_and_xfs_does_not() {
 
     let Some(x) = threads_on_fs("xfs") else { return };
     assert!(
-        x.hole.iostat.aqu_sz > 2.0 * e.hole.iostat.aqu_sz,
+        x.hole.iostat.aqu_sz > 1.5 * e.hole.iostat.aqu_sz,
         "xfs hole-filling writes should run concurrently: xfs {:.2} vs ext4 {:.2}",
         x.hole.iostat.aqu_sz,
         e.hole.iostat.aqu_sz
