@@ -216,3 +216,36 @@ fn replay_issues_every_trace_record_with_its_size_and_direction() {
     assert_eq!(job["read"]["io_bytes"], rbytes);
     assert_eq!(job["write"]["io_bytes"], wbytes);
 }
+
+#[test]
+fn verify_failure_is_reported_with_its_offset_and_fails_the_run() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let f = d.path().join("v");
+    let job = |extra: &str| {
+        let out = d.path().join("r.json");
+        let st = iolab()
+            .args(["run", "--name=v", "--rw=write", "--bs=4k", "--size=256k", "--verify=md5"])
+            .arg(format!("--filename={}", f.display()))
+            .arg(extra)
+            .args(["--output-format=json", "--output"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        (st, json_file(&out))
+    };
+    let (st, j) = job("--do_verify=1");
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let v = &j["jobs"][0]["iolab"]["verify"];
+    assert_eq!((v["checked"].as_u64(), v["failed"].as_u64()), (Some(64), Some(0)), "{v}");
+    assert_eq!(j["jobs"][0]["read"]["total_ios"], 0, "verify reads stay out of read");
+    let mut b = std::fs::read(&f).unwrap();
+    b[20_000] ^= 1;
+    std::fs::write(&f, b).unwrap();
+    let (st, j) = job("--verify_only=1");
+    assert_eq!(st.status.code(), Some(1));
+    let v = &j["jobs"][0]["iolab"]["verify"];
+    assert_eq!((v["failed"].as_u64(), v["corruption"].as_u64()), (Some(1), Some(1)), "{v}");
+    assert_eq!(v["failures"][0]["offset"], 16384);
+    let err = String::from_utf8_lossy(&st.stderr);
+    assert!(err.contains("offset 16384") && err.contains("corruption"), "{err}");
+}

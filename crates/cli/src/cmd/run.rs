@@ -152,7 +152,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             s.flush().context("writing results to stdout")?;
         }
     }
-    let failed = result.jobs.iter().any(|j| j.error != 0);
+    for j in &result.jobs {
+        if let Some(f) = j.verify.as_ref().and_then(|v| v.failures.first()) {
+            eprintln!("iolab: job {}: {}: {}", j.name, f.file, f.message);
+        }
+    }
+    // A verify failure is a failed run, as in fio (exit status 1 after "verify: bad magic").
+    let failed = result
+        .jobs
+        .iter()
+        .any(|j| j.error != 0 || j.verify.as_ref().is_some_and(|v| v.failed() > 0));
     Ok(if interrupted {
         eprintln!("iolab: interrupted; the results cover the time until Ctrl-C");
         ExitCode::from(130)

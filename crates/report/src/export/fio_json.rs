@@ -317,5 +317,37 @@ fn iolab_extras(run: &RunResult, v: &JobView<'_>) -> J {
         })
         .collect();
     x.put("errors", J::Arr(errs));
+    if let Some(vr) = &v.first.verify {
+        let mut o = J::obj();
+        o.put("type", vr.kind.as_str())
+            .put("checked", vr.checked)
+            .put("ok", vr.ok)
+            .put("failed", vr.failed())
+            .put("corruption", vr.corruption)
+            .put("misplaced", vr.misplaced)
+            .put("stale", vr.stale)
+            .put("torn", vr.torn)
+            .put("bad_header", vr.bad_header)
+            .put("read_ios", vr.read.total_ios)
+            .put("read_bytes", vr.read.io_bytes)
+            .put("runtime_ns", vr.runtime_ns);
+        let list: Vec<J> = vr
+            .failures
+            .iter()
+            .map(|f| {
+                let mut e = J::obj();
+                e.put("file", f.file.as_str())
+                    .put("offset", f.offset)
+                    .put("len", f.len)
+                    .put("kind", f.kind.as_str())
+                    .put("expected", f.expected.as_str())
+                    .put("found", f.found.as_str())
+                    .put("message", f.message.as_str());
+                e
+            })
+            .collect();
+        o.put("failures", J::Arr(list));
+        x.put("verify", o);
+    }
     x
 }

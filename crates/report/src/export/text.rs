@@ -41,6 +41,7 @@ pub fn render(run: &RunResult) -> String {
     for v in job_views(run) {
         job(&mut o, run, &v, &pcts);
     }
+    verify_lines(&mut o, run);
     for g in &run.groups {
         if IoDir::DATA.iter().all(|&d| g.dir(d).max_run_ns == 0) {
             continue;
@@ -118,6 +119,45 @@ pub fn render(run: &RunResult) -> String {
         o.push_str("note: the run was interrupted; figures cover the time until then\n");
     }
     o
+}
+
+/// The verify phase of each job (fio prints verify errors as they happen; iolab sums them):
+/// blocks checked, how each failed, the read-back's rate, and the first failures.
+fn verify_lines(o: &mut String, run: &RunResult) {
+    for j in &run.jobs {
+        let Some(v) = &j.verify else { continue };
+        let rate =
+            if v.runtime_ns > 0 { v.read.io_bytes as f64 * 1e9 / v.runtime_ns as f64 } else { 0.0 };
+        let _ = writeln!(
+            o,
+            "  verify ({}) {}.{}: blocks={}, ok={}, failed={} (corruption={}, misplaced={}, \
+             stale={}, torn={}, bad_header={}), read={} at {} in {}msec",
+            v.kind,
+            j.name,
+            j.jobidx,
+            v.checked,
+            v.ok,
+            v.failed(),
+            v.corruption,
+            v.misplaced,
+            v.stale,
+            v.torn,
+            v.bad_header,
+            num2str(v.read.io_bytes, SIG_FIGS, true, N2s::Byte),
+            num2str(rate as u64, SIG_FIGS, true, N2s::BytePerSec),
+            v.runtime_ns / 1_000_000
+        );
+        for f in &v.failures {
+            let _ = writeln!(
+                o,
+                "    {}: {} (expected {}; found {})",
+                f.file, f.message, f.expected, f.found
+            );
+        }
+        if v.failed() > v.failures.len() as u64 {
+            let _ = writeln!(o, "    ... {} more", v.failed() - v.failures.len() as u64);
+        }
+    }
 }
 
 fn job(o: &mut String, run: &RunResult, v: &JobView<'_>, pcts: &[f64]) {
