@@ -249,3 +249,68 @@ fn verify_failure_is_reported_with_its_offset_and_fails_the_run() {
     let err = String::from_utf8_lossy(&st.stderr);
     assert!(err.contains("offset 16384") && err.contains("corruption"), "{err}");
 }
+
+/// `(time_ms, value, ddir)` of every line of a fio log with five columns.
+fn log_lines(p: &Path) -> Vec<(u64, u64, u64)> {
+    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    text.lines()
+        .map(|l| {
+            let c: Vec<u64> = l.split(',').map(|x| x.trim().parse().unwrap()).collect();
+            assert_eq!(c.len(), 5, "{l}");
+            (c[0], c[1], c[2])
+        })
+        .collect()
+}
+
+#[test]
+fn fio_logs_with_log_avg_msec_have_one_line_per_window_and_direction() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let st = iolab()
+        .args(["run", "--name=j", "--ioengine=null", "--rw=randrw", "--size=64m"])
+        .args(["--time_based", "--runtime=1", "--log_avg_msec=100", "--write_lat_log=L"])
+        .args(["--write_bw_log=B", "--write_iops_log", "--output-format=json", "--output=r.json"])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let j = json_file(&d.path().join("r.json"));
+    for (ddir, name) in [(0, "read"), (1, "write")] {
+        let total = j["jobs"][0][name]["total_ios"].as_u64().unwrap() as f64;
+        let iops = log_lines(&d.path().join("j_iops.1.log"));
+        let mine: Vec<_> = iops.iter().filter(|l| l.2 == ddir).collect();
+        assert!((9..=11).contains(&mine.len()), "{name}: {} windows", mine.len());
+        // Each line is a rate over 100 ms: the windows sum to the total within one window.
+        let sum: f64 = mine.iter().map(|l| l.1 as f64 * 0.1).sum();
+        let one_window = total / mine.len() as f64;
+        assert!((sum - total).abs() <= one_window, "{name}: {sum} vs {total}");
+        assert!(mine.windows(2).all(|w| w[1].0 - w[0].0 == 100), "{mine:?}");
+        for f in ["L_clat.1.log", "L_lat.1.log", "B_bw.1.log"] {
+            let n = log_lines(&d.path().join(f)).iter().filter(|l| l.2 == ddir).count();
+            assert!((9..=12).contains(&n), "{f} {name}: {n} lines");
+        }
+        let bw = log_lines(&d.path().join("B_bw.1.log"));
+        let kib: f64 = bw.iter().filter(|l| l.2 == ddir).map(|l| l.1 as f64 * 0.1).sum();
+        let bytes = j["jobs"][0][name]["io_bytes"].as_u64().unwrap() as f64 / 1024.0;
+        assert!((kib - bytes).abs() <= bytes / 8.0, "bw {kib} KiB vs {bytes} KiB");
+    }
+}
+
+#[test]
+fn gtod_reduce_reports_latency_and_bw_blocks_as_zero() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let st = iolab()
+        .args(["run", "--name=g", "--ioengine=null", "--rw=randread", "--size=16m"])
+        .args(["--gtod_reduce=1", "--output-format=json", "--output=r.json"])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let r = &json_file(&d.path().join("r.json"))["jobs"][0]["read"];
+    assert_eq!(r["total_ios"], 4096);
+    for k in ["slat_ns", "clat_ns", "lat_ns"] {
+        assert_eq!(r[k]["N"], 0, "{k}: {}", r[k]);
+        assert_eq!(r[k]["mean"].as_f64(), Some(0.0), "{k}");
+    }
+    assert_eq!(r["bw_samples"], 0);
+    assert_eq!(r["iops_samples"], 0);
+}

@@ -12,7 +12,9 @@ use crate::engines::{self, EngineConfig, EngineFile};
 use crate::error::EngineError;
 use crate::target::{self, Target, TargetSpec};
 use crate::verify::{VerifyCheck, VerifyFill, VerifyLog, VerifySource};
-use crate::worker::{run_worker, ReadCheck, RequestSource, WorkerConfig, WorkerOutcome};
+use crate::worker::{
+    run_worker, LatLogSpec, LatLogs, ReadCheck, RequestSource, WorkerConfig, WorkerOutcome,
+};
 use iolab_core::{IoRequest, Nanos};
 use iolab_job::{Job, OptionValue};
 use iolab_stats::{JobResult, LiveCounters, RunResult};
@@ -64,6 +66,24 @@ pub struct FileIo {
 pub struct RunOutput {
     pub result: RunResult,
     pub files: Vec<FileIo>,
+    /// fio's per-job log files to write (`write_lat_log`, `write_bw_log`, `write_iops_log`).
+    pub logs: Vec<JobLogs>,
+}
+
+/// What one clone logs, for the caller to write as `<prefix>_<type>.<jobidx + 1>.log`
+/// (fio init.c `gen_log_name`, prefix = the option's value or the job name).
+#[derive(Clone, Debug)]
+pub struct JobLogs {
+    /// Index into `RunResult::jobs`' `jobidx`.
+    pub jobidx: u32,
+    pub lat_prefix: Option<String>,
+    pub bw_prefix: Option<String>,
+    pub iops_prefix: Option<String>,
+    /// `log_offset`: the offset column is present.
+    pub log_offset: bool,
+    /// `log_window_value=both`: the max column is present.
+    pub window_max: bool,
+    pub lat: Option<LatLogs>,
 }
 
 /// Live view for a progress display: one slot per clone, filled once the clone runs.
@@ -199,6 +219,25 @@ pub fn worker_config(job: &Job, opts: &RunOptions) -> Result<WorkerConfig, Engin
         }
     }
     let cont = opt_str(job, "continue_on_error").unwrap_or("none");
+    // options.c str_gtod_reduce_cb: gtod_reduce turns every latency off.
+    let gtod = opt_bool(job, "gtod_reduce", false);
+    let log_avg = opt_u64(job, "log_avg_msec").unwrap_or(0);
+    let window = match opt_str(job, "log_window_value").unwrap_or("avg") {
+        "max" | "1" => iolab_stats::WindowValue::Max,
+        "both" | "2" => iolab_stats::WindowValue::Both,
+        _ => iolab_stats::WindowValue::Avg,
+    };
+    // init.c setup_log for write_bw_log/write_iops_log: the sampling period becomes
+    // log_avg_msec (or the smaller of it and an explicit bwavgtime/iopsavgtime).
+    let avg_time = opt_u64(job, "bwavgtime").or(opt_u64(job, "iopsavgtime"));
+    let bw_logged =
+        job.options.contains_key("write_bw_log") || job.options.contains_key("write_iops_log");
+    let interval = match (bw_logged && log_avg > 0, avg_time) {
+        (true, Some(t)) => Nanos::from_millis(log_avg.min(t)),
+        (true, None) => Nanos::from_millis(log_avg),
+        (false, Some(t)) => Nanos::from_millis(t),
+        (false, None) => opts.interval,
+    };
     Ok(WorkerConfig {
         depth,
         batch_submit: opt_u64(job, "iodepth_batch").map(|v| v as u32).unwrap_or(1),
@@ -209,8 +248,16 @@ pub fn worker_config(job: &Job, opts: &RunOptions) -> Result<WorkerConfig, Engin
         end_fsync: opt_bool(job, "end_fsync", false),
         runtime: job.runtime.filter(|r| r.0 > 0),
         ramp: job.ramp_time.filter(|r| r.0 > 0),
-        interval: opt_u64(job, "bwavgtime").map(Nanos::from_millis).unwrap_or(opts.interval),
+        interval,
         stop_on_error: cont == "none",
+        no_slat: gtod || opt_bool(job, "disable_slat", false),
+        no_clat: gtod || opt_bool(job, "disable_clat", false),
+        no_lat: gtod || opt_bool(job, "disable_lat", false),
+        lat_log: job.options.contains_key("write_lat_log").then(|| LatLogSpec {
+            avg: Nanos::from_millis(log_avg),
+            window,
+            offset: opt_bool(job, "log_offset", false),
+        }),
     })
 }
 
@@ -271,6 +318,7 @@ fn empty_outcome(interval: Nanos) -> WorkerOutcome {
         verify_failures: 0,
         per_file: Vec::new(),
         verify: None,
+        lat_logs: None,
     }
 }
 
@@ -295,6 +343,7 @@ fn verify_phase(
         end_fsync: false,
         runtime: None,
         ramp: None,
+        lat_log: None,
         ..wcfg.clone()
     };
     let mut nofill = |_: &mut [u8], _: u32, _: u64| {};
@@ -318,6 +367,7 @@ pub fn run_jobs(
     let mut running: Vec<Clone> = Vec::new();
     let mut finished: Vec<(usize, u32, JobResult)> = Vec::new();
     let mut files: Vec<FileIo> = Vec::new();
+    let mut logs: Vec<JobLogs> = Vec::new();
     let mut thread_number = 0u32;
     let mut first_err: Option<EngineError> = None;
     // fio's disk_util: all devices now, filtered to those under the jobs' files at the end.
@@ -327,7 +377,15 @@ pub fn run_jobs(
 
     for (ji, job) in jobs.iter().enumerate() {
         if job.stonewall {
-            join_all(&mut running, jobs, &mut finished, &mut files, &mut first_err, opts);
+            join_all(
+                &mut running,
+                jobs,
+                &mut finished,
+                &mut files,
+                &mut logs,
+                &mut first_err,
+                opts,
+            );
         }
         if let Some(w) = &job.wait_for {
             let target: Vec<usize> =
@@ -342,7 +400,7 @@ pub fn run_jobs(
                 running.drain(..).partition(|c| target.contains(&c.job_idx));
             running = rest;
             let mut mine = mine;
-            join_all(&mut mine, jobs, &mut finished, &mut files, &mut first_err, opts);
+            join_all(&mut mine, jobs, &mut finished, &mut files, &mut logs, &mut first_err, opts);
         }
         if first_err.is_some() || stop.load(std::sync::atomic::Ordering::Relaxed) {
             break;
@@ -442,6 +500,9 @@ pub fn run_jobs(
             ecfg.fixedbufs = opt_bool(job, "fixedbufs", false);
             ecfg.registerfiles = opt_bool(job, "registerfiles", false);
             ecfg.sqthread_poll = opt_bool(job, "sqthread_poll", false);
+            // init.c fixup_options: a max below the min is raised to the min.
+            ecfg.reap_max = opt_u64(job, "iodepth_batch_complete_max")
+                .map_or(0, |m| (m as u32).max(wcfg.complete_min));
             let entry = engines::lookup(&engine_name)?;
             let fill = VerifyFill::new(&dcfg, seed, plan.stamp);
             // A read job with verify= checks what an earlier job wrote, block by block.
@@ -531,7 +592,7 @@ pub fn run_jobs(
         }
         result.notes.extend(notes);
     }
-    join_all(&mut running, jobs, &mut finished, &mut files, &mut first_err, opts);
+    join_all(&mut running, jobs, &mut finished, &mut files, &mut logs, &mut first_err, opts);
     if let Some(e) = first_err {
         return Err(e);
     }
@@ -555,7 +616,7 @@ pub fn run_jobs(
     }
     result.meta.percentile_list = opts.percentiles.clone();
     result.meta.iolab_version = env!("CARGO_PKG_VERSION").to_string();
-    Ok(RunOutput { result, files })
+    Ok(RunOutput { result, files, logs })
 }
 
 /// Kernel names of the block device a target lives on (its partition and the whole disk),
@@ -600,6 +661,7 @@ fn join_all(
     jobs: &[Job],
     finished: &mut Vec<(usize, u32, JobResult)>,
     files: &mut Vec<FileIo>,
+    logs: &mut Vec<JobLogs>,
     first_err: &mut Option<EngineError>,
     opts: &RunOptions,
 ) {
@@ -647,6 +709,33 @@ fn join_all(
                     }
                 }
                 jr.verify = out.verify;
+                if opt_bool(job, "disable_bw_measurement", false)
+                    || opt_bool(job, "gtod_reduce", false)
+                {
+                    // fio disable_bw: no bw/iops samples; the JSON shows zeros with N=0.
+                    for d in iolab_stats::DIRS {
+                        let ds = jr.dir_mut(d);
+                        ds.bw = Default::default();
+                        ds.iops = Default::default();
+                    }
+                }
+                let prefix = |opt: &str| {
+                    opt_str(job, opt)
+                        .map(|v| if v.is_empty() { job.name.clone() } else { v.into() })
+                };
+                let (lat_prefix, bw_prefix, iops_prefix) =
+                    (prefix("write_lat_log"), prefix("write_bw_log"), prefix("write_iops_log"));
+                if lat_prefix.is_some() || bw_prefix.is_some() || iops_prefix.is_some() {
+                    logs.push(JobLogs {
+                        jobidx: jr.jobidx,
+                        lat_prefix,
+                        bw_prefix,
+                        iops_prefix,
+                        log_offset: opt_bool(job, "log_offset", false),
+                        window_max: matches!(opt_str(job, "log_window_value"), Some("both" | "2")),
+                        lat: out.lat_logs,
+                    });
+                }
                 finished.push((c.job_idx, n as u32, jr));
             }
             Ok(Err(e)) => {

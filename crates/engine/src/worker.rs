@@ -71,6 +71,37 @@ pub struct WorkerConfig {
     pub interval: Nanos,
     /// Stop on the first I/O error (fio `continue_on_error=none`).
     pub stop_on_error: bool,
+    /// Latencies not measured (fio `disable_slat`, `disable_clat`, `disable_lat`;
+    /// `gtod_reduce` sets all three). With all three off no clock is read per I/O, only the
+    /// periodic runtime checks (fio io_u.c `gtod_reduce()`).
+    pub no_slat: bool,
+    pub no_clat: bool,
+    pub no_lat: bool,
+    /// `write_lat_log`: clat, slat and lat samples per I/O, or per `log_avg_msec` window.
+    pub lat_log: Option<LatLogSpec>,
+}
+
+/// How `write_lat_log` samples (fio `log_avg_msec`, `log_window_value`, `log_offset`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LatLogSpec {
+    pub avg: Nanos,
+    pub window: iolab_stats::WindowValue,
+    pub offset: bool,
+}
+
+/// A worker's latency logs, times in ms since its measurement started.
+#[derive(Clone, Debug)]
+pub struct LatLogs {
+    pub clat: iolab_stats::SampleLog,
+    pub slat: iolab_stats::SampleLog,
+    pub lat: iolab_stats::SampleLog,
+}
+
+impl LatLogs {
+    fn new(s: &LatLogSpec) -> Self {
+        let l = || iolab_stats::SampleLog::new(s.avg, s.window, s.offset);
+        LatLogs { clat: l(), slat: l(), lat: l() }
+    }
 }
 
 impl Default for WorkerConfig {
@@ -87,6 +118,10 @@ impl Default for WorkerConfig {
             ramp: None,
             interval: iolab_stats::DEFAULT_INTERVAL,
             stop_on_error: true,
+            no_slat: false,
+            no_clat: false,
+            no_lat: false,
+            lat_log: None,
         }
     }
 }
@@ -108,6 +143,18 @@ pub struct WorkerOutcome {
     pub per_file: Vec<(u64, u64)>,
     /// The verify phase or in-line read checks (filled by the runner).
     pub verify: Option<iolab_stats::VerifyResult>,
+    /// `write_lat_log` samples, closed at the end of the run.
+    pub lat_logs: Option<LatLogs>,
+}
+
+/// Which latencies are measured, and the log they go to.
+#[derive(Clone, Copy)]
+struct Measure {
+    slat: bool,
+    clat: bool,
+    lat: bool,
+    /// Log times count from here (the end of the ramp).
+    epoch: u64,
 }
 
 /// Per-slot bookkeeping of an in-flight unit.
@@ -177,6 +224,10 @@ pub fn run_worker(
     let mut per_file: Vec<(u64, u64)> = Vec::new();
     let mut reuse_t: Option<u64> = None;
     let coarse = caps.no_io;
+    let mut meas = Measure { slat: !cfg.no_slat, clat: !cfg.no_clat, lat: !cfg.no_lat, epoch: 0 };
+    // fio's gtod_reduce(): nothing per I/O needs a timestamp.
+    let untimed = !meas.slat && !meas.clat && !meas.lat;
+    let mut lat_logs = cfg.lat_log.as_ref().map(LatLogs::new);
 
     'main: loop {
         // Time checks every few units: ramp end, runtime cap, stop flag, interval ticks.
@@ -195,6 +246,8 @@ pub fn run_worker(
                     }
                 }
                 cpu0 = iolab_stats::CpuUsage::sample(iolab_stats::Who::Thread);
+                meas.epoch = t.0;
+                lat_logs = cfg.lat_log.as_ref().map(LatLogs::new);
             }
             if !ramping {
                 rec.tick_interval(t.saturating_sub(measure_start));
@@ -236,14 +289,15 @@ pub fn run_worker(
             // created right after), so one clock read per I/O instead of two. The null engine
             // (`coarse`) goes further: every unit of a fill pass starts at the pass's last
             // clock read (reap or commit), so a QD32 batch costs about three reads.
+            let intended = r.issue_at.map(|a| a.0);
             let mut t_start = match reuse_t.take() {
                 Some(t) => t,
+                None if untimed && intended.is_none() => 0,
                 None => now().0,
             };
             if coarse {
                 reuse_t = Some(t_start);
             }
-            let intended = r.issue_at.map(|a| a.0);
             if let Some(at) = intended {
                 if at > t_start {
                     // Paced: wait for the intended time without draining the queue.
@@ -280,7 +334,7 @@ pub fn run_worker(
             let op = IoOp { slot, kind, file: r.file, offset: r.offset, len: r.len };
             match engine.queue(op)? {
                 Queued::Completed(res) => {
-                    let t_done = now().0;
+                    let t_done = if untimed { 0 } else { now().0 };
                     if caps.sync {
                         reuse_t = Some(t_done);
                     }
@@ -299,6 +353,8 @@ pub fn run_worker(
                         &mut error,
                         &mut verify_failures,
                         cfg.stop_on_error,
+                        meas,
+                        &mut lat_logs,
                     );
                     free.push(slot);
                 }
@@ -308,7 +364,8 @@ pub fn run_worker(
                     uncommitted.push(slot);
                     queued_now += 1;
                     if queued_now >= batch {
-                        let t = commit(engine, &mut rec, &mut uncommitted, &mut slots, &now)?;
+                        let t =
+                            commit(engine, &mut rec, &mut uncommitted, &mut slots, &now, untimed)?;
                         if coarse {
                             reuse_t = Some(t);
                         }
@@ -330,7 +387,7 @@ pub fn run_worker(
             }
         }
         if !uncommitted.is_empty() {
-            commit(engine, &mut rec, &mut uncommitted, &mut slots, &now)?;
+            commit(engine, &mut rec, &mut uncommitted, &mut slots, &now, untimed)?;
         }
         if in_flight == 0 {
             if stream_done || error.is_some() {
@@ -350,7 +407,7 @@ pub fn run_worker(
         if comps.is_empty() {
             continue;
         }
-        let t_done = now().0;
+        let t_done = if untimed { 0 } else { now().0 };
         if coarse {
             reuse_t = Some(t_done);
         }
@@ -371,6 +428,8 @@ pub fn run_worker(
                 &mut error,
                 &mut verify_failures,
                 cfg.stop_on_error,
+                meas,
+                &mut lat_logs,
             );
             free.push(c.slot);
         }
@@ -406,12 +465,19 @@ pub fn run_worker(
                 &mut error,
                 &mut verify_failures,
                 false,
+                meas,
+                &mut lat_logs,
             );
         }
     }
     let end = now();
     let runtime = end.saturating_sub(measure_start);
     rec.finish_intervals(runtime);
+    if let Some(l) = lat_logs.as_mut() {
+        for log in [&mut l.clat, &mut l.slat, &mut l.lat] {
+            log.finish(runtime);
+        }
+    }
     let cpu = iolab_stats::CpuUsage::sample(iolab_stats::Who::Thread).since(&cpu0);
     Ok(WorkerOutcome {
         rec,
@@ -422,6 +488,7 @@ pub fn run_worker(
         verify_failures,
         per_file,
         verify: None,
+        lat_logs,
     })
 }
 
@@ -444,9 +511,10 @@ fn commit(
     uncommitted: &mut Vec<u32>,
     slots: &mut [Slot],
     now: &dyn Fn() -> Nanos,
+    untimed: bool,
 ) -> Result<u64, EngineError> {
     let n = engine.commit()?;
-    let t = now().0;
+    let t = if untimed { 0 } else { now().0 };
     for &s in uncommitted.iter() {
         slots[s as usize].issue = t;
     }
@@ -469,6 +537,8 @@ fn complete(
     error: &mut Option<String>,
     verify_failures: &mut u64,
     stop_on_error: bool,
+    m: Measure,
+    logs: &mut Option<LatLogs>,
 ) {
     if res < 0 {
         let errno = (-res) as i32;
@@ -495,7 +565,24 @@ fn complete(
     };
     let lat_from = s.intended.map_or(s.start, |i| i.min(s.start));
     let lat = Nanos(t_done.saturating_sub(lat_from));
-    rec.record_complete(s.dir, bytes, slat, clat, lat);
+    if m.slat && m.clat && m.lat {
+        rec.record_complete(s.dir, bytes, slat, clat, lat);
+    } else {
+        let slat = slat.filter(|_| m.slat);
+        rec.record_complete_parts(s.dir, bytes, slat, m.clat.then_some(clat), m.lat.then_some(lat));
+    }
+    if let Some(l) = logs.as_mut() {
+        let t = Nanos(t_done.saturating_sub(m.epoch));
+        if m.clat {
+            l.clat.add(t, s.dir, clat.0, bytes, s.offset);
+        }
+        if let (true, Some(sl)) = (m.slat, slat) {
+            l.slat.add(t, s.dir, sl.0, bytes, s.offset);
+        }
+        if m.lat {
+            l.lat.add(t, s.dir, lat.0, bytes, s.offset);
+        }
+    }
     if s.dir == IoDir::Read {
         if let Some(c) = check.as_mut() {
             let buf = engine.buf(slot, bytes as usize);

@@ -595,3 +595,39 @@ fn verify_fatal_stops_at_the_first_failure() {
         r.jobs[0].notes
     );
 }
+
+#[test]
+fn iodepth_batch_complete_max_caps_every_reap() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let f = format!("--filename={}", d.path().join("q").display());
+    let mut engines = vec!["null", "libaio"];
+    if iolab_engine::engines::uring::probe().is_ok() {
+        engines.push("io_uring");
+    } else {
+        println!("io_uring not available here: checking null and libaio only");
+    }
+    for e in engines {
+        let eng = format!("--ioengine={e}");
+        let base = ["--name=m", &f, &eng, "--rw=randread", "--size=2m", "--iodepth=16"];
+        let mut a = base.to_vec();
+        a.extend(["--iodepth_batch=16", "--iodepth_batch_complete_max=4", "--direct=1"]);
+        let r = run(&load(&[], &a, d.path()));
+        let j = &r.jobs[0];
+        assert_eq!(j.read.total_ios, 512, "{e}");
+        // complete map buckets: 0, 1-4, 5-8, 9-16, ...: nothing above 4 per reap.
+        let c = j.depth.complete;
+        assert_eq!(c[2..].iter().sum::<u64>(), 0, "{e}: {c:?}");
+        assert!(c[1] >= 512 / 4, "{e}: {c:?}");
+    }
+}
+
+#[test]
+fn disable_clat_and_slat_leave_lat_measured() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let a = ["--name=n", "--ioengine=null", "--rw=read", "--size=1m", "--iodepth=8"];
+    let mut a = a.to_vec();
+    a.extend(["--disable_clat=1", "--disable_slat=1"]);
+    let j = run(&load(&[], &a, d.path())).jobs[0].clone();
+    assert_eq!(j.read.total_ios, 256);
+    assert_eq!((j.read.clat.n, j.read.slat.n, j.read.lat.n), (0, 0, 256));
+}

@@ -283,6 +283,37 @@ impl Recorder {
         self.live.clat_sum_ns[i].store(d.clat_sum, Relaxed);
     }
 
+    /// [`Recorder::record_complete`] where any latency may be unmeasured (fio
+    /// `disable_slat`/`disable_clat`/`disable_lat`, `gtod_reduce`): the I/O and its bytes
+    /// count, the unmeasured latencies stay at N=0.
+    #[inline]
+    pub fn record_complete_parts(
+        &mut self,
+        dir: IoDir,
+        bytes: u64,
+        slat: Option<Nanos>,
+        clat: Option<Nanos>,
+        lat: Option<Nanos>,
+    ) {
+        let i = di(dir);
+        let d = &mut self.dirs[i];
+        if let Some(s) = slat {
+            rec(&mut d.slat, s.0);
+        }
+        if let Some(c) = clat {
+            rec(&mut d.clat, c.0);
+            d.clat_sum = d.clat_sum.wrapping_add(c.0);
+        }
+        if let Some(l) = lat {
+            rec(&mut d.lat, l.0);
+        }
+        d.ios += 1;
+        d.bytes += bytes;
+        self.live.ios[i].store(d.ios, Relaxed);
+        self.live.bytes[i].store(d.bytes, Relaxed);
+        self.live.clat_sum_ns[i].store(d.clat_sum, Relaxed);
+    }
+
     /// One I/O completed with an error (`errno` positive, as in `io_u->error`).
     #[inline]
     pub fn record_error(&mut self, dir: IoDir, errno: i32) {

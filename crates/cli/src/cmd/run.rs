@@ -12,6 +12,7 @@
 //! QD8, random 4 KiB reads and writes at QD32 and QD1, about 3.5 s each, and prints one table.
 
 use std::io::{IsTerminal, Write};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -22,6 +23,7 @@ use iolab_engine::runner::{run_jobs, Progress, RunOptions};
 use iolab_job::LoadOptions;
 use iolab_stats::RunResult;
 
+mod logs;
 mod quick;
 
 #[derive(clap::Args)]
@@ -221,6 +223,9 @@ pub fn run_with_progress(
     }
     let out = r?;
     let mut result = out.result;
+    for p in logs::write_logs(Path::new("."), &result, &out.logs)? {
+        result.notes.push(format!("log written: {}", p.display()));
+    }
     for f in &out.files {
         if out.files.iter().filter(|g| g.job == f.job && g.clone == f.clone).count() > 1 {
             result.notes.push(format!(

@@ -82,14 +82,18 @@ impl Libaio {
             iocbs: vec![Iocb::default(); depth],
             pending: Vec::with_capacity(depth),
             stash: Vec::new(),
-            events: vec![IoEvent::default(); depth],
+            // io_getevents' max_nr is the events array: `iodepth_batch_complete_max` caps it.
+            events: vec![
+                IoEvent::default();
+                if cfg.reap_max == 0 { depth } else { depth.min(cfg.reap_max as usize) }
+            ],
             in_flight: 0,
         }))
     }
 
     /// io_getevents for between `min` and `depth` events, appended to `out`.
     fn getevents(&mut self, min: u32, out: &mut Vec<Completion>) -> Result<(), EngineError> {
-        let min = min.min(self.in_flight);
+        let min = min.min(self.in_flight).min(self.events.len() as u32);
         loop {
             let zero = libc::timespec { tv_sec: 0, tv_nsec: 0 };
             let timeout: *const libc::timespec = if min == 0 { &zero } else { std::ptr::null() };

@@ -93,6 +93,8 @@ pub struct EngineConfig {
     pub registerfiles: bool,
     /// io_uring: IORING_SETUP_SQPOLL (kernel thread submits; costs a CPU).
     pub sqthread_poll: bool,
+    /// `iodepth_batch_complete_max`: most completions one reap returns (0: no limit).
+    pub reap_max: u32,
 }
 
 impl EngineConfig {
@@ -104,6 +106,7 @@ impl EngineConfig {
             fixedbufs: false,
             registerfiles: false,
             sqthread_poll: false,
+            reap_max: 0,
         }
     }
 }
@@ -119,8 +122,9 @@ pub trait IoEngine: Send {
     fn queue(&mut self, op: IoOp) -> Result<Queued, EngineError>;
     /// Submit everything queued since the last commit. Returns how many went to the kernel.
     fn commit(&mut self) -> Result<usize, EngineError>;
-    /// Append at least `min` completions (fewer only when fewer are in flight) to `out`;
-    /// `min == 0` polls.
+    /// Append at least `min` completions (fewer only when fewer are in flight) to `out`, and
+    /// at most [`EngineConfig::reap_max`] when that is set (fio `iodepth_batch_complete_max`,
+    /// io_getevents' `max_nr`); `min == 0` polls.
     fn reap(&mut self, min: u32, out: &mut Vec<Completion>) -> Result<(), EngineError>;
 
     /// The slot's buffer, `len` bytes.

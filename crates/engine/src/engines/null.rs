@@ -16,6 +16,8 @@ pub struct Null {
     queued: Vec<Completion>,
     /// Committed, not yet reaped.
     done: Vec<Completion>,
+    /// `iodepth_batch_complete_max` (usize::MAX: no limit).
+    reap_max: usize,
 }
 
 impl Null {
@@ -26,6 +28,7 @@ impl Null {
             depth: cfg.depth,
             queued: Vec::with_capacity(cfg.depth as usize),
             done: Vec::with_capacity(cfg.depth as usize),
+            reap_max: if cfg.reap_max == 0 { usize::MAX } else { cfg.reap_max as usize },
         }
     }
 
@@ -69,7 +72,11 @@ impl IoEngine for Null {
     }
 
     fn reap(&mut self, _min: u32, out: &mut Vec<Completion>) -> Result<(), EngineError> {
-        out.append(&mut self.done);
+        if self.done.len() <= self.reap_max {
+            out.append(&mut self.done);
+        } else {
+            out.extend(self.done.drain(..self.reap_max));
+        }
         Ok(())
     }
 }

@@ -25,6 +25,8 @@ pub struct Uring {
     in_flight: u32,
     /// Whether the ring got COOP_TASKRUN (reported in the run notes).
     pub coop_taskrun: bool,
+    /// Most completions per reap (`iodepth_batch_complete_max`; u32::MAX: no limit).
+    reap_max: u32,
 }
 
 /// Why io_uring cannot be used here, or `Ok` when a ring can be created: the
@@ -92,6 +94,7 @@ impl Uring {
             fixed_bufs: cfg.fixedbufs,
             in_flight: 0,
             coop_taskrun: coop,
+            reap_max: if cfg.reap_max == 0 { u32::MAX } else { cfg.reap_max },
         })
     }
 
@@ -126,9 +129,10 @@ impl Uring {
         e.user_data(op.slot as u64)
     }
 
-    fn drain(&mut self, out: &mut Vec<Completion>) -> u32 {
+    /// Move up to `limit` completions from the CQ to `out`; the rest stay for the next reap.
+    fn drain(&mut self, out: &mut Vec<Completion>, limit: u32) -> u32 {
         let mut n = 0;
-        for cqe in self.ring.completion() {
+        for cqe in self.ring.completion().take(limit as usize) {
             out.push(Completion { slot: cqe.user_data() as u32, res: cqe.result() as i64 });
             n += 1;
         }
@@ -200,8 +204,9 @@ impl IoEngine for Uring {
     }
 
     fn reap(&mut self, min: u32, out: &mut Vec<Completion>) -> Result<(), EngineError> {
-        let mut got = self.drain(out);
-        let min = min.min(got + self.in_flight);
+        let cap = self.reap_max;
+        let mut got = self.drain(out, cap);
+        let min = min.min(got + self.in_flight).min(cap);
         while got < min {
             match self.ring.submit_and_wait((min - got) as usize) {
                 Ok(_) => {}
@@ -212,12 +217,12 @@ impl IoEngine for Uring {
                     ) => {}
                 Err(e) => return Err(EngineError::engine("io_uring", "io_uring_enter", e)),
             }
-            got += self.drain(out);
+            got += self.drain(out, cap - got);
         }
         if min == 0 && got == 0 && self.in_flight > 0 {
             // Polling: let the kernel run deferred task work (COOP_TASKRUN) once.
             let _ = self.ring.submit_and_wait(0);
-            self.drain(out);
+            self.drain(out, cap);
         }
         Ok(())
     }

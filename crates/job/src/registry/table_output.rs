@@ -211,24 +211,14 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     opt("log_window_value", Str, Logging, Supported)
         .alias(&["log_max_value"])
         .def("avg")
-        .choices(&["avg", "0"])
+        .choices(&["avg", "0", "max", "1", "both", "2"])
         .help(
             "What a window logs with `log_avg_msec`: avg, max or both.",
-            "iolab logs the average (`avg`, fio's `0`); `max`/`both` are refused by name.",
+            "`both` adds the window max as a column after the mean, as fio does.",
         ),
-    opt(
-        "log_offset",
-        Bool,
-        Logging,
-        Unsupported(
-            "not implemented; iolab's logs have fio's five columns time, value, \
-                        ddir, bs, prio",
-        ),
-    )
-    .def("0")
-    .help(
+    opt("log_offset", Bool, Logging, Supported).def("0").help(
         "Add the I/O offset as a column of each log line.",
-        "Offsets of every I/O are available by exporting the request stream as a trace.",
+        "Per-I/O latency logs carry the offset; averaged windows and bw/iops lines log 0.",
     ),
     opt(
         "log_prio",

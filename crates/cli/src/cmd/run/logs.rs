@@ -1,0 +1,51 @@
+//! fio's per-job log files at the end of `iolab run`: `write_lat_log=NAME` gives
+//! `NAME_clat.N.log`, `NAME_slat.N.log`, `NAME_lat.N.log`; `write_bw_log` and `write_iops_log`
+//! give `NAME_bw.N.log` and `NAME_iops.N.log` (fio init.c `gen_log_name`, N = the job's
+//! 1-based number), in the current directory, each written atomically (temp file + rename).
+//!
+//! Latency lines come from the worker's per-I/O (or `log_avg_msec`-averaged) samples; bw and
+//! iops lines are the job's interval series, whose period the engine set to `log_avg_msec`
+//! as fio's `setup_log` sets `bw_avg_time` (stat.c `__add_samples`: one rate per direction
+//! per period). Unlike fio, `write_iops_log` without `log_avg_msec` logs per-period rates,
+//! not a line of value 1 per I/O.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use iolab_engine::runner::JobLogs;
+use iolab_report::export::fio_log::{log_path, windowed_entries, write_log, LogEntry, LogKind};
+use iolab_stats::{RunResult, SampleLog};
+
+fn entries(log: &SampleLog) -> Vec<LogEntry> {
+    log.entries().iter().map(LogEntry::from).collect()
+}
+
+/// Write every job's logs under `dir`; returns the files written.
+pub fn write_logs(dir: &Path, run: &RunResult, logs: &[JobLogs]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    for l in logs {
+        let Some(job) = run.jobs.iter().find(|j| j.jobidx == l.jobidx) else { continue };
+        let mut put = |prefix: &str, kind: LogKind, e: Vec<LogEntry>| -> anyhow::Result<()> {
+            let p = log_path(dir, prefix, kind, l.jobidx);
+            write_log(&p, &e).with_context(|| format!("writing {}", p.display()))?;
+            written.push(p);
+            Ok(())
+        };
+        if let (Some(prefix), Some(lat)) = (&l.lat_prefix, &l.lat) {
+            put(prefix, LogKind::Clat, entries(&lat.clat))?;
+            put(prefix, LogKind::Slat, entries(&lat.slat))?;
+            put(prefix, LogKind::Lat, entries(&lat.lat))?;
+        }
+        for (prefix, kind) in [(&l.bw_prefix, LogKind::Bw), (&l.iops_prefix, LogKind::Iops)] {
+            let Some(prefix) = prefix else { continue };
+            let mut e = windowed_entries(job, kind);
+            for x in &mut e {
+                // One rate per period: its max is itself (fio log_window_value=both).
+                x.max = l.window_max.then_some(x.value);
+                x.offset = l.log_offset.then_some(0);
+            }
+            put(prefix, kind, e)?;
+        }
+    }
+    Ok(written)
+}
