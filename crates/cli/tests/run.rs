@@ -314,3 +314,36 @@ fn gtod_reduce_reports_latency_and_bw_blocks_as_zero() {
     assert_eq!(r["bw_samples"], 0);
     assert_eq!(r["iops_samples"], 0);
 }
+
+#[test]
+fn unified_rw_reporting_mixed_and_both() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let run = |mode: &str, fmt: &str| {
+        let st = iolab()
+            .args(["run", "--name=u", "--ioengine=null", "--rw=randrw", "--size=8m"])
+            .arg(format!("--unified_rw_reporting={mode}"))
+            .arg(format!("--output-format={fmt}"))
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+        String::from_utf8(st.stdout).unwrap()
+    };
+    let j: Value = serde_json::from_str(&run("mixed", "json")).unwrap();
+    let job = &j["jobs"][0];
+    assert!(job.get("read").is_none() && job.get("write").is_none(), "{job}");
+    assert_eq!(job["mixed"]["total_ios"], 2048);
+    assert_eq!(job["mixed"]["io_bytes"], 8 << 20);
+    assert_eq!(job["mixed"]["clat_ns"]["N"], 2048);
+    let j: Value = serde_json::from_str(&run("both", "json")).unwrap();
+    let job = &j["jobs"][0];
+    let (r, w) = (job["read"]["total_ios"].as_u64().unwrap(), job["write"]["total_ios"].as_u64());
+    assert_eq!(Some(r + w.unwrap()), job["mixed"]["total_ios"].as_u64());
+    assert!(r > 700 && r < 1350, "randrw 50/50: {r} reads");
+    assert_eq!(job["mixed"]["lat_ns"]["N"], 2048);
+    let text = run("both", "normal");
+    assert!(text.contains("  read: IOPS=") && text.contains("  mixed: IOPS="), "{text}");
+    assert!(text.contains("  MIXED: bw=") && text.contains("  WRITE: bw="), "{text}");
+    let text = run("mixed", "normal");
+    assert!(!text.contains("  read: IOPS=") && text.contains("  mixed: IOPS="), "{text}");
+}

@@ -121,6 +121,33 @@ fn merge_series(a: &mut Vec<IntervalPoint>, b: &[IntervalPoint]) {
     }
 }
 
+/// fio's `unified_rw_reporting` "mixed" direction (stat.c `sum_thread_stats` into one ddir):
+/// read, write and trim summed, their latency histograms merged exactly, the interval series
+/// added point by point and bw/iops samples recomputed from it (none when no input had any:
+/// `disable_bw_measurement`).
+pub fn mixed_dir(dirs: &[&DirStats], interval_ns: u64, pcts: &[f64]) -> DirStats {
+    let mut m = DirStats::default();
+    for d in dirs {
+        m.io_bytes += d.io_bytes;
+        m.total_ios += d.total_ios;
+        m.issued_ios += d.issued_ios;
+        m.short_ios += d.short_ios;
+        m.drop_ios += d.drop_ios;
+        m.failed_ios += d.failed_ios;
+        m.runtime_ns = m.runtime_ns.max(d.runtime_ns);
+        m.slat = m.slat.merged(&d.slat, pcts);
+        m.clat = m.clat.merged(&d.clat, pcts);
+        m.lat = m.lat.merged(&d.lat, pcts);
+        merge_series(&mut m.series, &d.series);
+    }
+    if dirs.iter().any(|d| d.bw.samples > 0 || d.iops.samples > 0) {
+        let (bw, iops) = series_sample_stats(&m.series, interval_ns);
+        m.bw = bw;
+        m.iops = iops;
+    }
+    m
+}
+
 /// A reporting group from its jobs: counts and latency histograms merged exactly; runtime the
 /// longest job's (fio) and the window from first start to last end (iolab).
 pub fn group(groupid: u32, jobs: &[(usize, &JobResult)], pcts: &[f64]) -> GroupResult {

@@ -13,7 +13,7 @@ use iolab_core::units::KbBase;
 use iolab_core::IoDir;
 use iolab_stats::{DirStats, LatStats, RunResult, SsCriterion, SsMetric, SteadyStateReport};
 
-use super::{fio_percentiles, job_views, JobView};
+use super::{fio_percentiles, job_views, mixed_view, unified_rw, JobView};
 use crate::fio_plat::{bins, calc_dist, LatDist, LAT_M_LABELS, LAT_NU_LABELS};
 use crate::json::J;
 use crate::num::ctime;
@@ -187,15 +187,26 @@ fn job_json(run: &RunResult, v: &JobView<'_>, pcts: &[f64], plus: bool) -> J {
     }
     o.put("job options", opts);
     let group = run.groups.iter().find(|g| g.groupid == v.groupid);
-    for d in IoDir::DATA {
-        let agg = group.map(|g| g.dir(d).agg_bw_bytes).unwrap_or(0.0);
-        o.put(d.as_str(), dir_json(v.dir(d), agg, pcts, f, plus));
+    // stat.c add_ddir_status_json: "mixed" alone under unified_rw_reporting=mixed (sync
+    // included, as fio skips every other ddir), after read/write/trim/sync under "both".
+    let unified = unified_rw(v, run);
+    let mixed = (unified != 0).then(|| mixed_view(v, run, pcts));
+    if let (1, Some((m, agg))) = (unified, &mixed) {
+        o.put("mixed", dir_json(m, *agg, pcts, f, plus));
+    } else {
+        for d in IoDir::DATA {
+            let agg = group.map(|g| g.dir(d).agg_bw_bytes).unwrap_or(0.0);
+            o.put(d.as_str(), dir_json(v.dir(d), agg, pcts, f, plus));
+        }
+        let sync = v.dir(IoDir::Sync);
+        let mut so = J::obj();
+        so.put("total_ios", sync.total_ios);
+        so.put("lat_ns", lat_json(&sync.lat, pcts, f.lat || f.clat, plus));
+        o.put("sync", so);
+        if let Some((m, agg)) = &mixed {
+            o.put("mixed", dir_json(m, *agg, pcts, f, plus));
+        }
     }
-    let sync = v.dir(IoDir::Sync);
-    let mut so = J::obj();
-    so.put("total_ios", sync.total_ios);
-    so.put("lat_ns", lat_json(&sync.lat, pcts, f.lat || f.clat, plus));
-    o.put("sync", so);
 
     let runt_ms = v.runtime_ns / 1_000_000;
     o.put("job_runtime", runt_ms)

@@ -36,6 +36,33 @@ impl JobView<'_> {
     }
 }
 
+/// fio `unified_rw_reporting`: 0 none, 1 mixed (one "mixed" direction instead of read,
+/// write and trim), 2 both (the three and "mixed").
+pub fn unified_rw(v: &JobView<'_>, run: &RunResult) -> u8 {
+    let o = v
+        .options
+        .get("unified_rw_reporting")
+        .or_else(|| run.global_options.get("unified_rw_reporting"));
+    match o.map(|s| s.trim()) {
+        Some("mixed" | "1") => 1,
+        Some("both" | "2") => 2,
+        _ => 0,
+    }
+}
+
+/// The summed "mixed" direction of a job view and its share of the group's aggregate.
+pub fn mixed_view(v: &JobView<'_>, run: &RunResult, pcts: &[f64]) -> (DirStats, f64) {
+    let dirs: Vec<&DirStats> = IoDir::DATA.iter().map(|&d| v.dir(d)).collect();
+    let m = iolab_stats::mixed_dir(&dirs, v.first.interval_ns, pcts);
+    let agg = run
+        .groups
+        .iter()
+        .find(|g| g.groupid == v.groupid)
+        .map(|g| IoDir::DATA.iter().map(|&d| g.dir(d).agg_bw_bytes).sum())
+        .unwrap_or(0.0);
+    (m, agg)
+}
+
 fn opt_true(v: Option<&String>) -> bool {
     matches!(v.map(|s| s.trim()), Some("" | "1" | "true" | "on" | "yes"))
 }

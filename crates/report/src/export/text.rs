@@ -14,7 +14,7 @@ use std::fmt::Write;
 use iolab_core::IoDir;
 use iolab_stats::{DirStats, LatStats, RunResult, MIN_TAIL_SAMPLES};
 
-use super::{fio_percentiles, job_views, JobView};
+use super::{fio_percentiles, job_views, mixed_view, unified_rw, JobView};
 use crate::fio_plat::{calc_dist, LatDist, LAT_M_LABELS, LAT_NU_LABELS};
 use crate::num::{ctime, lat_unit, num2str, N2s};
 use crate::{Exporter, ReportError};
@@ -47,11 +47,7 @@ pub fn render(run: &RunResult) -> String {
             continue;
         }
         let _ = writeln!(o, "\nRun status group {} (all jobs):", g.groupid);
-        for (d, label) in IoDir::DATA.iter().zip(["   READ", "  WRITE", "   TRIM"]) {
-            let gd = g.dir(*d);
-            if gd.max_run_ns == 0 {
-                continue;
-            }
+        let line = |o: &mut String, label: &str, gd: &iolab_stats::GroupDir| {
             let b = |x: f64| num2str(x as u64, SIG_FIGS, true, N2s::BytePerSec);
             let s = |x: f64| num2str(x as u64, SIG_FIGS, false, N2s::BytePerSec);
             let _ = writeln!(
@@ -68,6 +64,20 @@ pub fn render(run: &RunResult) -> String {
                 gd.min_run_ns / 1_000_000,
                 gd.max_run_ns / 1_000_000,
             );
+        };
+        let unified = group_unified(run, g);
+        for (d, label) in IoDir::DATA.iter().zip(["   READ", "  WRITE", "   TRIM"]) {
+            let gd = g.dir(*d);
+            if gd.max_run_ns == 0 || unified == 1 {
+                continue;
+            }
+            line(&mut o, label, gd);
+        }
+        if unified != 0 {
+            let m = mixed_group(run, g);
+            if m.max_run_ns > 0 {
+                line(&mut o, "  MIXED", &m);
+            }
         }
         if g.window_ns > 0 && g.window_ns != g.runtime_ns {
             let _ = writeln!(
@@ -121,6 +131,48 @@ pub fn render(run: &RunResult) -> String {
     o
 }
 
+/// `unified_rw_reporting` of a group (its first job's, as fio takes the group's options).
+fn group_unified(run: &RunResult, g: &iolab_stats::GroupResult) -> u8 {
+    let Some(j) = g.jobs.first().and_then(|&i| run.jobs.get(i)) else { return 0 };
+    let o = j.options.get("unified_rw_reporting");
+    match o.or_else(|| run.global_options.get("unified_rw_reporting")).map(|s| s.trim()) {
+        Some("mixed" | "1") => 1,
+        Some("both" | "2") => 2,
+        _ => 0,
+    }
+}
+
+/// The group's "  MIXED" line (stat.c show_group_stats with every ddir summed into one):
+/// aggregate and bytes summed over the directions, min/max over each job's summed rate.
+fn mixed_group(run: &RunResult, g: &iolab_stats::GroupResult) -> iolab_stats::GroupDir {
+    let mut m = iolab_stats::GroupDir::default();
+    let (mut lo, mut hi) = (f64::INFINITY, 0f64);
+    let (mut min_run, mut max_run) = (u64::MAX, 0u64);
+    for d in IoDir::DATA {
+        m.agg_bw_bytes += g.dir(d).agg_bw_bytes;
+        m.stats.io_bytes += g.dir(d).stats.io_bytes;
+    }
+    for j in g.jobs.iter().filter_map(|&i| run.jobs.get(i)) {
+        let bytes: u64 = IoDir::DATA.iter().map(|&d| j.dir(d).io_bytes).sum();
+        let runt = IoDir::DATA.iter().map(|&d| j.dir(d).runtime_ns).max().unwrap_or(0);
+        if runt == 0 {
+            continue;
+        }
+        let bw = bytes as f64 * 1e9 / runt as f64;
+        lo = lo.min(bw);
+        hi = hi.max(bw);
+        min_run = min_run.min(runt);
+        max_run = max_run.max(runt);
+    }
+    if max_run > 0 {
+        m.min_bw_bytes = lo;
+        m.max_bw_bytes = hi;
+        m.min_run_ns = min_run;
+        m.max_run_ns = max_run;
+    }
+    m
+}
+
 /// The verify phase of each job (fio prints verify errors as they happen; iolab sums them):
 /// blocks checked, how each failed, the read-back's rate, and the first failures.
 fn verify_lines(o: &mut String, run: &RunResult) {
@@ -171,13 +223,24 @@ fn job(o: &mut String, run: &RunResult, v: &JobView<'_>, pcts: &[f64]) {
         ctime(run.meta.start_unix_ms / 1000)
     );
     let group = run.groups.iter().find(|g| g.groupid == v.groupid);
-    for d in IoDir::DATA {
-        let s = v.dir(d);
-        if s.io_bytes == 0 || s.runtime_ns < 1_000_000 {
-            continue;
+    // stat.c show_thread_status_normal: "mixed" replaces the directions (unified_rw_reporting
+    // =mixed) or follows them (=both, show_mixed_ddir_status).
+    let unified = unified_rw(v, run);
+    if unified != 1 {
+        for d in IoDir::DATA {
+            let s = v.dir(d);
+            if s.io_bytes == 0 || s.runtime_ns < 1_000_000 {
+                continue;
+            }
+            let agg = group.map(|g| g.dir(d).agg_bw_bytes).unwrap_or(0.0);
+            ddir(o, d.as_str(), s, agg, pcts);
         }
-        let agg = group.map(|g| g.dir(d).agg_bw_bytes).unwrap_or(0.0);
-        ddir(o, d, s, agg, pcts);
+    }
+    if unified != 0 {
+        let (m, agg) = mixed_view(v, run, pcts);
+        if m.io_bytes > 0 && m.runtime_ns >= 1_000_000 {
+            ddir(o, "mixed", &m, agg, pcts);
+        }
     }
     let mut ld = LatDist::default();
     let total: u64 = IoDir::DATA.iter().map(|&d| v.dir(d).total_ios).sum();
@@ -246,14 +309,14 @@ fn job(o: &mut String, run: &RunResult, v: &JobView<'_>, pcts: &[f64]) {
     }
 }
 
-fn ddir(o: &mut String, d: IoDir, s: &DirStats, agg_bytes: f64, pcts: &[f64]) {
+fn ddir(o: &mut String, label: &str, s: &DirStats, agg_bytes: f64, pcts: &[f64]) {
     let runt_ms = s.runtime_ns / 1_000_000;
     let bw = 1000 * s.io_bytes / runt_ms;
     let iops = 1000 * s.total_ios / runt_ms;
     let _ = writeln!(
         o,
         "  {}: IOPS={}, BW={} ({})({}/{}msec)",
-        d.as_str(),
+        label,
         num2str(iops, SIG_FIGS, false, N2s::None),
         num2str(bw, SIG_FIGS, true, N2s::BytePerSec),
         num2str(bw, SIG_FIGS, false, N2s::BytePerSec),
