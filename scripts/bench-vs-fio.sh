@@ -4,6 +4,8 @@
 #   1. ioengine=null, 4 KiB randread, one job, iodepth 1 and iodepth 32 (batch 32): I/Os per
 #      CPU-second of the job's thread (DESIGN.md budget: iolab >= 3x fio). Per CPU-second, not
 #      per wall second, so other load on the machine does not skew the ratio.
+#   1c. ioengine=null, 4 KiB randwrite with refill_buffers=1 (write-buffer generation cost),
+#      I/Os per CPU-second (target >= 3x fio).
 #   2. ioengine=io_uring, 4 KiB randread, QD32, direct=1, on a file: IOPS (>= 1.0x fio) and
 #      CPU per I/O (<= 0.8x fio).
 #
@@ -69,6 +71,16 @@ read -r i_iops i_cpu i_ios < <(summarize "$(run iolab null32 "${null32[@]}")")
 f_pc=$(python3 -c "print(f'{$f_ios/max($f_cpu,1e-9):.0f}')")
 i_pc=$(python3 -c "print(f'{$i_ios/max($i_cpu,1e-9):.0f}')")
 printf '%-44s %14s %14s %8s  (target >= 3)\n' "null 4k randread QD32: I/Os per CPU-second" "$f_pc" "$i_pc" "$(ratio "$i_pc" "$f_pc")"
+
+# 1c. null engine, 4 KiB randwrite with refill_buffers: every write buffer regenerated (fio
+#     refills with its random generator; iolab with the data crate's keyed generator).
+nullw=(--name=nullw --ioengine=null --rw=randwrite --bs=4k --size=1g --time_based --runtime="$secs" --norandommap --thread
+       --refill_buffers=1)
+read -r f_iops f_cpu f_ios < <(summarize "$(run fio nullw "${nullw[@]}")")
+read -r i_iops i_cpu i_ios < <(summarize "$(run iolab nullw "${nullw[@]}")")
+f_pc=$(python3 -c "print(f'{$f_ios/max($f_cpu,1e-9):.0f}')")
+i_pc=$(python3 -c "print(f'{$i_ios/max($i_cpu,1e-9):.0f}')")
+printf '%-44s %14s %14s %8s  (target >= 3)\n' "null 4k randwrite refill: I/Os per CPU-sec" "$f_pc" "$i_pc" "$(ratio "$i_pc" "$f_pc")"
 
 # 2. io_uring on a file, QD32 direct.
 uring=(--name=uring --ioengine=io_uring --rw=randread --bs=4k --iodepth=32 --iodepth_batch=8

@@ -108,6 +108,10 @@ pub struct RawInterval {
 pub struct DirRecorder {
     pub slat: Option<Box<LatHist>>,
     pub clat: Option<Box<LatHist>>,
+    /// `lat` samples, kept only once they differ from `clat`: while every I/O had
+    /// lat == clat (no slat, no pacing: sync engines) the clat histogram stands for both and
+    /// this stays `None`, saving one histogram record per I/O. Read it with
+    /// [`DirRecorder::lat_hist`].
     pub lat: Option<Box<LatHist>>,
     /// Completed I/Os (fio `total_io_u`).
     pub ios: u64,
@@ -122,6 +126,8 @@ pub struct DirRecorder {
     /// I/Os that completed with an error.
     pub failed: u64,
     clat_sum: u64,
+    /// `lat` is recorded on its own (false: it mirrors `clat`).
+    lat_own: bool,
 }
 
 #[inline]
@@ -139,10 +145,33 @@ fn merge_opt(a: &mut Option<Box<LatHist>>, b: &Option<Box<LatHist>>) {
 }
 
 impl DirRecorder {
+    /// The total-latency histogram (the clat one while they never differed).
+    pub fn lat_hist(&self) -> Option<&LatHist> {
+        if self.lat_own {
+            self.lat.as_deref()
+        } else {
+            self.clat.as_deref()
+        }
+    }
+
+    /// Stop mirroring: from now on `lat` is recorded on its own, starting from a copy of
+    /// `clat` (equal so far by construction).
+    #[cold]
+    fn own_lat(&mut self) {
+        if !self.lat_own {
+            self.lat = self.clat.clone();
+            self.lat_own = true;
+        }
+    }
+
     fn merge(&mut self, o: &DirRecorder) {
         merge_opt(&mut self.slat, &o.slat);
+        if self.lat_own || o.lat_own {
+            self.own_lat();
+            let theirs = if o.lat_own { &o.lat } else { &o.clat };
+            merge_opt(&mut self.lat, theirs);
+        }
         merge_opt(&mut self.clat, &o.clat);
-        merge_opt(&mut self.lat, &o.lat);
         self.ios += o.ios;
         self.bytes += o.bytes;
         self.issued += o.issued;
@@ -272,8 +301,12 @@ impl Recorder {
         if let Some(s) = slat {
             rec(&mut d.slat, s.0);
         }
+        // Copy before this I/O's clat lands: the copy must hold only the mirrored samples.
+        if d.lat_own || lat != clat {
+            d.own_lat();
+            rec(&mut d.lat, lat.0);
+        }
         rec(&mut d.clat, clat.0);
-        rec(&mut d.lat, lat.0);
         d.ios += 1;
         d.bytes += bytes;
         d.clat_sum = d.clat_sum.wrapping_add(clat.0);
@@ -300,11 +333,14 @@ impl Recorder {
         if let Some(s) = slat {
             rec(&mut d.slat, s.0);
         }
+        if clat.is_none() || lat.is_none() || lat != clat {
+            d.own_lat();
+        }
         if let Some(c) = clat {
             rec(&mut d.clat, c.0);
             d.clat_sum = d.clat_sum.wrapping_add(c.0);
         }
-        if let Some(l) = lat {
+        if let (true, Some(l)) = (d.lat_own, lat) {
             rec(&mut d.lat, l.0);
         }
         d.ios += 1;
@@ -426,6 +462,33 @@ impl Recorder {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lat_mirrors_clat_until_they_differ_and_merges_exactly() {
+        let ns = Nanos;
+        let mut a = Recorder::new(Nanos::from_millis(500));
+        for v in [1_000, 2_000, 3_000] {
+            a.record_complete(IoDir::Read, 4096, None, ns(v), ns(v));
+        }
+        assert!(a.dir(IoDir::Read).lat.is_none(), "mirrored: no second histogram");
+        assert_eq!(a.dir(IoDir::Read).lat_hist().map(|h| h.count()), Some(3));
+        // A paced I/O: lat 9 µs, clat 4 µs. lat now holds the three mirrored samples and it.
+        a.record_complete(IoDir::Read, 4096, None, ns(4_000), ns(9_000));
+        let d = a.dir(IoDir::Read);
+        let l = d.lat_hist().unwrap().to_stats(&[]);
+        let c = d.clat.as_ref().unwrap().to_stats(&[]);
+        assert_eq!((l.n, l.max, l.sum), (4, 9_000, 15_000));
+        assert_eq!((c.n, c.max, c.sum), (4, 4_000, 10_000));
+        // Merging a mirrored recorder into an owning one keeps both exact.
+        let mut b = Recorder::new(Nanos::from_millis(500));
+        b.record_complete(IoDir::Read, 4096, None, ns(5_000), ns(5_000));
+        b.merge(&a);
+        let l = b.dir(IoDir::Read).lat_hist().unwrap().to_stats(&[]);
+        assert_eq!((l.n, l.sum), (5, 20_000));
+        let mut m = Recorder::new(Nanos::from_millis(500));
+        m.merge(&b);
+        assert_eq!(m.dir(IoDir::Read).lat_hist().unwrap().count(), 5);
+    }
 
     #[test]
     fn fio_depth_and_batch_buckets() {

@@ -66,7 +66,7 @@ fn dir_stats(
         runtime_ns: if active { runtime.0 } else { 0 },
         slat: lat(&d.slat, pcts),
         clat: lat(&d.clat, pcts),
-        lat: lat(&d.lat, pcts),
+        lat: d.lat_hist().map(|h| h.to_stats(pcts)).unwrap_or_default(),
         bw,
         iops,
         series: if active { series } else { Vec::new() },
