@@ -183,7 +183,7 @@ fn verify_lines(o: &mut String, run: &RunResult) {
         let _ = writeln!(
             o,
             "  verify ({}) {}.{}: blocks={}, ok={}, failed={} (corruption={}, misplaced={}, \
-             stale={}, torn={}, bad_header={}), read={} at {} in {}msec",
+             stale={}, torn={}, bad_header={}), read={} at {} in {:.3}msec",
             v.kind,
             j.name,
             j.jobidx,
@@ -197,7 +197,7 @@ fn verify_lines(o: &mut String, run: &RunResult) {
             v.bad_header,
             num2str(v.read.io_bytes, SIG_FIGS, true, N2s::Byte),
             num2str(rate as u64, SIG_FIGS, true, N2s::BytePerSec),
-            v.runtime_ns / 1_000_000
+            v.runtime_ns as f64 / 1e6
         );
         for f in &v.failures {
             let _ = writeln!(
