@@ -38,6 +38,47 @@ pub struct RunOptions {
     /// Write every job's region once before it runs (reads of never-written blocks measure
     /// nothing; `--prefill`).
     pub prefill: bool,
+    /// Sampling of read completions for iolab's advice (all-zero blocks): called with the
+    /// job's index and the bytes read, on one completed read in `every` per clone.
+    pub read_probe: Option<ReadProbe>,
+}
+
+/// Called with (job index, bytes read) for a sampled read completion.
+pub type ReadObserver = Arc<dyn Fn(usize, &[u8]) + Send + Sync>;
+
+/// A read-completion observer (see [`RunOptions::read_probe`]). Each clone counts its own
+/// reads, so the observer is reached only for the sampled ones.
+#[derive(Clone)]
+pub struct ReadProbe {
+    pub every: u64,
+    pub observe: ReadObserver,
+}
+
+impl std::fmt::Debug for ReadProbe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadProbe").field("every", &self.every).finish_non_exhaustive()
+    }
+}
+
+/// The per-clone read check: the advice probe (1 in `every` reads) and `verify`.
+struct ProbedCheck {
+    probe: Option<(usize, ReadProbe, u64)>,
+    verify: Option<VerifyCheck>,
+}
+
+impl ReadCheck for ProbedCheck {
+    fn check(&mut self, buf: &[u8], file: u32, offset: u64) -> Result<(), String> {
+        if let Some((job, p, n)) = &mut self.probe {
+            if *n % p.every.max(1) == 0 {
+                (p.observe)(*job, buf);
+            }
+            *n += 1;
+        }
+        match &mut self.verify {
+            Some(c) => c.check(buf, file, offset),
+            None => Ok(()),
+        }
+    }
 }
 
 impl Default for RunOptions {
@@ -47,7 +88,17 @@ impl Default for RunOptions {
             percentiles: iolab_stats::DEFAULT_PERCENTILES.to_vec(),
             interval: iolab_stats::DEFAULT_INTERVAL,
             prefill: false,
+            read_probe: None,
         }
+    }
+}
+
+/// Sets its flag when dropped.
+struct SetOnDrop(Arc<AtomicBool>);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -100,6 +151,9 @@ pub struct ProgressSlot {
     pub expected: Option<Nanos>,
     pub live: Arc<Mutex<Option<Arc<LiveCounters>>>>,
     pub done: Arc<AtomicBool>,
+    /// Ends this clone alone (fio's steadystate ends a job when attained); Ctrl-C's run-wide
+    /// stop is forwarded to it.
+    pub stop: Arc<AtomicBool>,
 }
 
 struct Clone {
@@ -253,11 +307,20 @@ pub fn worker_config(job: &Job, opts: &RunOptions) -> Result<WorkerConfig, Engin
         no_slat: gtod || opt_bool(job, "disable_slat", false),
         no_clat: gtod || opt_bool(job, "disable_clat", false),
         no_lat: gtod || opt_bool(job, "disable_lat", false),
-        lat_log: job.options.contains_key("write_lat_log").then(|| LatLogSpec {
-            avg: Nanos::from_millis(log_avg),
-            window,
-            offset: opt_bool(job, "log_offset", false),
-        }),
+        lat_log: {
+            let spec = LatLogSpec {
+                avg: Nanos::from_millis(log_avg),
+                window,
+                offset: opt_bool(job, "log_offset", false),
+                lat: job.options.contains_key("write_lat_log"),
+                unit_bw: log_avg == 0
+                    && job.options.contains_key("write_bw_log")
+                    && !gtod
+                    && !opt_bool(job, "disable_bw_measurement", false),
+                unit_iops: log_avg == 0 && job.options.contains_key("write_iops_log") && !gtod,
+            };
+            (spec.lat || spec.unit_bw || spec.unit_iops).then_some(spec)
+        },
     })
 }
 
@@ -363,6 +426,29 @@ pub fn run_jobs(
     progress: Option<Arc<Progress>>,
 ) -> Result<RunOutput, EngineError> {
     let run_start = Instant::now();
+    // Each clone has its own stop flag (so one job can be ended alone); a forwarder copies
+    // the run-wide stop (Ctrl-C) onto all of them.
+    let clone_stops: Arc<Mutex<Vec<Arc<AtomicBool>>>> = Arc::default();
+    let run_over = Arc::new(AtomicBool::new(false));
+    // Ends the forwarder on every way out of this function, early errors included.
+    let _over = SetOnDrop(run_over.clone());
+    {
+        let (stops, stop, over) = (clone_stops.clone(), stop.clone(), run_over.clone());
+        std::thread::Builder::new()
+            .name("iolab-stop".into())
+            .spawn(move || {
+                while !over.load(std::sync::atomic::Ordering::Relaxed) {
+                    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        if let Ok(v) = stops.lock() {
+                            v.iter()
+                                .for_each(|s| s.store(true, std::sync::atomic::Ordering::Relaxed));
+                        }
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+            })
+            .map_err(|e| EngineError::io("thread", "spawn", e))?;
+    }
     let mut result = RunResult::default();
     let mut running: Vec<Clone> = Vec::new();
     let mut finished: Vec<(usize, u32, JobResult)> = Vec::new();
@@ -437,7 +523,9 @@ pub fn run_jobs(
             let mut layout_gen = iolab_data::DataGen::new(&dcfg, seed);
             let plan = verify_plan(job, &dcfg, &wcfg)?;
             let reads = job.rw.has_read() || opts.prefill || plan.phase;
-            let writes = (job.rw.has_write() || job.rw.has_trim()) && !plan.only;
+            // --prefill writes the region, so it needs write access and the same safety
+            // checks as a write job.
+            let writes = ((job.rw.has_write() || job.rw.has_trim()) && !plan.only) || opts.prefill;
             let mut targets: Vec<Target> = Vec::new();
             for (fi, (p, region)) in paths.iter().zip(wl.regions()).enumerate() {
                 let spec = TargetSpec {
@@ -469,6 +557,17 @@ pub fn run_jobs(
                 })?;
                 if !shared_done.contains(p) {
                     notes.extend(t.notes.iter().cloned());
+                    if opts.prefill {
+                        target::prefill(&t, region.start, region.end, &mut |b, off| {
+                            layout_gen.fill(b, fi as u32, off, 0)
+                        })?;
+                        notes.push(format!(
+                            "{}: prefilled [{}, {}) before measuring (--prefill)",
+                            p.display(),
+                            region.start,
+                            region.end
+                        ));
+                    }
                     if invalidate && !job.direct {
                         if let Some(w) = target::invalidate(&t) {
                             notes.push(w);
@@ -506,7 +605,17 @@ pub fn run_jobs(
             let entry = engines::lookup(&engine_name)?;
             let fill = VerifyFill::new(&dcfg, seed, plan.stamp);
             // A read job with verify= checks what an earlier job wrote, block by block.
-            let check = plan.inline.then(|| VerifyCheck::new(&dcfg, seed, None, paths.clone()));
+            let verify = plan.inline.then(|| VerifyCheck::new(&dcfg, seed, None, paths.clone()));
+            // The null engine moves no data: its buffers say nothing about the target.
+            let probe =
+                opts.read_probe.clone().filter(|_| engine_name != "null").map(|p| (ji, p, 0u64));
+            let check =
+                (probe.is_some() || verify.is_some()).then_some(ProbedCheck { probe, verify });
+            let clone_stop =
+                Arc::new(AtomicBool::new(stop.load(std::sync::atomic::Ordering::Relaxed)));
+            if let Ok(mut v) = clone_stops.lock() {
+                v.push(clone_stop.clone());
+            }
             let vphase = plan.phase.then(|| (dcfg.clone(), seed, paths.clone(), plan.only));
             let pcts = opts.percentiles.clone();
             let live = Arc::new(Mutex::new(None));
@@ -519,10 +628,11 @@ pub fn run_jobs(
                         expected: wcfg.runtime.map(|r| r + wcfg.ramp.unwrap_or_default()),
                         live: live.clone(),
                         done: done.clone(),
+                        stop: clone_stop.clone(),
                     });
                 }
             }
-            let stop2 = stop.clone();
+            let stop2 = clone_stop.clone();
             let wcfg2 = wcfg.clone();
             let name = format!("iolab-{}.{clone}", job.name);
             let spawned = Instant::now();
@@ -553,7 +663,7 @@ pub fn run_jobs(
                         ),
                     };
                     let out = out.and_then(|mut out| {
-                        if let Some(c) = &check {
+                        if let Some(c) = check.as_ref().and_then(|c| c.verify.as_ref()) {
                             out.verify = Some(c.result());
                         }
                         let log = if vphase.is_some() { fill.log } else { None };

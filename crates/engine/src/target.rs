@@ -221,6 +221,23 @@ fn lay_out(
     f.sync_all().map_err(|e| EngineError::io(path, "fsync after layout", e))
 }
 
+/// `iolab run --prefill`: write `[from, to)` of an opened target once, sequentially, in 1 MiB
+/// chunks of the job's data, then fsync, so that the measured reads find written blocks
+/// (never-written, thin-provisioned or trimmed regions read back as zeros at memory speed: fio
+/// #719). A separate buffered handle is used because the target may be open with O_DIRECT.
+pub fn prefill(
+    t: &Target,
+    from: u64,
+    to: u64,
+    fill: &mut dyn FnMut(&mut [u8], u64),
+) -> Result<(), EngineError> {
+    let f = OpenOptions::new()
+        .write(true)
+        .open(&t.path)
+        .map_err(|e| EngineError::io(&t.path, "open for prefill", e))?;
+    lay_out(&f, &t.path, from, to, fill)
+}
+
 /// Drop the target's cached pages (fio `invalidate=1`). Returns a warning when the kernel
 /// refuses; the run continues, as in fio.
 pub fn invalidate(t: &Target) -> Option<String> {

@@ -430,4 +430,8 @@ pub struct RunResult {
     pub warnings: Vec<String>,
     /// Structured findings of the advice checks (crate `iolab-advice` defines their shape).
     pub advice: Vec<serde_json::Value>,
+    /// Per-interval `iostat -x` figures of the devices under the targets (iolab's device
+    /// view; `disk_util` holds the whole-run deltas as fio names them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disk_series: Vec<crate::diskseries::DeviceSeries>,
 }

@@ -1,5 +1,6 @@
 //! `iolab run [JOB…] [--name=value…] [--output-format=normal|json|json+|jsonl|csv]
-//! [--output FILE] [--status-interval N] [--allow-destroy] [--prefill]`: real I/O.
+//! [--output FILE] [--status-interval N] [--allow-destroy] [--prefill] [--cache-size SIZE]`:
+//! real I/O, then the device view and the advice (crate `iolab-advice`).
 //!
 //! Job files and a pasted fio command line are read by `iolab-job` (fio's precedence: options
 //! before the first `--name` are global, a job file's `[global]` overrides them), run by
@@ -19,7 +20,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
-use iolab_engine::runner::{run_jobs, Progress, RunOptions};
+use iolab_engine::runner::{clone_files, run_jobs, Progress, ReadProbe, RunOptions};
 use iolab_job::LoadOptions;
 use iolab_stats::RunResult;
 
@@ -30,14 +31,22 @@ mod quick;
 pub struct Args {
     /// Job files and fio-style options (`--name=x --rw=randread --bs=4k`), plus iolab's own
     /// flags: --output-format=normal|json|json+|jsonl|csv, --output=FILE,
-    /// --status-interval=SECONDS, --allow-destroy, --prefill. No job: the quick profile
+    /// --status-interval=SECONDS, --allow-destroy, --prefill, --cache-size=SIZE (a cache in
+    /// front of the media, for the advice). No job: the quick profile
     /// (`--size=256m`, `--directory=DIR`).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     rest: Vec<String>,
 }
 
-const OWN_FLAGS: &[&str] =
-    &["output-format=", "output=", "status-interval=", "allow-destroy", "prefill", "phase-time="];
+const OWN_FLAGS: &[&str] = &[
+    "output-format=",
+    "output=",
+    "status-interval=",
+    "allow-destroy",
+    "prefill",
+    "phase-time=",
+    "cache-size=",
+];
 
 struct Flags {
     format: String,
@@ -47,6 +56,9 @@ struct Flags {
     prefill: bool,
     /// Quick profile only: measured seconds per phase.
     phase_time: Option<f64>,
+    /// `--cache-size=SIZE`: a cache in front of the media (controller, array, SLC), for the
+    /// advice that compares it with the working set.
+    cache_size: Option<u64>,
 }
 
 fn own_flags(other: &[String]) -> anyhow::Result<Flags> {
@@ -57,6 +69,7 @@ fn own_flags(other: &[String]) -> anyhow::Result<Flags> {
         allow_destroy: false,
         prefill: false,
         phase_time: None,
+        cache_size: None,
     };
     let mut it = other.iter();
     while let Some(a) = it.next() {
@@ -86,6 +99,12 @@ fn own_flags(other: &[String]) -> anyhow::Result<Flags> {
             }
             "allow-destroy" => f.allow_destroy = true,
             "prefill" => f.prefill = true,
+            "cache-size" => {
+                let v = value()?;
+                let b = iolab_core::units::parse_size(&v, iolab_core::units::KbBase::K1024)
+                    .with_context(|| format!("--cache-size={v}: expected a size, e.g. 4g"))?;
+                f.cache_size = Some(b);
+            }
             "phase-time" => {
                 let s = value()?;
                 let secs: f64 =
@@ -128,13 +147,39 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for w in &parsed.warnings {
         eprintln!("iolab: {w}");
     }
+    // The device view and the advice evidence (crate iolab-advice): targets resolved to their
+    // devices, /proc/diskstats sampled every interval, read completions sampled for zeros.
+    let watch = iolab_advice::RunWatch::start(
+        &parsed.jobs,
+        parsed.jobs.iter().map(job_paths).collect(),
+        iolab_advice::WatchConfig {
+            interval: flags.status_interval.unwrap_or(Duration::from_secs(1)),
+            prefill: flags.prefill,
+            declared_cache_bytes: flags.cache_size,
+            ..Default::default()
+        },
+    );
+    let probes: Vec<_> = (0..parsed.jobs.len()).filter_map(|i| watch.zero_probe(i)).collect();
     let run_opts = RunOptions {
         allow_destroy: flags.allow_destroy,
         prefill: flags.prefill,
+        read_probe: Some(ReadProbe {
+            every: watch.zero_sample_every(),
+            observe: Arc::new(move |job, buf| {
+                if let Some(p) = probes.get(job) {
+                    p.observe(buf);
+                }
+            }),
+        }),
         ..RunOptions::default()
     };
     let (mut result, interrupted) =
         run_with_progress(&parsed.jobs, &run_opts, flags.status_interval)?;
+    let watched = watch.finish(&mut result);
+    result.disk_series = watched.series.devices.clone();
+    for n in &watched.notes {
+        eprintln!("iolab: {n}");
+    }
     result.meta.command_line = std::env::args().collect();
     result.meta.interrupted = interrupted;
     result.meta.start_unix_ms = start_unix_ms(&result);
@@ -145,6 +190,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut out = Vec::new();
     for fmt in flags.format.split(',') {
         out.extend(iolab_report::exporter(fmt)?.render(&result)?);
+        if fmt == "normal" {
+            // After the summary: the depth issued beside what each device saw, then advice.
+            let view = iolab_advice::render_device_view(&result, &watched.evidence);
+            out.extend(format!("\n{view}").as_bytes());
+            out.extend(iolab_advice::render_text(&watched.advice).as_bytes());
+        }
+    }
+    if !flags.format.split(',').any(|f| f == "normal") {
+        // Machine formats carry the advice in the result; a person still sees it on stderr.
+        eprint!("{}", iolab_advice::render_text(&watched.advice));
     }
     match &flags.output {
         Some(p) => iolab_report::write_atomic(p, &out)?,
@@ -172,6 +227,66 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Every `ss_interval`, sum each steady-state job's live counters over its clones and feed its
+/// tracker; when the criterion holds, stop that job's clones (and only those).
+fn steady_loop(
+    p: &Progress,
+    done: &AtomicBool,
+    mut trackers: Vec<(String, iolab_advice::SsTracker)>,
+) -> Vec<(String, iolab_advice::SsTracker)> {
+    let mut due: Vec<Option<std::time::Instant>> = vec![None; trackers.len()];
+    let mut over = vec![false; trackers.len()];
+    while !done.load(Ordering::SeqCst) && over.iter().any(|o| !o) {
+        std::thread::sleep(Duration::from_millis(20));
+        let Ok(clones) = p.clones.lock() else { break };
+        for (k, (name, t)) in trackers.iter_mut().enumerate() {
+            let mine: Vec<_> = clones.iter().filter(|c| &c.job == name).collect();
+            let Some(started) = mine.iter().map(|c| c.started).min() else { continue };
+            if over[k] {
+                continue;
+            }
+            let interval = Duration::from(t.spec.interval);
+            let now = std::time::Instant::now();
+            let next = due[k].get_or_insert(started + interval);
+            if now < *next {
+                continue;
+            }
+            *next += interval;
+            let mut sum = iolab_stats::LiveSnapshot::default();
+            for c in &mine {
+                if let Some(l) = c.live.lock().ok().and_then(|g| g.clone()) {
+                    let s = l.snapshot();
+                    for d in 0..4 {
+                        sum.ios[d] += s.ios[d];
+                        sum.bytes[d] += s.bytes[d];
+                        sum.clat_sum_ns[d] += s.clat_sum_ns[d];
+                    }
+                }
+            }
+            if t.observe(iolab_core::Nanos::from(now - started), &sum) {
+                mine.iter().for_each(|c| c.stop.store(true, Ordering::SeqCst));
+                over[k] = true;
+            } else if mine.iter().all(|c| c.done.load(Ordering::Relaxed)) {
+                over[k] = true;
+            }
+        }
+    }
+    trackers
+}
+
+/// Every file a job's clones will use, each once.
+fn job_paths(job: &iolab_job::Job) -> Vec<std::path::PathBuf> {
+    let mut v = Vec::new();
+    for c in 0..job.numjobs.max(1) {
+        for p in clone_files(job, c) {
+            if !v.contains(&p) {
+                v.push(p);
+            }
+        }
+    }
+    v
 }
 
 fn flags_to_quick(f: &Flags) -> quick::QuickFlags {
@@ -216,13 +331,45 @@ pub fn run_with_progress(
         let done = done.clone();
         std::thread::spawn(move || quick::progress_loop(&progress, &done, status_interval))
     });
+    // fio's steadystate: a monitor ends a job once its criterion holds over ss_dur.
+    let mut trackers = Vec::new();
+    for j in jobs {
+        if let Some(spec) = iolab_advice::SsSpec::from_job(j)
+            .with_context(|| format!("job {}: steadystate", j.name))?
+        {
+            trackers.push((j.name.clone(), iolab_advice::SsTracker::new(spec)));
+        }
+    }
+    let ss_thread = (!trackers.is_empty()).then(|| {
+        let progress = progress.clone();
+        let done = done.clone();
+        std::thread::spawn(move || steady_loop(&progress, &done, trackers))
+    });
     let r = run_jobs(jobs, opts, stop, Some(progress));
     done.store(true, Ordering::SeqCst);
     if let Some(t) = ticker {
         let _ = t.join();
     }
+    let trackers = ss_thread.and_then(|t| t.join().ok()).unwrap_or_default();
     let out = r?;
     let mut result = out.result;
+    for (name, t) in &trackers {
+        let Some(rep) = t.report() else {
+            result.notes.push(format!(
+                "job {name}: the steady-state window (ss_dur) never filled before the job ended"
+            ));
+            continue;
+        };
+        if rep.attained {
+            result.notes.push(format!(
+                "job {name}: steady state attained ({}, criterion {:.3}); job ended",
+                rep.ss, rep.criterion
+            ));
+        }
+        for j in result.jobs.iter_mut().filter(|j| &j.name == name) {
+            j.steadystate = Some(rep.clone());
+        }
+    }
     for p in logs::write_logs(Path::new("."), &result, &out.logs)? {
         result.notes.push(format!("log written: {}", p.display()));
     }

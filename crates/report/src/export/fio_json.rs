@@ -95,7 +95,60 @@ pub fn fio_json(run: &RunResult, plus: bool) -> J {
             .collect();
         root.put("disk_util", J::Arr(disks));
     }
+    // iolab extensions (tools written for fio ignore unknown keys): the per-interval device
+    // view and the advice findings.
+    if !run.disk_series.is_empty() {
+        let devs = run
+            .disk_series
+            .iter()
+            .map(|d| {
+                let pts = d
+                    .points
+                    .iter()
+                    .map(|p| {
+                        let x = &p.iostat;
+                        let mut o = J::obj();
+                        o.put("end_ms", p.end_ns / 1_000_000)
+                            .put("dur_ms", p.dur_ns / 1_000_000)
+                            .put("r/s", x.r_s)
+                            .put("w/s", x.w_s)
+                            .put("rMB/s", x.rmb_s)
+                            .put("wMB/s", x.wmb_s)
+                            .put("r_await", x.r_await)
+                            .put("w_await", x.w_await)
+                            .put("aqu-sz", x.aqu_sz)
+                            .put("util", x.util)
+                            .put("in_flight", p.in_flight);
+                        o
+                    })
+                    .collect();
+                let mut o = J::obj();
+                o.put("name", d.name.as_str()).put("intervals", J::Arr(pts));
+                o
+            })
+            .collect();
+        root.put("iolab_disk_series", J::Arr(devs));
+    }
+    if !run.advice.is_empty() {
+        root.put("iolab_advice", J::Arr(run.advice.iter().map(value_to_j).collect()));
+    }
     root
+}
+
+/// A serde_json value (the advice findings) in the ordered tree.
+fn value_to_j(v: &serde_json::Value) -> J {
+    use serde_json::Value as V;
+    match v {
+        V::Null => J::Str(String::new()),
+        V::Bool(b) => J::Bool(*b),
+        V::Number(n) => match n.as_i64() {
+            Some(i) => J::Int(i as i128),
+            None => J::Float(n.as_f64().unwrap_or(0.0)),
+        },
+        V::String(s) => J::Str(s.clone()),
+        V::Array(a) => J::Arr(a.iter().map(value_to_j).collect()),
+        V::Object(m) => J::Obj(m.iter().map(|(k, v)| (k.clone(), value_to_j(v))).collect()),
+    }
 }
 
 fn lat_json(s: &LatStats, pcts: &[f64], with_pct: bool, plus: bool) -> J {
