@@ -77,7 +77,9 @@ pub struct WorkerConfig {
     pub no_slat: bool,
     pub no_clat: bool,
     pub no_lat: bool,
-    /// `write_lat_log`: clat, slat and lat samples per I/O, or per `log_avg_msec` window.
+    /// Per-I/O logs: `write_lat_log` (clat, slat, lat samples per I/O or per `log_avg_msec`
+    /// window), and `write_bw_log`/`write_iops_log` when they log every I/O (no
+    /// `log_avg_msec`; fio `per_unit_log`).
     pub lat_log: Option<LatLogSpec>,
 }
 
@@ -87,6 +89,13 @@ pub struct LatLogSpec {
     pub avg: Nanos,
     pub window: iolab_stats::WindowValue,
     pub offset: bool,
+    /// `write_lat_log` is set (clat, slat, lat).
+    pub lat: bool,
+    /// A per-I/O bandwidth sample per data I/O: bytes·10⁶/clat_ns (fio stat.c
+    /// `add_bw_sample`), unless `disable_bw_measurement`.
+    pub unit_bw: bool,
+    /// A per-I/O IOPS sample of 1 per data I/O (fio `add_iops_sample`).
+    pub unit_iops: bool,
 }
 
 /// A worker's latency logs, times in ms since its measurement started.
@@ -95,12 +104,32 @@ pub struct LatLogs {
     pub clat: iolab_stats::SampleLog,
     pub slat: iolab_stats::SampleLog,
     pub lat: iolab_stats::SampleLog,
+    pub bw: Option<iolab_stats::SampleLog>,
+    pub iops: Option<iolab_stats::SampleLog>,
+    lat_on: bool,
 }
 
 impl LatLogs {
     fn new(s: &LatLogSpec) -> Self {
         let l = || iolab_stats::SampleLog::new(s.avg, s.window, s.offset);
-        LatLogs { clat: l(), slat: l(), lat: l() }
+        let unit = || iolab_stats::SampleLog::new(Nanos::ZERO, s.window, s.offset);
+        LatLogs {
+            clat: l(),
+            slat: l(),
+            lat: l(),
+            bw: s.unit_bw.then(unit),
+            iops: s.unit_iops.then(unit),
+            lat_on: s.lat,
+        }
+    }
+
+    fn finish(&mut self, end: Nanos) {
+        for log in [&mut self.clat, &mut self.slat, &mut self.lat] {
+            log.finish(end);
+        }
+        for log in [self.bw.as_mut(), self.iops.as_mut()].into_iter().flatten() {
+            log.finish(end);
+        }
     }
 }
 
@@ -474,9 +503,7 @@ pub fn run_worker(
     let runtime = end.saturating_sub(measure_start);
     rec.finish_intervals(runtime);
     if let Some(l) = lat_logs.as_mut() {
-        for log in [&mut l.clat, &mut l.slat, &mut l.lat] {
-            log.finish(runtime);
-        }
+        l.finish(runtime);
     }
     let cpu = iolab_stats::CpuUsage::sample(iolab_stats::Who::Thread).since(&cpu0);
     Ok(WorkerOutcome {
@@ -572,15 +599,26 @@ fn complete(
         rec.record_complete_parts(s.dir, bytes, slat, m.clat.then_some(clat), m.lat.then_some(lat));
     }
     if let Some(l) = logs.as_mut() {
+        // fio account_io_completion: lat for every ddir, clat/bw/iops for data ddirs only.
         let t = Nanos(t_done.saturating_sub(m.epoch));
-        if m.clat {
-            l.clat.add(t, s.dir, clat.0, bytes, s.offset);
+        let data = s.dir != IoDir::Sync;
+        if l.lat_on {
+            if m.clat && data {
+                l.clat.add(t, s.dir, clat.0, bytes, s.offset);
+            }
+            if let (true, Some(sl)) = (m.slat, slat) {
+                l.slat.add(t, s.dir, sl.0, bytes, s.offset);
+            }
+            if m.lat {
+                l.lat.add(t, s.dir, lat.0, bytes, s.offset);
+            }
         }
-        if let (true, Some(sl)) = (m.slat, slat) {
-            l.slat.add(t, s.dir, sl.0, bytes, s.offset);
+        if let (Some(b), true, true) = (l.bw.as_mut(), data, m.clat) {
+            let rate = (bytes as u128 * 1_000_000).checked_div(clat.0 as u128).unwrap_or(0);
+            b.add(t, s.dir, rate as u64, bytes, s.offset);
         }
-        if m.lat {
-            l.lat.add(t, s.dir, lat.0, bytes, s.offset);
+        if let (Some(i), true) = (l.iops.as_mut(), data) {
+            i.add(t, s.dir, 1, bytes, s.offset);
         }
     }
     if s.dir == IoDir::Read {

@@ -6,8 +6,10 @@
 //! Latency lines come from the worker's per-I/O (or `log_avg_msec`-averaged) samples; bw and
 //! iops lines are the job's interval series, whose period the engine set to `log_avg_msec`
 //! as fio's `setup_log` sets `bw_avg_time` (stat.c `__add_samples`: one rate per direction
-//! per period). Unlike fio, `write_iops_log` without `log_avg_msec` logs per-period rates,
-//! not a line of value 1 per I/O.
+//! per period). Without `log_avg_msec` fio logs every I/O (`per_unit_log`): one line per
+//! I/O with the I/O's bandwidth (bytes·10⁶/clat_ns, stat.c `add_bw_sample`) or the value 1
+//! (`add_iops_sample`), which the worker records; `disable_bw_measurement` then leaves the
+//! bw log to the series.
 
 use std::path::{Path, PathBuf};
 
@@ -38,6 +40,18 @@ pub fn write_logs(dir: &Path, run: &RunResult, logs: &[JobLogs]) -> anyhow::Resu
         }
         for (prefix, kind) in [(&l.bw_prefix, LogKind::Bw), (&l.iops_prefix, LogKind::Iops)] {
             let Some(prefix) = prefix else { continue };
+            // Without log_avg_msec fio logs every I/O (per_unit_log): the worker kept those.
+            let unit = l.lat.as_ref().and_then(|x| {
+                if kind == LogKind::Bw {
+                    x.bw.as_ref()
+                } else {
+                    x.iops.as_ref()
+                }
+            });
+            if let Some(u) = unit {
+                put(prefix, kind, entries(u))?;
+                continue;
+            }
             let mut e = windowed_entries(job, kind);
             for x in &mut e {
                 // One rate per period: its max is itself (fio log_window_value=both).
