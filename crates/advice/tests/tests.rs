@@ -338,8 +338,14 @@ fn throttled_device_among_three_is_the_outlier() {
     });
     let end = Nanos(t0.elapsed().as_nanos() as u64);
     let series = sampler.finish(end).unwrap();
-    // Move ourselves out is unnecessary (threads ended); remove the group.
-    let _ = std::fs::remove_dir(&cg);
+    // The reader threads have exited, but the kernel may not have reaped them from the
+    // group yet: retry the removal briefly.
+    for _ in 0..50 {
+        if std::fs::remove_dir(&cg).is_ok() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 
     for dname in &names {
         let s = series.device(dname).unwrap();
