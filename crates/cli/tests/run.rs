@@ -318,9 +318,11 @@ fn gtod_reduce_reports_latency_and_bw_blocks_as_zero() {
 #[test]
 fn unified_rw_reporting_mixed_and_both() {
     let d = tempfile::tempdir_in(".").unwrap();
+    // Text lines need >= 1 ms of runtime: the text runs move 256 MiB through the null engine.
     let run = |mode: &str, fmt: &str| {
+        let size = if fmt == "json" { "--size=8m" } else { "--size=256m" };
         let st = iolab()
-            .args(["run", "--name=u", "--ioengine=null", "--rw=randrw", "--size=8m"])
+            .args(["run", "--name=u", "--ioengine=null", "--rw=randrw", size])
             .arg(format!("--unified_rw_reporting={mode}"))
             .arg(format!("--output-format={fmt}"))
             .current_dir(d.path())
@@ -346,4 +348,41 @@ fn unified_rw_reporting_mixed_and_both() {
     assert!(text.contains("  MIXED: bw=") && text.contains("  WRITE: bw="), "{text}");
     let text = run("mixed", "normal");
     assert!(!text.contains("  read: IOPS=") && text.contains("  mixed: IOPS="), "{text}");
+}
+
+#[test]
+fn fio_logs_without_log_avg_msec_have_one_line_per_io_with_offsets() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let st = iolab()
+        .args(["run", "--name=j", "--ioengine=psync", "--filename=f", "--rw=randrw", "--size=1m"])
+        .args(["--write_lat_log=L", "--write_bw_log=B", "--write_iops_log", "--log_offset=1"])
+        .args(["--output-format=json", "--output=r.json"])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let j = json_file(&d.path().join("r.json"));
+    let rows = |f: &str| -> Vec<Vec<u64>> {
+        std::fs::read_to_string(d.path().join(f))
+            .unwrap()
+            .lines()
+            .map(|l| l.split(',').map(|x| x.trim().parse().unwrap()).collect())
+            .collect()
+    };
+    let (clat, bw, iops) = (rows("L_clat.1.log"), rows("B_bw.1.log"), rows("j_iops.1.log"));
+    assert_eq!(clat.len(), 256);
+    let reads = clat.iter().filter(|r| r[2] == 0).count() as u64;
+    assert_eq!(Some(reads), j["jobs"][0]["read"]["total_ios"].as_u64());
+    // time, value, ddir, bs, offset, prio; the same I/O on the same line of each log.
+    for ((c, b), i) in clat.iter().zip(&bw).zip(&iops) {
+        assert_eq!(c.len(), 6, "{c:?}");
+        assert_eq!((c[3], c[4] % 4096, c[4] < 1 << 20), (4096, 0, true), "{c:?}");
+        assert_eq!((b[2], b[3], b[4]), (c[2], c[3], c[4]));
+        assert_eq!(b[1], 4096 * 1_000_000 / c[1].max(1), "bw = bytes*1e6/clat_ns");
+        assert_eq!((i[1], i[4]), (1, c[4]));
+    }
+    let mut offs: Vec<u64> = clat.iter().map(|c| c[4]).collect();
+    offs.sort_unstable();
+    offs.dedup();
+    assert_eq!(offs.len(), 256, "random map: every block once");
 }
