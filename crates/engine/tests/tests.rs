@@ -631,3 +631,20 @@ fn disable_clat_and_slat_leave_lat_measured() {
     assert_eq!(j.read.total_ios, 256);
     assert_eq!((j.read.clat.n, j.read.slat.n, j.read.lat.n), (0, 0, 256));
 }
+
+#[test]
+fn verify_with_trims_is_refused_by_name() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let jobs = verify_job(d.path(), &["--rw=randtrim"]);
+    let jobs2 = verify_job(d.path(), &["--rw=trimwrite"]);
+    for j in [jobs, jobs2] {
+        let e = run_jobs(&j, &RunOptions::default(), Arc::new(AtomicBool::new(false)), None);
+        let msg = e.map(|_| String::new()).unwrap_or_else(|e| e.to_string());
+        // randtrim writes nothing: no stamps, no phase, so it runs; trimwrite is refused.
+        if j[0].rw.has_write() {
+            assert!(msg.contains("verify=crc32c with trims"), "{msg}");
+        } else {
+            assert!(msg.is_empty(), "{msg}");
+        }
+    }
+}
