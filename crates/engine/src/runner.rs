@@ -630,6 +630,7 @@ pub fn run_jobs(
             }
             let vphase = plan.phase.then(|| (dcfg.clone(), seed, paths.clone(), plan.only));
             let pcts = opts.percentiles.clone();
+            let vdirect = job.direct;
             let live = Arc::new(Mutex::new(None));
             let done = Arc::new(AtomicBool::new(false));
             if let Some(p) = &progress {
@@ -681,8 +682,23 @@ pub fn run_jobs(
                         let log = if vphase.is_some() { fill.log } else { None };
                         if let (Some((dcfg, seed, paths, _)), Some(log)) = (&vphase, log) {
                             let stopped = out.error.is_some();
+                            // backend.c do_verify: sync and drop the cache first, so the
+                            // check reads what reached the media, not the page cache.
+                            let mut cache_notes = Vec::new();
                             if !stopped {
-                                let (v, fatal) = verify_phase(
+                                for t in &_targets {
+                                    t.file
+                                        .sync_all()
+                                        .map_err(|e| EngineError::io(&t.path, "fsync", e))?;
+                                    if !vdirect {
+                                        cache_notes.extend(target::invalidate(t).map(|w| {
+                                            format!("verify reads may come from memory: {w}")
+                                        }));
+                                    }
+                                }
+                            }
+                            if !stopped {
+                                let (mut v, fatal) = verify_phase(
                                     &mut *engine,
                                     log,
                                     dcfg,
@@ -692,6 +708,7 @@ pub fn run_jobs(
                                     &stop2,
                                     &pcts,
                                 )?;
+                                v.notes = cache_notes;
                                 out.verify = Some(v);
                                 out.verify_failures += fatal;
                             }
@@ -815,6 +832,7 @@ fn join_all(
                     jr.notes.push(format!("stopped: {e}"));
                 }
                 if let Some(v) = &out.verify {
+                    jr.notes.extend(v.notes.iter().cloned());
                     if v.failed() > 0 {
                         jr.notes.push(format!(
                             "verify: {} of {} blocks failed (corruption {}, misplaced {}, stale {}, \

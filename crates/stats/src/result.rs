@@ -281,6 +281,9 @@ pub struct VerifyResult {
     pub runtime_ns: u64,
     /// The first failures (at most [`VerifyResult::MAX_LISTED`]); the counts cover all.
     pub failures: Vec<VerifyFailureReport>,
+    /// Why the check may not have read the media (cache not dropped).
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 impl VerifyResult {
