@@ -2,9 +2,13 @@
 //! or sampled (SHARDS fixed-rate `--shards R` or fixed-size `--shards-size N`), at object
 //! granularity (libCacheSim's view: one entry per obj_id) or split into `--block-size` blocks.
 //! Prints a plot-ready table: cache size, miss ratio, byte miss ratio.
+//!
+//! `iolab mrc --job JOB.fio [-- --name=x --rw=randread …]`: the same curve for the request
+//! stream `iolab run` would issue (built by `iolog_export`, without I/O), split into blocks of
+//! `--block-size` or the jobs' smallest block size; shared files are one key space.
 
 use super::trace::{size_arg, TraceOpts};
-use anyhow::bail;
+use anyhow::{bail, Context};
 use iolab_core::IoDir;
 use iolab_model::mrc::{
     curve::CurvePoint, exact::ExactMrc, shards::Shards, split_blocks, MrcBuilder,
@@ -15,7 +19,15 @@ use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct Args {
-    trace: PathBuf,
+    /// The trace (not with --job).
+    #[arg(required_unless_present = "job", conflicts_with = "job")]
+    trace: Option<PathBuf>,
+    /// fio job file(s) whose request stream to analyse instead of a trace (repeat).
+    #[arg(long)]
+    job: Vec<PathBuf>,
+    /// fio-style options for --job, after `--` (`-- --size=1g --loops=2`).
+    #[arg(last = true, allow_hyphen_values = true)]
+    fio: Vec<String>,
     /// SHARDS fixed-rate sampling, e.g. 0.01 (default: exact).
     #[arg(long, conflicts_with = "shards_size")]
     shards: Option<f64>,
@@ -41,7 +53,13 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let block = a.block_size.as_deref().map(|s| size_arg(s, "--block-size")).transpose()?;
+    if !a.fio.is_empty() && a.job.is_empty() {
+        bail!("fio-style options after `--` need --job JOB.fio");
+    }
+    if !a.job.is_empty() && (a.opts.format.is_some() || a.opts.lenient) {
+        bail!("--format/--lenient read a trace; --job has none");
+    }
+    let mut block = a.block_size.as_deref().map(|s| size_arg(s, "--block-size")).transpose()?;
     let (mut builder, method): (Box<dyn MrcBuilder>, String) = match (a.shards, a.shards_size) {
         (Some(r), _) => (Box::new(Shards::fixed_rate(r)?), format!("shards fixed-rate {r}")),
         (None, Some(n)) => (Box::new(Shards::fixed_size(n)?), format!("shards fixed-size {n}")),
@@ -50,33 +68,109 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if a.points < 2 && a.sizes.is_empty() {
         bail!("--points {}: need at least 2", a.points);
     }
-    let mut r = a.opts.open(&a.trace)?;
-    let mut rec = TraceRecord::default();
-    while r.read_into(&mut rec)? {
-        match block {
-            None => builder.access(rec.obj_id, rec.size),
-            // A block cache holds data: trims and syncs are not accesses to it.
-            Some(_) if matches!(rec.req.dir, IoDir::Trim | IoDir::Sync) => {}
-            Some(bs) => split_blocks(rec.req.file, rec.req.offset, rec.req.len, bs, |k, b| {
-                builder.access(k, b)
-            }),
+    let (label, format, requests, skipped) = match &a.trace {
+        Some(t) => {
+            let mut r = a.opts.open(t)?;
+            let mut rec = TraceRecord::default();
+            while r.read_into(&mut rec)? {
+                match block {
+                    None => builder.access(rec.obj_id, rec.size),
+                    // A block cache holds data: trims and syncs are not accesses to it.
+                    Some(_) if matches!(rec.req.dir, IoDir::Trim | IoDir::Sync) => {}
+                    Some(bs) => {
+                        split_blocks(rec.req.file, rec.req.offset, rec.req.len, bs, |k, b| {
+                            builder.access(k, b)
+                        })
+                    }
+                }
+            }
+            (t.display().to_string(), r.format().to_string(), r.records(), r.skipped())
         }
-    }
+        None => {
+            let (n, bs) = job_accesses(&a, block, builder.as_mut())?;
+            block = Some(bs);
+            let names: Vec<String> = a.job.iter().map(|p| p.display().to_string()).collect();
+            (names.join(","), "fio job".to_string(), n, 0)
+        }
+    };
     let curve = builder.finish();
     let pts: Vec<CurvePoint> =
         if a.sizes.is_empty() { curve.table(a.points) } else { curve.at(&a.sizes) };
     let unit = block.unwrap_or(0);
+    print_curve(&a, &label, &format, requests, skipped, block, &method, &curve, &pts, unit)
+}
+
+/// Feed the jobs' request streams into `builder` at `block` (default: the smallest data block
+/// size of any job); returns the requests seen and the block size used.
+fn job_accesses(
+    a: &Args,
+    block: Option<u64>,
+    builder: &mut dyn MrcBuilder,
+) -> anyhow::Result<(u64, u64)> {
+    let parsed = iolab_job::load(&iolab_job::LoadOptions {
+        files: a.job.clone(),
+        cmdline: a.fio.clone(),
+        sections: Vec::new(),
+    })?;
+    for w in &parsed.warnings {
+        eprintln!("iolab: {w}");
+    }
+    let bs = match block {
+        Some(b) => b,
+        None => parsed
+            .jobs
+            .iter()
+            .flat_map(|j| {
+                [(j.rw.has_read(), j.bs.read.min), (j.rw.has_write(), j.bs.write.min)]
+                    .into_iter()
+                    .filter_map(|(on, b)| on.then_some(b))
+            })
+            .min()
+            .filter(|&b| b > 0)
+            .context("the jobs read and write nothing: no block size to model")?,
+    };
+    let s = super::iolog_export::build(&parsed.jobs, super::iolog_export::Sizes::Existing)?;
+    for n in &s.notes {
+        eprintln!("iolab: {n}");
+    }
+    let mut req = TraceRecord::default().req;
+    let mut n = 0u64;
+    for mut c in s.clones {
+        while c.next_into(&mut req) {
+            n += 1;
+            // A block cache holds data: trims and syncs are not accesses to it.
+            if !matches!(req.dir, IoDir::Trim | IoDir::Sync) {
+                split_blocks(req.file, req.offset, req.len, bs, |k, b| builder.access(k, b));
+            }
+        }
+    }
+    Ok((n, bs))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn print_curve(
+    a: &Args,
+    label: &str,
+    format: &str,
+    requests: u64,
+    skipped: u64,
+    block: Option<u64>,
+    method: &str,
+    curve: &iolab_model::mrc::curve::MissRatioCurve,
+    pts: &[CurvePoint],
+    unit: u64,
+) -> anyhow::Result<ExitCode> {
     if a.json {
         let v = serde_json::json!({
-            "trace": a.trace.display().to_string(),
-            "format": r.format(),
+            "trace": label,
+            "format": format,
             "method": method,
             "granularity": if block.is_some() { "block" } else { "object" },
             "block_size": block,
-            "requests": r.records(),
+            "requests": requests,
             "accesses": curve.total,
             "footprint_entries": curve.footprint,
-            "skipped_malformed": r.skipped(),
+            "skipped_malformed": skipped,
             "points": pts.iter().map(|p| serde_json::json!({
                 "cache_entries": p.size,
                 "cache_bytes": block.map(|b| b * p.size),
@@ -87,7 +181,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else if a.csv {
         println!("cache_entries,cache_bytes,miss_ratio,byte_miss_ratio");
-        for p in &pts {
+        for p in pts {
             let bytes = if unit > 0 { (p.size * unit).to_string() } else { String::new() };
             println!("{},{bytes},{:.6},{:.6}", p.size, p.miss_ratio, p.byte_miss_ratio);
         }
@@ -98,20 +192,20 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         };
         println!(
             "# {} ({}): {} requests, {:.0} accesses, footprint {:.0} entries; LRU, {method}, {gran}",
-            a.trace.display(),
-            r.format(),
-            r.records(),
+            label,
+            format,
+            requests,
             curve.total,
             curve.footprint
         );
-        if r.skipped() > 0 {
-            println!("# skipped malformed records: {}", r.skipped());
+        if skipped > 0 {
+            println!("# skipped malformed records: {skipped}");
         }
         println!(
             "{:>14} {:>16} {:>10} {:>10}",
             "cache_entries", "cache_bytes", "miss", "byte_miss"
         );
-        for p in &pts {
+        for p in pts {
             let bytes = if unit > 0 { (p.size * unit).to_string() } else { "-".into() };
             println!(
                 "{:>14} {:>16} {:>10.4} {:>10.4}",

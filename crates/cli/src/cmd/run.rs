@@ -32,7 +32,8 @@ pub struct Args {
     /// Job files and fio-style options (`--name=x --rw=randread --bs=4k`), plus iolab's own
     /// flags: --output-format=normal|json|json+|jsonl|csv, --output=FILE,
     /// --status-interval=SECONDS, --allow-destroy, --prefill, --cache-size=SIZE (a cache in
-    /// front of the media, for the advice). No job: the quick profile
+    /// front of the media, for the advice), --write-iolog=FILE (the request stream as a fio
+    /// iolog v3, written before the run). No job: the quick profile
     /// (`--size=256m`, `--directory=DIR`).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     rest: Vec<String>,
@@ -46,6 +47,7 @@ const OWN_FLAGS: &[&str] = &[
     "prefill",
     "phase-time=",
     "cache-size=",
+    "write-iolog=",
 ];
 
 struct Flags {
@@ -59,6 +61,8 @@ struct Flags {
     /// `--cache-size=SIZE`: a cache in front of the media (controller, array, SLC), for the
     /// advice that compares it with the working set.
     cache_size: Option<u64>,
+    /// `--write-iolog=FILE`: the jobs' request streams as a fio iolog v3, written before the run.
+    write_iolog: Option<std::path::PathBuf>,
 }
 
 fn own_flags(other: &[String]) -> anyhow::Result<Flags> {
@@ -70,6 +74,7 @@ fn own_flags(other: &[String]) -> anyhow::Result<Flags> {
         prefill: false,
         phase_time: None,
         cache_size: None,
+        write_iolog: None,
     };
     let mut it = other.iter();
     while let Some(a) = it.next() {
@@ -97,6 +102,7 @@ fn own_flags(other: &[String]) -> anyhow::Result<Flags> {
                 }
                 f.status_interval = Some(Duration::from_secs_f64(secs));
             }
+            "write-iolog" => f.write_iolog = Some(value()?.into()),
             "allow-destroy" => f.allow_destroy = true,
             "prefill" => f.prefill = true,
             "cache-size" => {
@@ -128,6 +134,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let has_job = !split.job_files.is_empty()
         || split.fio_options.iter().any(|o| o.starts_with("--name=") || o == "--name");
     if !has_job {
+        if flags.write_iolog.is_some() {
+            bail!("--write-iolog needs a job (job file or --name=…), not the quick profile");
+        }
         return quick::run_quick(&split.fio_options, &flags_to_quick(&flags));
     }
     if flags.phase_time.is_some() {
@@ -146,6 +155,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let parsed = iolab_job::load(&opts)?;
     for w in &parsed.warnings {
         eprintln!("iolab: {w}");
+    }
+    if let Some(p) = &flags.write_iolog {
+        super::iolog_export::export(p, &parsed.jobs, super::iolog_export::Sizes::Existing)?;
     }
     // The device view and the advice evidence (crate iolab-advice): targets resolved to their
     // devices, /proc/diskstats sampled every interval, read completions sampled for zeros.

@@ -25,7 +25,8 @@ pub struct Args {
     /// Job files, fio-style options (--rw=randread …), and sim flags: --tier=SPEC (repeat),
     /// --backing=SPEC, --hierarchy=FILE, --trace=FILE, --trace-format=NAME,
     /// --trace-timing=trace|fast, --trace-iodepth=N, --object-level, --policy=LIST,
-    /// --cache-size=LIST, --output-format=normal|json, --list. See `iolab sim --list`.
+    /// --cache-size=LIST, --output-format=normal|json, --write-iolog=FILE, --list. See
+    /// `iolab sim --list`.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     rest: Vec<String>,
 }
@@ -43,6 +44,7 @@ const OWN_FLAGS: &[&str] = &[
     "cache-size=",
     "output-format=",
     "list",
+    "write-iolog=",
 ];
 
 #[derive(clap::Parser)]
@@ -82,6 +84,10 @@ struct SimArgs {
     /// Output format: normal or json.
     #[arg(long, default_value = "normal", value_parser = ["normal", "json"])]
     output_format: String,
+    /// Write the jobs' request streams to FILE as a fio iolog v3 (fio `read_iolog`) before
+    /// simulating; file names are those `iolab run` would use.
+    #[arg(long)]
+    write_iolog: Option<PathBuf>,
     /// List the eviction policies and device presets and exit.
     #[arg(long)]
     list: bool,
@@ -114,6 +120,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if !has_jobs && args.trace.is_none() {
         bail!("nothing to simulate: give job files, fio-style options (--name=x --rw=randread …) or --trace=FILE");
+    }
+    if args.write_iolog.is_some() && !has_jobs {
+        bail!("--write-iolog exports a job's requests; a --trace is already a trace");
     }
     if args.object_level {
         let Some(path) = args.trace.clone() else {
@@ -184,6 +193,9 @@ fn simulate_jobs(
     let parsed = iolab_job::load(opts)?;
     for w in &parsed.warnings {
         eprintln!("iolab: {w}");
+    }
+    if let Some(p) = &args.write_iolog {
+        super::iolog_export::export(p, &parsed.jobs, super::iolog_export::Sizes::Declared)?;
     }
     let mut workers = Vec::new();
     let mut thread_number = 0u32;
