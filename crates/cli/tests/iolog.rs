@@ -129,6 +129,8 @@ fn sim_write_iolog_equals_run_and_a_mixed_job_replays_with_equal_counts() {
     assert!((60..120).contains(&(w as i64)), "writes {w} of 256 at rwmixread=70");
     let files: HashSet<&str> = reqs.iter().map(|r| r.1.as_str()).collect();
     assert_eq!(files.len(), 2);
+    // The clones run side by side: their requests alternate, as a shared cache would see them.
+    assert!(reqs.chunks(2).all(|p| p[0].1.ends_with("m.0.0") && p[1].1.ends_with("m.1.0")));
     if let Some(got) = fio_replay(&mix) {
         assert_eq!(got, (r, w));
     }
@@ -187,6 +189,11 @@ fn mrc_of_a_randread_job_counts_cold_misses_exactly() {
     let (j, _) = mrc_json(&job, &[&dir, "--time_based", "--runtime=10", "--number_ios=768"], "256");
     assert_eq!(j["requests"], 768);
     assert!((miss_ratios(&j)[0] - 1.0 / 3.0).abs() < 1e-9);
+    // Two clones on one shared file are one key space: 512 reads, 256 cold misses.
+    let (j, _) = mrc_json(&job, &[&dir, "--filename=shared", "--numjobs=2"], "256,1024");
+    assert_eq!(j["requests"], 512);
+    assert_eq!(j["footprint_entries"].as_f64().unwrap(), 256.0);
+    assert_eq!(miss_ratios(&j), vec![0.5, 0.5]);
     // Trace-reading flags have nothing to read with --job: refused, not ignored.
     let out = iolab().args(["mrc", "--lenient", "--job"]).arg(&job).output().unwrap();
     assert!(!out.status.success());

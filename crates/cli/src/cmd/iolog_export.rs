@@ -119,21 +119,47 @@ pub fn build(jobs: &[Job], sizes: Sizes) -> anyhow::Result<Streams> {
     Ok(Streams { files, clones, notes })
 }
 
-/// Write every clone's requests, clone after clone, to a fio iolog v3 at `path`; returns the
-/// number of requests written. Timestamps are the pacing schedule (`rate`/`rate_iops`) or 0.
+impl Streams {
+    /// Every clone's requests interleaved as the clones would run side by side: in order of
+    /// their pacing schedule (`rate`/`rate_iops`), and round-robin where unpaced (the same
+    /// count issued by each before the next), so a cache shared by the clones sees them mixed.
+    /// `f` gets the clone's job name and the request; an error from it stops the walk.
+    pub fn merged<E>(self, mut f: impl FnMut(&str, &IoRequest) -> Result<(), E>) -> Result<u64, E> {
+        use std::cmp::Reverse;
+        let mut clones = self.clones;
+        let mut heap = std::collections::BinaryHeap::new();
+        let mut pending: Vec<IoRequest> = Vec::with_capacity(clones.len());
+        for (i, c) in clones.iter_mut().enumerate() {
+            let mut r = TraceRecord::default().req;
+            if c.next_into(&mut r) {
+                heap.push(Reverse((r.issue_at.map_or(0, |t| t.0), 0u64, i)));
+            }
+            pending.push(r);
+        }
+        let mut n = 0u64;
+        while let Some(Reverse((_, k, i))) = heap.pop() {
+            f(&clones[i].job, &pending[i])?;
+            n += 1;
+            if clones[i].next_into(&mut pending[i]) {
+                heap.push(Reverse((pending[i].issue_at.map_or(0, |t| t.0), k + 1, i)));
+            }
+        }
+        Ok(n)
+    }
+}
+
+/// Write the clones' requests, interleaved by [`Streams::merged`], to a fio iolog v3 at
+/// `path`; returns the number of requests written. Timestamps are the pacing schedule or 0.
 pub fn write_iolog(path: &Path, streams: Streams) -> anyhow::Result<u64> {
     let f = std::fs::File::create(path)
         .with_context(|| format!("--write-iolog {}: cannot create", path.display()))?;
     let name = path.display().to_string();
-    let mut w = IologWriter::new(std::io::BufWriter::new(f), &name, streams.files);
+    let mut w = IologWriter::new(std::io::BufWriter::new(f), &name, streams.files.clone());
     let mut rec = TraceRecord::default();
-    let mut n = 0u64;
-    for mut c in streams.clones {
-        while c.next_into(&mut rec.req) {
-            w.write(&rec).with_context(|| format!("job '{}'", c.job))?;
-            n += 1;
-        }
-    }
+    let n = streams.merged(|job, req| {
+        rec.req = *req;
+        w.write(&rec).with_context(|| format!("job '{job}'"))
+    })?;
     w.finish()?;
     Ok(n)
 }

@@ -133,17 +133,15 @@ fn job_accesses(
     for n in &s.notes {
         eprintln!("iolab: {n}");
     }
-    let mut req = TraceRecord::default().req;
-    let mut n = 0u64;
-    for mut c in s.clones {
-        while c.next_into(&mut req) {
-            n += 1;
-            // A block cache holds data: trims and syncs are not accesses to it.
-            if !matches!(req.dir, IoDir::Trim | IoDir::Sync) {
-                split_blocks(req.file, req.offset, req.len, bs, |k, b| builder.access(k, b));
-            }
+    // The clones interleaved as they would run, so a shared file's blocks mix in one cache.
+    let n = s.merged(|_, req| {
+        // A block cache holds data: trims and syncs are not accesses to it.
+        if !matches!(req.dir, IoDir::Trim | IoDir::Sync) {
+            split_blocks(req.file, req.offset, req.len, bs, |k, b| builder.access(k, b));
         }
-    }
+        Ok::<(), std::convert::Infallible>(())
+    });
+    let Ok(n) = n;
     Ok((n, bs))
 }
 
