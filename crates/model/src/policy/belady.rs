@@ -89,6 +89,10 @@ impl Policy for Belady {
     fn heap_bytes(&self) -> usize {
         self.s.heap_bytes() + self.heap.capacity() * 16
     }
+    #[inline]
+    fn prefetch(&self, key: u64) {
+        self.s.prefetch(key);
+    }
 }
 
 #[cfg(test)]

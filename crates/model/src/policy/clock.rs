@@ -86,6 +86,10 @@ impl Policy for Clock {
     fn heap_bytes(&self) -> usize {
         self.s.heap_bytes()
     }
+    #[inline]
+    fn prefetch(&self, key: u64) {
+        self.s.prefetch(key);
+    }
 }
 
 #[cfg(test)]

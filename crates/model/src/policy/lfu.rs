@@ -149,6 +149,10 @@ impl Policy for Lfu {
     fn heap_bytes(&self) -> usize {
         self.s.heap_bytes() + self.b.heap_bytes()
     }
+    #[inline]
+    fn prefetch(&self, key: u64) {
+        self.s.prefetch(key);
+    }
 }
 
 #[cfg(test)]

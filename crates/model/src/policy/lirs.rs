@@ -209,6 +209,10 @@ impl Policy for Lirs {
     fn heap_bytes(&self) -> usize {
         self.s.heap_bytes() + self.q.heap_bytes()
     }
+    #[inline]
+    fn prefetch(&self, key: u64) {
+        self.s.prefetch(key);
+    }
 }
 
 #[cfg(test)]

@@ -65,6 +65,10 @@ impl Policy for Lru {
     fn heap_bytes(&self) -> usize {
         self.s.heap_bytes()
     }
+    #[inline]
+    fn prefetch(&self, key: u64) {
+        self.s.prefetch(key);
+    }
 }
 
 #[cfg(test)]

@@ -98,6 +98,10 @@ pub trait Policy {
     fn contains(&self, key: u64) -> bool;
     /// Heap bytes held (for memory comparisons).
     fn heap_bytes(&self) -> usize;
+    /// Cache-line hint for a key about to be accessed (a few requests ahead); never changes
+    /// results. Default: nothing.
+    #[inline]
+    fn prefetch(&self, _key: u64) {}
 
     /// find → admit → evict → insert.
     #[inline]
@@ -132,6 +136,8 @@ pub trait Cache {
     }
     fn capacity(&self) -> usize;
     fn heap_bytes(&self) -> usize;
+    /// See [`Policy::prefetch`].
+    fn prefetch(&self, _key: u64) {}
 }
 
 impl<P: Policy> Cache for P {
@@ -156,6 +162,10 @@ impl<P: Policy> Cache for P {
     }
     fn heap_bytes(&self) -> usize {
         Policy::heap_bytes(self)
+    }
+    #[inline]
+    fn prefetch(&self, key: u64) {
+        Policy::prefetch(self, key)
     }
 }
 

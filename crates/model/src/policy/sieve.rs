@@ -88,6 +88,10 @@ impl Policy for Sieve {
     fn heap_bytes(&self) -> usize {
         self.s.heap_bytes()
     }
+    #[inline]
+    fn prefetch(&self, key: u64) {
+        self.s.prefetch(key);
+    }
 }
 
 #[cfg(test)]

@@ -242,6 +242,10 @@ impl Policy for Smq {
     fn heap_bytes(&self) -> usize {
         self.cache.s.heap_bytes() + self.hot.s.heap_bytes()
     }
+    #[inline]
+    fn prefetch(&self, key: u64) {
+        self.cache.s.prefetch(key);
+    }
 }
 
 #[cfg(test)]

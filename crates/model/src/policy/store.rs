@@ -6,8 +6,9 @@
 //! links are `u32` indices into one `Vec`, freed slots go on a free list, and the table is
 //! linear probing with backward-shift deletion (Knuth vol. 3, 6.4 Algorithm R), so a request
 //! costs one multiply-shift hash and, on a hit, one or two cache lines. Written here instead of
-//! `hashbrown` because the key is already a `u64` and the value a `u32`: 12-byte buckets and no
-//! SipHash/ahash state; measured in `benches/policies.rs`.
+//! `hashbrown` because the key is already a `u64` and the value a `u32`: 16-byte key+index
+//! buckets, no SipHash/ahash state, and a prefetch hook for replay loops; measured in
+//! `benches/policies.rs`.
 
 /// "No node": end of a list or an empty table bucket.
 pub const NIL: u32 = u32::MAX;
@@ -19,11 +20,20 @@ fn bucket_of(key: u64, shift: u32) -> usize {
     (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize
 }
 
+/// One table bucket: key and slot index side by side, so a probe touches one cache line
+/// (separate key and value arrays cost two misses per lookup on a table larger than L2).
+#[derive(Clone, Copy, Debug)]
+struct Bucket {
+    key: u64,
+    val: u32,
+}
+
+const EMPTY: Bucket = Bucket { key: 0, val: NIL };
+
 /// Open-addressing map `u64 -> u32` (the value `NIL` marks an empty bucket).
 #[derive(Clone, Debug)]
 pub struct KeyMap {
-    keys: Vec<u64>,
-    vals: Vec<u32>,
+    b: Vec<Bucket>,
     mask: usize,
     shift: u32,
     len: usize,
@@ -34,8 +44,7 @@ impl KeyMap {
     pub fn with_capacity(expected: usize) -> Self {
         let buckets = (expected.max(8) * 2).next_power_of_two();
         KeyMap {
-            keys: vec![0; buckets],
-            vals: vec![NIL; buckets],
+            b: vec![EMPTY; buckets],
             mask: buckets - 1,
             shift: 64 - buckets.trailing_zeros(),
             len: 0,
@@ -50,16 +59,32 @@ impl KeyMap {
         self.len == 0
     }
 
+    /// Starts loading `key`'s home bucket into cache; a replay loop calls this a few requests
+    /// ahead so the lookup does not wait on DRAM. A hint only: no effect on results.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        let i = bucket_of(key, self.shift) & self.mask;
+        #[cfg(target_arch = "x86_64")]
+        {
+            let p = self.b.as_ptr().wrapping_add(i) as *const i8;
+            // SAFETY: `i <= mask < b.len()`, so `p` points into the live table allocation;
+            // a prefetch never faults and reads nothing the program can observe.
+            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = i;
+    }
+
     #[inline]
     pub fn get(&self, key: u64) -> Option<u32> {
         let mut i = bucket_of(key, self.shift);
         loop {
-            let v = self.vals[i];
-            if v == NIL {
+            let e = self.b[i & self.mask];
+            if e.val == NIL {
                 return None;
             }
-            if self.keys[i] == key {
-                return Some(v);
+            if e.key == key {
+                return Some(e.val);
             }
             i = (i + 1) & self.mask;
         }
@@ -68,19 +93,19 @@ impl KeyMap {
     /// Inserts or overwrites.
     #[inline]
     pub fn insert(&mut self, key: u64, val: u32) {
-        if (self.len + 1) * 2 > self.vals.len() {
+        if (self.len + 1) * 2 > self.b.len() {
             self.grow();
         }
         let mut i = bucket_of(key, self.shift);
         loop {
-            if self.vals[i] == NIL {
-                self.keys[i] = key;
-                self.vals[i] = val;
+            let e = &mut self.b[i & self.mask];
+            if e.val == NIL {
+                *e = Bucket { key, val };
                 self.len += 1;
                 return;
             }
-            if self.keys[i] == key {
-                self.vals[i] = val;
+            if e.key == key {
+                e.val = val;
                 return;
             }
             i = (i + 1) & self.mask;
@@ -91,44 +116,44 @@ impl KeyMap {
     /// tombstones, so a long replay never degrades.
     #[inline]
     pub fn remove(&mut self, key: u64) -> Option<u32> {
-        let mut i = bucket_of(key, self.shift);
+        let mut i = bucket_of(key, self.shift) & self.mask;
         loop {
-            let v = self.vals[i];
-            if v == NIL {
+            let e = self.b[i];
+            if e.val == NIL {
                 return None;
             }
-            if self.keys[i] == key {
+            if e.key == key {
                 break;
             }
             i = (i + 1) & self.mask;
         }
-        let out = self.vals[i];
+        let out = self.b[i].val;
         let mut hole = i;
         let mut j = i;
         loop {
             j = (j + 1) & self.mask;
-            if self.vals[j] == NIL {
+            let e = self.b[j];
+            if e.val == NIL {
                 break;
             }
-            let home = bucket_of(self.keys[j], self.shift);
+            let home = bucket_of(e.key, self.shift);
             // Move j into the hole unless its home lies cyclically in (hole, j].
             let stays = if hole <= j { hole < home && home <= j } else { hole < home || home <= j };
             if !stays {
-                self.keys[hole] = self.keys[j];
-                self.vals[hole] = self.vals[j];
+                self.b[hole] = e;
                 hole = j;
             }
         }
-        self.vals[hole] = NIL;
+        self.b[hole].val = NIL;
         self.len -= 1;
         Some(out)
     }
 
     fn grow(&mut self) {
-        let mut bigger = KeyMap::with_capacity(self.vals.len());
-        for (k, v) in self.keys.iter().zip(&self.vals) {
-            if *v != NIL {
-                bigger.insert(*k, *v);
+        let mut bigger = KeyMap::with_capacity(self.b.len());
+        for e in &self.b {
+            if e.val != NIL {
+                bigger.insert(e.key, e.val);
             }
         }
         *self = bigger;
@@ -136,7 +161,7 @@ impl KeyMap {
 
     /// Bytes held by the table (for the memory comparison with libCacheSim).
     pub fn heap_bytes(&self) -> usize {
-        self.keys.capacity() * 8 + self.vals.capacity() * 4
+        self.b.capacity() * std::mem::size_of::<Bucket>()
     }
 }
 
@@ -180,6 +205,12 @@ impl<E> Store<E> {
     #[inline]
     pub fn find(&self, key: u64) -> Option<u32> {
         self.map.get(key)
+    }
+
+    /// See [`KeyMap::prefetch`].
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        self.map.prefetch(key);
     }
 
     /// Number of live nodes (cached plus ghost).

@@ -190,6 +190,10 @@ impl Policy for WTinyLfu {
     fn heap_bytes(&self) -> usize {
         self.s.heap_bytes() + self.sketch.rows.iter().map(|r| r.capacity()).sum::<usize>()
     }
+    #[inline]
+    fn prefetch(&self, key: u64) {
+        self.s.prefetch(key);
+    }
 }
 
 #[cfg(test)]
