@@ -68,6 +68,7 @@ impl Policy for Lru {
     #[inline]
     fn prefetch(&self, key: u64) {
         self.s.prefetch(key);
+        self.s.prefetch_tail(&self.q);
     }
 }
 

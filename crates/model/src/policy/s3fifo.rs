@@ -178,6 +178,9 @@ impl Policy for S3Fifo {
     #[inline]
     fn prefetch(&self, key: u64) {
         self.s.prefetch(key);
+        self.s.prefetch_tail(&self.small);
+        self.s.prefetch_tail(&self.main);
+        self.s.prefetch_tail(&self.ghost);
     }
 }
 

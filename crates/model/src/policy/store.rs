@@ -20,6 +20,19 @@ fn bucket_of(key: u64, shift: u32) -> usize {
     (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize
 }
 
+/// Asks the CPU to load the cache line holding `p` (x86-64 `prefetcht0`; nothing elsewhere).
+#[inline(always)]
+fn prefetch_line(p: *const i8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: callers pass a pointer derived from a live reference; `prefetcht0` never faults
+    // and has no effect the program can observe besides timing.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// One table bucket: key and slot index side by side, so a probe touches one cache line
 /// (separate key and value arrays cost two misses per lookup on a table larger than L2).
 #[derive(Clone, Copy, Debug)]
@@ -64,15 +77,9 @@ impl KeyMap {
     #[inline]
     pub fn prefetch(&self, key: u64) {
         let i = bucket_of(key, self.shift) & self.mask;
-        #[cfg(target_arch = "x86_64")]
-        {
-            let p = self.b.as_ptr().wrapping_add(i) as *const i8;
-            // SAFETY: `i <= mask < b.len()`, so `p` points into the live table allocation;
-            // a prefetch never faults and reads nothing the program can observe.
-            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p) };
+        if let Some(b) = self.b.get(i) {
+            prefetch_line(b as *const Bucket as *const i8);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = i;
     }
 
     #[inline]
@@ -211,6 +218,17 @@ impl<E> Store<E> {
     #[inline]
     pub fn prefetch(&self, key: u64) {
         self.map.prefetch(key);
+    }
+
+    /// Prefetch for the next evictions from `l`: the tail's table bucket (its `release` is a
+    /// random table access) and the node behind it (the next tail). A hint only.
+    #[inline]
+    pub fn prefetch_tail(&self, l: &List) {
+        let Some(n) = self.nodes.get(l.tail as usize) else { return };
+        self.map.prefetch(n.key);
+        if let Some(p) = self.nodes.get(n.prev as usize) {
+            prefetch_line(p as *const Node<E> as *const i8);
+        }
     }
 
     /// Number of live nodes (cached plus ghost).
