@@ -136,6 +136,9 @@ pub struct Workload {
     pacer: Option<Pacer>,
     warnings: Vec<String>,
     finished: bool,
+    /// The direction of a job whose every I/O takes the uniform-random path (see
+    /// `fast_path_dir`); `None` sends every I/O through the general path.
+    fast_dir: Option<usize>,
 }
 
 fn bad(job: &Job, option: &'static str, value: String, expected: &'static str) -> WorkloadError {
@@ -544,7 +547,7 @@ impl Workload {
         );
 
         let seq_nr_cfg = job.ddir_seq_nr.max(1);
-        Ok(Workload {
+        let mut w = Workload {
             kind: job.rw,
             files,
             regions,
@@ -593,7 +596,67 @@ impl Workload {
             pacer,
             warnings,
             finished: false,
-        })
+            fast_dir: None,
+        };
+        w.fast_dir = w.fast_path_dir();
+        Ok(w)
+    }
+
+    /// The common case, decided once: one direction, one file, every I/O a uniform random
+    /// block (`percentage_random=100`, no `rw=randX:N`, no distribution, zones, lfsr or
+    /// pacing) of one fixed size equal to the random map's unit. Then `next_into` can skip
+    /// the per-I/O branches of the general path; the decisions and draws are the same.
+    fn fast_path_dir(&self) -> Option<usize> {
+        let d = match self.kind {
+            RwKind::RandRead => 0,
+            RwKind::RandWrite => 1,
+            RwKind::RandTrim => 2,
+            _ => return None,
+        };
+        let [f] = self.files.as_slice() else { return None };
+        let bs = &self.bs[d];
+        let ok = self.perc_rand[d] >= 100
+            && self.seq_nr_cfg == 1
+            && self.pacer.is_none()
+            && self.stop.number_ios.is_none()
+            && self.zones.as_ref().is_none_or(|z| z.table[d].is_empty())
+            && f.dist.is_none()
+            && f.lfsr.is_none()
+            && bs.min == bs.max
+            && (f.map.is_none() || (self.ba[d] == self.map_unit && bs.min == self.map_unit));
+        ok.then_some(d)
+    }
+
+    /// `offset_len` for a `fast_path_dir` job: fio's `get_next_rand_offset` and
+    /// `mark_random_map` for one block; `None` when the file's pass is over.
+    #[inline(always)]
+    fn fast_offset_len(&mut self, d: usize) -> Option<(u64, u64)> {
+        let lastb = self.files[0].lastb[d];
+        if lastb == 0 {
+            return None;
+        }
+        let b = self.draw_block(lastb);
+        let (ba, len) = (self.ba[d], self.bs[d].min);
+        let f = &mut self.files[0];
+        let rel = match &mut f.map {
+            None => b * ba,
+            Some(map) => {
+                let blk = map.first_free_from(b)?;
+                let rel = blk * ba;
+                if rel >= f.io_size || len == 0 {
+                    return None;
+                }
+                map.set(blk);
+                rel
+            }
+        };
+        if rel >= f.io_size || len == 0 {
+            return None;
+        }
+        let abs = f.start + rel;
+        f.last_pos[d] = abs + len;
+        f.last_start[d] = Some(abs);
+        Some((abs, len))
     }
 
     /// Per file: the `[start, end)` byte range I/O goes to.
@@ -640,6 +703,19 @@ impl Workload {
     pub fn next_into(&mut self, req: &mut IoRequest) -> bool {
         if self.finished {
             return false;
+        }
+        if let Some(d) = self.fast_dir {
+            if (self.stop.time_based || self.loop_bytes < self.per_loop_bytes)
+                && !self.files[0].done
+            {
+                if let Some((offset, len)) = self.fast_offset_len(d) {
+                    *req = IoRequest { dir: DIRS[d], file: 0, offset, len, issue_at: None };
+                    self.account(d, len);
+                    return true;
+                }
+                // What the general path does with a finished pass, from its next step on.
+                self.files[0].done = true;
+            }
         }
         if let Some(mut w) = self.pending_write.take() {
             w.issue_at = self.pacer.as_mut().map(|p| p.schedule(1, w.len));
@@ -960,8 +1036,11 @@ impl Workload {
         let unit = self.map_unit;
         match &self.files[fi].map {
             None => Some(b * ba),
+            // The common case (blockalign equal to the map unit): a free block is itself,
+            // a used one becomes the next free one, in one word test.
+            Some(map) if ba == unit => map.first_free_from(b).map(|nb| nb * unit),
             Some(map) => {
-                let blk = if ba == unit { b } else { b * ba / unit };
+                let blk = b * ba / unit;
                 if map.is_free(blk) {
                     Some(b * ba)
                 } else {
