@@ -283,7 +283,12 @@ fn fio_logs_with_log_avg_msec_have_one_line_per_window_and_direction() {
         let sum: f64 = mine.iter().map(|l| l.1 as f64 * 0.1).sum();
         let one_window = total / mine.len() as f64;
         assert!((sum - total).abs() <= one_window, "{name}: {sum} vs {total}");
-        assert!(mine.windows(2).all(|w| w[1].0 - w[0].0 == 100), "{mine:?}");
+        // Windows close on the worker's clock: a tick delayed by a busy machine moves one
+        // timestamp, but the windows stay ~100 ms apart and do not drift.
+        assert!(mine.windows(2).all(|w| (50..=200).contains(&(w[1].0 - w[0].0))), "{mine:?}");
+        let span = (mine[mine.len() - 1].0 - mine[0].0) as f64;
+        let want = 100.0 * (mine.len() - 1) as f64;
+        assert!((span - want).abs() <= 50.0, "windows drift: span {span} ms for {want} ms");
         for f in ["L_clat.1.log", "L_lat.1.log", "B_bw.1.log"] {
             let n = log_lines(&d.path().join(f)).iter().filter(|l| l.2 == ddir).count();
             assert!((9..=12).contains(&n), "{f} {name}: {n} lines");
