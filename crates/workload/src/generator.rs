@@ -215,6 +215,22 @@ impl Workload {
     /// an older fio's offsets).
     pub fn with_seeds(input: &WorkerInput<'_>, seeds: &JobSeeds) -> Result<Self, WorkloadError> {
         let job = input.job;
+        // The reader accepts fio's `N%` forms; until the region maths takes them, refuse them
+        // by name rather than run with the option silently dropped.
+        if job.io_size_percent.is_some() {
+            return Err(WorkloadError::Unsupported {
+                job: job.name.clone(),
+                option: "io_size",
+                why: "a percentage (io_size=N%) is not implemented yet; give a size in bytes",
+            });
+        }
+        if job.offset_increment_percent.is_some() {
+            return Err(WorkloadError::Unsupported {
+                job: job.name.clone(),
+                option: "offset_increment",
+                why: "a percentage (offset_increment=N%) is not implemented yet; give bytes",
+            });
+        }
         let mut warnings = Vec::new();
         let use64_opt = job.random_generator == RandomGenerator::Tausworthe64;
 

@@ -787,3 +787,25 @@ fn options_without_effect_are_reported() {
     // The stream is still plain sequential.
     assert!(w.take(256).enumerate().all(|(i, r)| r.offset == i as u64 * 4096));
 }
+
+#[test]
+fn percent_io_size_and_offset_increment_are_refused_by_name() {
+    let files = [FileLayout { size: 1 << 20 }];
+    let mut job = Job::with_defaults("pct");
+    job.size = Some(SizeSpec::Bytes(1 << 20));
+    job.io_size_percent = Some(50);
+    let e =
+        Workload::new(&WorkerInput { job: &job, clone_index: 0, thread_number: 1, files: &files })
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+    assert!(e.contains("io_size") && e.contains("N%"), "{e}");
+    job.io_size_percent = None;
+    job.offset_increment_percent = Some(10);
+    let e =
+        Workload::new(&WorkerInput { job: &job, clone_index: 0, thread_number: 1, files: &files })
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+    assert!(e.contains("offset_increment"), "{e}");
+}
