@@ -71,14 +71,7 @@ impl Policy for Clock {
         self.s.push_head(&mut self.q, i);
     }
     fn remove(&mut self, key: u64) -> bool {
-        match self.s.find(key) {
-            Some(i) => {
-                self.s.unlink(&mut self.q, i);
-                self.s.release(i);
-                true
-            }
-            None => false,
-        }
+        self.s.remove_from(&mut self.q, key)
     }
     fn contains(&self, key: u64) -> bool {
         self.s.find(key).is_some()

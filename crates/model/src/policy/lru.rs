@@ -39,10 +39,7 @@ impl Policy for Lru {
     }
     #[inline]
     fn evict(&mut self, _a: &Access) -> Option<u64> {
-        let i = self.s.pop_tail(&mut self.q)?;
-        let k = self.s.key(i);
-        self.s.release(i);
-        Some(k)
+        self.s.evict_tail(&mut self.q)
     }
     #[inline]
     fn insert(&mut self, a: &Access) {
@@ -50,14 +47,7 @@ impl Policy for Lru {
         self.s.push_head(&mut self.q, i);
     }
     fn remove(&mut self, key: u64) -> bool {
-        match self.s.find(key) {
-            Some(i) => {
-                self.s.unlink(&mut self.q, i);
-                self.s.release(i);
-                true
-            }
-            None => false,
-        }
+        self.s.remove_from(&mut self.q, key)
     }
     fn contains(&self, key: u64) -> bool {
         self.s.find(key).is_some()

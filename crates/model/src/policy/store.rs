@@ -330,6 +330,29 @@ impl<E> Store<E> {
         Some(t)
     }
 
+    /// Unlinks the tail node from `l`, forgets it and returns its key: the whole eviction of
+    /// a single-queue policy (FIFO, LRU).
+    #[inline]
+    pub fn evict_tail(&mut self, l: &mut List) -> Option<u64> {
+        let i = self.pop_tail(l)?;
+        let k = self.key(i);
+        self.release(i);
+        Some(k)
+    }
+
+    /// Unlinks `key` from `l` and forgets it; false when it is not cached.
+    #[inline]
+    pub fn remove_from(&mut self, l: &mut List, key: u64) -> bool {
+        match self.find(key) {
+            Some(i) => {
+                self.unlink(l, i);
+                self.release(i);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Previous (newer) neighbour, for hands that walk from tail to head.
     #[inline]
     pub fn prev(&self, idx: u32) -> u32 {
