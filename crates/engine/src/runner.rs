@@ -394,6 +394,7 @@ fn empty_outcome(interval: Nanos) -> WorkerOutcome {
         per_file: Vec::new(),
         verify: None,
         lat_logs: None,
+        notes: Vec::new(),
     }
 }
 
@@ -611,9 +612,14 @@ pub fn run_jobs(
             ecfg.fixedbufs = opt_bool(job, "fixedbufs", false);
             ecfg.registerfiles = opt_bool(job, "registerfiles", false);
             ecfg.sqthread_poll = opt_bool(job, "sqthread_poll", false);
-            // init.c fixup_options: a max below the min is raised to the min.
+            // init.c fixup_options: an unset (0) or too small max is raised to the min, and
+            // td_io_getevents raises it to the events asked for (at least one). So by default
+            // fio reaps ONE completion per getevents and resubmits it at once, which keeps the
+            // device queue at iodepth; draining the whole CQ instead lets it run down.
             ecfg.reap_max = opt_u64(job, "iodepth_batch_complete_max")
-                .map_or(0, |m| (m as u32).max(wcfg.complete_min));
+                .map_or(0, |m| m as u32)
+                .max(wcfg.complete_min)
+                .max(1);
             let entry = engines::lookup(&engine_name)?;
             let fill = VerifyFill::new(&dcfg, seed, plan.stamp);
             // A read job with verify= checks what an earlier job wrote, block by block.
@@ -676,6 +682,7 @@ pub fn run_jobs(
                         ),
                     };
                     let out = out.and_then(|mut out| {
+                        out.notes = engine.notes();
                         if let Some(c) = check.as_ref().and_then(|c| c.verify.as_ref()) {
                             out.verify = Some(c.result());
                         }
@@ -828,6 +835,7 @@ fn join_all(
                 jr.error = out.rec.first_error.map(|e| e.1).unwrap_or(0);
                 jr.options = job.options.iter().map(|(k, v)| (k.clone(), v.raw.clone())).collect();
                 jr.notes = c.notes;
+                jr.notes.extend(out.notes);
                 if let Some(e) = out.error {
                     jr.notes.push(format!("stopped: {e}"));
                 }

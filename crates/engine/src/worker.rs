@@ -173,6 +173,8 @@ pub struct WorkerOutcome {
     pub verify: Option<iolab_stats::VerifyResult>,
     /// `write_lat_log` samples, closed at the end of the run.
     pub lat_logs: Option<LatLogs>,
+    /// What the engine chose differently from the job's defaults (filled by the runner).
+    pub notes: Vec<String>,
 }
 
 /// Which latencies are measured, and the log they go to.
@@ -515,6 +517,7 @@ pub fn run_worker(
         per_file,
         verify: None,
         lat_logs,
+        notes: Vec::new(),
     })
 }
 

@@ -621,6 +621,35 @@ fn iodepth_batch_complete_max_caps_every_reap() {
     }
 }
 
+/// fio reaps ONE completion per getevents unless `iodepth_batch_complete_max` says otherwise
+/// (init.c raises the unset max to `iodepth_batch_complete_min`, 1) and resubmits it at once,
+/// so the queue stays at `iodepth`: fio's JSON for this job shows `iodepth_level` 16 = 100 %
+/// and every `iodepth_complete` in the 1-4 bucket.
+#[test]
+fn default_reap_takes_one_completion_and_keeps_the_queue_full() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let f = format!("--filename={}", d.path().join("q").display());
+    // (Not the null engine: like fio's null.c it answers busy while completions are unreaped.)
+    let mut engines = vec!["libaio"];
+    if iolab_engine::engines::uring::probe().is_ok() {
+        engines.push("io_uring");
+    } else {
+        println!("io_uring not available here: checking libaio only");
+    }
+    for e in engines {
+        let eng = format!("--ioengine={e}");
+        let a = ["--name=m", &f, &eng, "--rw=randread", "--size=2m", "--iodepth=16", "--direct=1"];
+        let r = run(&load(&[], &a, d.path()));
+        let j = &r.jobs[0];
+        assert_eq!(j.read.total_ios, 512, "{e}");
+        let c = j.depth.complete;
+        assert_eq!(c[2..].iter().sum::<u64>(), 0, "{e}: more than 4 reaped at once: {c:?}");
+        // 16 in flight at submission for all but the first 15 units (which fill the queue).
+        let l = j.depth.level;
+        assert!(l[4] >= 512 - 15, "{e}: depth at submission {l:?}");
+    }
+}
+
 #[test]
 fn disable_clat_and_slat_leave_lat_measured() {
     let d = tempfile::tempdir_in(".").unwrap();

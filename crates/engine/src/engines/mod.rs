@@ -127,6 +127,11 @@ pub trait IoEngine: Send {
     /// io_getevents' `max_nr`); `min == 0` polls.
     fn reap(&mut self, min: u32, out: &mut Vec<Completion>) -> Result<(), EngineError>;
 
+    /// Set-up choices worth a note in the result (an optimisation the kernel refused).
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// The slot's buffer, `len` bytes.
     fn buf(&mut self, slot: u32, len: usize) -> &mut [u8] {
         self.pool().slot_mut(slot as usize, len)
@@ -146,7 +151,7 @@ pub const ENGINES: &[EngineEntry] = &[
     EngineEntry {
         name: "io_uring",
         aliases: &[],
-        help: "Linux io_uring (fixedbufs, registerfiles, sqthread_poll; COOP_TASKRUN when the kernel has it)",
+        help: "Linux io_uring (registered files and buffers by default, sqthread_poll; COOP/DEFER_TASKRUN as fio 3.33)",
         ctor: uring::Uring::boxed,
     },
     EngineEntry {
