@@ -127,6 +127,11 @@ pub trait IoEngine: Send {
     /// io_getevents' `max_nr`); `min == 0` polls.
     fn reap(&mut self, min: u32, out: &mut Vec<Completion>) -> Result<(), EngineError>;
 
+    /// Completions that `reap` can hand back without entering the kernel (0 when unknown).
+    fn ready(&mut self) -> u32 {
+        0
+    }
+
     /// Set-up choices worth a note in the result (an optimisation the kernel refused).
     fn notes(&self) -> Vec<String> {
         Vec::new()

@@ -217,6 +217,10 @@ impl IoEngine for Uring {
         Caps { sync: false, no_io: false, trim: true, fsync: true, max_depth: 32768 }
     }
 
+    fn ready(&mut self) -> u32 {
+        self.ring.completion().len() as u32
+    }
+
     fn notes(&self) -> Vec<String> {
         self.fallbacks.iter().map(|f| format!("io_uring: {f}")).collect()
     }
