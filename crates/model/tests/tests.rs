@@ -105,6 +105,26 @@ fn golden_miss_counts_every_policy() {
     }
 }
 
+/// `get_batch` (one dynamic call per batch, keys prefetched ahead) gives every policy the
+/// same misses as one `get` per request, across batch boundaries that are not a multiple of
+/// the lookahead.
+#[test]
+fn get_batch_matches_get_for_every_policy() {
+    let t = oracle_trace();
+    let next: Vec<u64> = next_access_times(&t.iter().map(|r| r.obj_id).collect::<Vec<_>>());
+    let acc: Vec<Access> = t
+        .iter()
+        .enumerate()
+        .map(|(i, r)| Access { key: r.obj_id, vtime: i as u64, next_access: next[i], write: false })
+        .collect();
+    for p in policy::POLICIES {
+        let one = misses(p.name, 5_000, &t, &next);
+        let mut c = policy::build(p.name, 5_000).unwrap();
+        let batched: u64 = acc.chunks(97).map(|b| c.get_batch(b)).sum();
+        assert_eq!(batched, one, "{}", p.name);
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Seed scenarios (examples/*.md explain the numbers).
 

@@ -66,6 +66,29 @@ fn bundled_trace_three_forms_agree() {
     assert_eq!(csv.skipped(), 0);
 }
 
+/// `read_batch` returns the records `read_into` does, whatever the batch size, and a short
+/// batch only at the end.
+#[test]
+fn read_batch_equals_read_into() {
+    let path = shared().join("traces/cloudPhysicsIO.oracleGeneral.bin");
+    let one = read_all(&mut *open(&path, None, &oracle_cfg()).unwrap());
+    for size in [1usize, 7, 256] {
+        let mut r = open(&path, None, &oracle_cfg()).unwrap();
+        let mut buf = vec![TraceRecord::default(); size];
+        let mut all = Vec::new();
+        loop {
+            let k = r.read_batch(&mut buf).unwrap();
+            all.extend_from_slice(&buf[..k]);
+            if k < size {
+                break;
+            }
+        }
+        assert_eq!(all.len(), 113_872, "batch {size}");
+        assert!(all == one, "batch {size}: records differ from read_into");
+        assert_eq!(r.records(), 113_872);
+    }
+}
+
 #[test]
 fn cloudphysics_small_and_errors() {
     let text = b"version,time,op,size,lbn\n1,10,28,4096,8\n1,12,2a,512,16\n1,13,42,1024,0\n";
