@@ -609,8 +609,8 @@ pub fn run_jobs(
                 .max()
                 .unwrap_or(4096) as usize;
             let mut ecfg = EngineConfig::new(wcfg.depth, max_bs, efiles);
-            ecfg.fixedbufs = opt_bool(job, "fixedbufs", false);
-            ecfg.registerfiles = opt_bool(job, "registerfiles", false);
+            ecfg.fixedbufs = job.opt_bool("fixedbufs");
+            ecfg.registerfiles = job.opt_bool("registerfiles");
             ecfg.sqthread_poll = opt_bool(job, "sqthread_poll", false);
             // init.c fixup_options: an unset (0) or too small max is raised to the min, and
             // td_io_getevents raises it to the events asked for (at least one). So by default

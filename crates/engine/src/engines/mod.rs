@@ -87,10 +87,12 @@ pub struct EngineConfig {
     /// Largest block size; each slot of the pool holds one.
     pub slot_size: usize,
     pub files: Vec<EngineFile>,
-    /// io_uring: register the buffer pool and use READ_FIXED/WRITE_FIXED.
-    pub fixedbufs: bool,
-    /// io_uring: register the files and address them by index.
-    pub registerfiles: bool,
+    /// io_uring: register the buffer pool and use READ_FIXED/WRITE_FIXED. `None` (the job did
+    /// not say): try, and run without (with a note) if refused; `Some(true)`: refusal is an
+    /// error (fio's behaviour); `Some(false)`: do not register.
+    pub fixedbufs: Option<bool>,
+    /// io_uring: register the files and address them by index (same three cases).
+    pub registerfiles: Option<bool>,
     /// io_uring: IORING_SETUP_SQPOLL (kernel thread submits; costs a CPU).
     pub sqthread_poll: bool,
     /// `iodepth_batch_complete_max`: most completions one reap returns (0: no limit).
@@ -103,8 +105,8 @@ impl EngineConfig {
             depth: depth.max(1),
             slot_size,
             files,
-            fixedbufs: false,
-            registerfiles: false,
+            fixedbufs: None,
+            registerfiles: None,
             sqthread_poll: false,
             reap_max: 0,
         }

@@ -11,11 +11,11 @@
 //! (no fdget per enter) when the kernel allows.
 //!
 //! Registered files (no fget/fput per I/O) and registered buffers (no page pinning per
-//! O_DIRECT I/O) are used by default, not only when the job sets `registerfiles`/`fixedbufs`:
-//! they change nothing in the I/O the device sees and save CPU per I/O. When the job did not
-//! ask and the kernel or `ulimit -l` refuses them, the engine runs without them and
-//! [`Uring::fallbacks`] says so (the runner turns it into a note); when the job asked, the
-//! refusal is an error as in fio.
+//! O_DIRECT I/O) are used unless the job sets `registerfiles=0`/`fixedbufs=0`, not only when
+//! it sets them to 1 as fio needs: they change nothing in the I/O the device sees and save
+//! CPU per I/O. When the job did not say and the kernel or `ulimit -l` refuses them, the
+//! engine runs without them and [`Uring::fallbacks`] says so (a note in the result); when the
+//! job asked for them, the refusal is an error as in fio.
 //! Trim has no portable opcode before 6.x (discard via uring_cmd), so it runs synchronously
 //! as in fio's io_uring engine without `cmd_type`.
 
@@ -99,11 +99,11 @@ impl Uring {
         let mut fallbacks = Vec::new();
         let mut pool = BufPool::new(cfg.depth as usize, cfg.slot_size, 4096);
         let mut fixed_files = false;
-        if !cfg.files.is_empty() {
+        if !cfg.files.is_empty() && cfg.registerfiles != Some(false) {
             let fds: Vec<i32> = cfg.files.iter().map(|f| f.fd).collect();
             match ring.submitter().register_files(&fds) {
                 Ok(()) => fixed_files = true,
-                Err(e) if cfg.registerfiles => {
+                Err(e) if cfg.registerfiles == Some(true) => {
                     return Err(EngineError::engine("io_uring", "register_files", e))
                 }
                 Err(e) => {
@@ -112,12 +112,16 @@ impl Uring {
             }
         }
         let iov = libc::iovec { iov_base: pool.base_ptr().cast(), iov_len: pool.total_len() };
-        // SAFETY: the pool outlives the ring's use of it: the ring is dropped (fields drop in
-        // declaration order, `ring` first) before `pool` is freed, and the pool never moves its
-        // allocation.
-        let fixed_bufs = match unsafe { ring.submitter().register_buffers(&[iov]) } {
-            Ok(()) => true,
-            Err(e) if cfg.fixedbufs => {
+        let fixed_bufs = match cfg.fixedbufs {
+            Some(false) => Ok(false),
+            // SAFETY: the pool outlives the ring's use of it: the ring is dropped (fields drop
+            // in declaration order, `ring` first) before `pool` is freed, and the pool never
+            // moves its allocation.
+            _ => unsafe { ring.submitter().register_buffers(&[iov]) }.map(|()| true),
+        };
+        let fixed_bufs = match fixed_bufs {
+            Ok(b) => b,
+            Err(e) if cfg.fixedbufs == Some(true) => {
                 return Err(EngineError::engine(
                     "io_uring",
                     "register_buffers (fixedbufs; check ulimit -l)",
@@ -313,5 +317,75 @@ impl IoEngine for Uring {
             self.drain(out, cap);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsRawFd;
+
+    /// Write 8 KiB through slot 0, read it back through slot 1, with registration unset
+    /// (used, or a note), forced off, and asked for.
+    #[test]
+    fn registration_tri_state_and_bytes_round_trip() {
+        if let Err(why) = probe() {
+            println!("skipped: io_uring unavailable here ({why})");
+            return;
+        }
+        let dir = tempfile::tempdir_in(".").unwrap();
+        let path = dir.path().join("u");
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .unwrap();
+        let file = EngineFile { fd: f.as_raw_fd(), is_block: false, path: path.clone() };
+        for (setting, want_fixed) in [(None, None), (Some(false), Some(false)), (Some(true), None)]
+        {
+            let mut cfg = EngineConfig::new(2, 8192, vec![file.clone()]);
+            cfg.fixedbufs = setting;
+            cfg.registerfiles = setting;
+            let mut u = match Uring::new(&cfg) {
+                Ok(u) => u,
+                // Asked for and refused (ulimit -l as non-root): an error, as in fio.
+                Err(e) if setting == Some(true) => {
+                    assert!(e.to_string().contains("register"), "{e}");
+                    continue;
+                }
+                Err(e) => panic!("{e}"),
+            };
+            match want_fixed {
+                Some(w) => assert_eq!((u.fixed_bufs, u.fixed_files), (w, w)),
+                // Unset or asked: registered, or the refusal is in the notes.
+                None => assert!(
+                    (u.fixed_bufs && u.fixed_files) || !u.notes().is_empty(),
+                    "{setting:?}: not registered and no note"
+                ),
+            }
+            if setting == Some(false) {
+                assert!(u.notes().is_empty(), "{:?}", u.notes());
+            }
+            let pattern: Vec<u8> = (0..8192u32).map(|i| (i * 7 + 3) as u8).collect();
+            u.buf(0, 8192).copy_from_slice(&pattern);
+            let w = IoOp { slot: 0, kind: OpKind::Write, file: 0, offset: 4096, len: 8192 };
+            assert!(matches!(u.queue(w).unwrap(), Queued::Queued));
+            assert_eq!(u.commit().unwrap(), 1);
+            let mut out = Vec::new();
+            u.reap(1, &mut out).unwrap();
+            assert_eq!(out, vec![Completion { slot: 0, res: 8192 }]);
+            u.buf(1, 8192).fill(0);
+            let r = IoOp { slot: 1, kind: OpKind::Read, file: 0, offset: 4096, len: 8192 };
+            assert!(matches!(u.queue(r).unwrap(), Queued::Queued));
+            u.commit().unwrap();
+            out.clear();
+            u.reap(1, &mut out).unwrap();
+            assert_eq!(out, vec![Completion { slot: 1, res: 8192 }]);
+            assert!(u.buf(1, 8192) == &pattern[..], "{setting:?}: bytes differ");
+        }
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 4096 + 8192);
     }
 }

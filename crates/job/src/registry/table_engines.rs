@@ -21,11 +21,16 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ),
     opt("fixedbufs", Bool, Engine, Supported).engine(&["io_uring"]).help(
         "Register I/O buffers with io_uring once (fixed buffers).",
-        "Saves page pinning per I/O; most useful with `direct=1`.",
+        "Saves page pinning per I/O; most useful with `direct=1`. fio's default is 0; iolab \
+        registers whenever the job does not set it (the I/O is the same, the CPU per I/O lower) \
+        and notes it in the result if the kernel or `ulimit -l` refuses. `fixedbufs=1` makes a \
+        refusal an error, `fixedbufs=0` turns registration off.",
     ),
     opt("registerfiles", Bool, Engine, Supported).engine(&["io_uring"]).help(
         "Register the job's files with io_uring (fixed files).",
-        "Saves file reference counting per I/O.",
+        "Saves file reference counting per I/O. fio's default is 0; iolab registers whenever \
+        the job does not set it and notes a refusal; `registerfiles=1` makes a refusal an \
+        error, `registerfiles=0` turns it off.",
     ),
     opt("sqthread_poll", Bool, Engine, Supported).engine(&["io_uring", "xnvme"]).help(
         "Let a kernel thread poll the submission queue (IORING_SETUP_SQPOLL).",
