@@ -7,6 +7,11 @@
 //! through bare eviction policies the way libCacheSim's `cachesim --ignore-obj-size 1` does and
 //! prints miss ratios. The hierarchy comes from `--tier`/`--backing` strings or `--hierarchy
 //! FILE.toml`. All jobs run concurrently (stonewall/wait_for are not modelled and say so).
+//!
+//! Output: the predicted jobs go through `iolab run`'s exporters as a `RunResult` with
+//! `mode: simulated` (same text summary, same fio-shaped JSON and json+ bins), followed by
+//! what only a model knows: per-tier hit ratios and counters, device utilisation, and the
+//! fill / hit-ratio / IOPS series (text lines, or the JSON's `iolab_sim` object).
 
 use anyhow::{bail, Context};
 use iolab_core::IoRequest;
@@ -43,6 +48,7 @@ const OWN_FLAGS: &[&str] = &[
     "policy=",
     "cache-size=",
     "output-format=",
+    "output=",
     "list",
     "write-iolog=",
 ];
@@ -81,9 +87,13 @@ struct SimArgs {
     /// Cache sizes in objects for --object-level, comma-separated.
     #[arg(long, default_value = "1000")]
     cache_size: String,
-    /// Output format: normal or json.
-    #[arg(long, default_value = "normal", value_parser = ["normal", "json"])]
+    /// Output format: normal, json or json+ (`iolab run`'s documents, with an `iolab_sim`
+    /// section for the tiers, devices and series; --object-level: normal or json).
+    #[arg(long, default_value = "normal", value_parser = ["normal", "json", "json+"])]
     output_format: String,
+    /// Write the result to FILE (atomically) instead of stdout.
+    #[arg(long)]
+    output: Option<PathBuf>,
     /// Write the jobs' request streams to FILE as a fio iolog v3 (fio `read_iolog`) before
     /// simulating; file names are those `iolab run` would use.
     #[arg(long)]
@@ -172,16 +182,88 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(e) = error.borrow_mut().take() {
         return Err(e).context("simulation stopped at a bad trace record");
     }
-    print_report(&report, &args.output_format)
+    print_report(report, &[], &args)
 }
 
-fn print_report(report: &sim::SimReport, format: &str) -> anyhow::Result<ExitCode> {
-    if format == "json" {
-        println!("{}", serde_json::to_string_pretty(report)?);
-    } else {
-        print!("{}", report.to_text());
+/// One job clone's place in the result: its group and options (for `group_reporting`).
+struct JobMeta {
+    groupid: u32,
+    options: std::collections::BTreeMap<String, String>,
+}
+
+/// The report as `iolab run` prints it, plus the model's own sections.
+fn print_report(
+    mut report: sim::SimReport,
+    meta: &[JobMeta],
+    args: &SimArgs,
+) -> anyhow::Result<ExitCode> {
+    use iolab_stats::{JobResult, RunMeta, RunMode, RunResult};
+    let mut result = RunResult {
+        meta: RunMeta {
+            iolab_version: env!("CARGO_PKG_VERSION").to_string(),
+            start_unix_ms: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64),
+            command_line: std::env::args().collect(),
+            interrupted: false,
+            mode: RunMode::Simulated,
+            percentile_list: SimOptions::default().percentiles,
+            hostname: String::new(),
+        },
+        ..RunResult::default()
+    };
+    result.jobs = std::mem::take(&mut report.results);
+    for (j, m) in result.jobs.iter_mut().zip(meta) {
+        j.groupid = m.groupid;
+        j.options = m.options.clone();
     }
+    let mut gids: Vec<u32> = result.jobs.iter().map(|j| j.groupid).collect();
+    gids.sort_unstable();
+    gids.dedup();
+    for g in gids {
+        let members: Vec<(usize, &JobResult)> =
+            result.jobs.iter().enumerate().filter(|(_, j)| j.groupid == g).collect();
+        let pcts = &result.meta.percentile_list;
+        result.groups.push(iolab_stats::group(g, &members, pcts));
+    }
+    result.notes.push(
+        "predicted by iolab sim (cache and device models), not measured; slat is not modelled"
+            .to_string(),
+    );
+    let out = match args.output_format.as_str() {
+        "normal" => {
+            let mut out = iolab_report::exporter("normal")?.render(&result)?;
+            out.extend(format!("\n{}", report.model_text()).as_bytes());
+            out
+        }
+        fmt => {
+            let doc = iolab_report::exporter(fmt)?.render(&result)?;
+            let mut v: serde_json::Value =
+                serde_json::from_slice(&doc).context("re-reading the JSON document")?;
+            if let Some(o) = v.as_object_mut() {
+                o.insert("iolab_sim".to_string(), serde_json::to_value(&report)?);
+            }
+            let mut out = serde_json::to_vec_pretty(&v)?;
+            out.push(b'\n');
+            out
+        }
+    };
+    emit(&out, args)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// To `--output` (atomically) or stdout.
+fn emit(out: &[u8], args: &SimArgs) -> anyhow::Result<()> {
+    match &args.output {
+        Some(p) => iolab_report::write_atomic(p, out)?,
+        None => {
+            use std::io::Write;
+            let mut s = std::io::stdout().lock();
+            s.write_all(out).context("writing results to stdout")?;
+            s.flush().context("writing results to stdout")?;
+        }
+    }
+    Ok(())
 }
 
 /// One worker per job clone, each with the workload `iolab run` would issue.
@@ -198,6 +280,7 @@ fn simulate_jobs(
         super::iolog_export::export(p, &parsed.jobs, super::iolog_export::Sizes::Declared)?;
     }
     let mut workers = Vec::new();
+    let mut meta = Vec::new();
     let mut thread_number = 0u32;
     let mut max_time: Option<iolab_core::Nanos> = None;
     for job in &parsed.jobs {
@@ -238,10 +321,14 @@ fn simulate_jobs(
                 source: Box::new(WorkloadSource { wl, stride }),
                 iodepth: job.iodepth.max(1) as usize,
             });
+            meta.push(JobMeta {
+                groupid: job.group_id,
+                options: job.options.iter().map(|(k, v)| (k.clone(), v.raw.clone())).collect(),
+            });
         }
     }
     let report = sim::run(h, workers, SimOptions { max_time, ..SimOptions::default() });
-    print_report(&report, &args.output_format)
+    print_report(report, &meta, args)
 }
 
 struct WorkloadSource {
@@ -353,15 +440,21 @@ fn object_level(args: &SimArgs, path: &std::path::Path) -> anyhow::Result<ExitCo
             }));
         }
     }
-    if args.output_format == "json" {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    if args.output_format != "normal" {
+        // json and json+ alike: the rows have no histograms to add.
+        out = serde_json::to_string_pretty(&rows)?;
+        out.push('\n');
     } else {
-        println!(
+        let _ = writeln!(
+            out,
             "{:<10} {:>10} {:>10} {:>10} {:>8} {:>12}",
             "policy", "size", "requests", "misses", "ratio", "Mreq/s"
         );
         for r in &rows {
-            println!(
+            let _ = writeln!(
+                out,
                 "{:<10} {:>10} {:>10} {:>10} {:>8.4} {:>12.1}",
                 r["policy"].as_str().unwrap_or(""),
                 r["cache_size"].as_u64().unwrap_or(0),
@@ -372,5 +465,6 @@ fn object_level(args: &SimArgs, path: &std::path::Path) -> anyhow::Result<ExitCo
             );
         }
     }
+    emit(out.as_bytes(), args)?;
     Ok(ExitCode::SUCCESS)
 }

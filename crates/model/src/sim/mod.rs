@@ -7,7 +7,11 @@
 //! is not issued before it (open loop). A request's [`crate::block::Plan`] runs stage by stage;
 //! each device serves up to `servers()` commands at once and picks the next among its first
 //! `reorder_depth()` queued commands by shortest positioning time (NCQ). Completion latencies
-//! go into per-worker HdrHistograms (3 significant digits, as fio's and iolab's `run`).
+//! go into per-worker HdrHistograms (3 significant digits, as fio's and iolab's `run`), and
+//! every submission and completion into a per-worker [`iolab_stats::Recorder`], the type
+//! `iolab run`'s workers fill, so [`SimReport::results`] are `JobResult`s summarised exactly as
+//! a measured run's (depth distributions, bandwidth/IOPS interval samples, percentiles). A
+//! simulated request has no submission latency: `slat` stays at N=0 and `lat` equals `clat`.
 
 pub mod report;
 
@@ -55,6 +59,10 @@ pub struct SimOptions {
     pub tick: Nanos,
     /// Stop issuing after this much simulated time.
     pub max_time: Option<Nanos>,
+    /// Percentiles of the `JobResult`s (percent), as `iolab run`'s `percentile_list`.
+    pub percentiles: Vec<f64>,
+    /// Interval of the `JobResult`s' bandwidth/IOPS samples (fio `bwavgtime`/`iopsavgtime`).
+    pub stats_interval: Nanos,
 }
 
 impl Default for SimOptions {
@@ -63,6 +71,8 @@ impl Default for SimOptions {
             sample_interval: Nanos::from_secs(1),
             tick: Nanos::from_millis(10),
             max_time: None,
+            percentiles: iolab_stats::DEFAULT_PERCENTILES.to_vec(),
+            stats_interval: Nanos::from_millis(500),
         }
     }
 }
@@ -119,6 +129,8 @@ struct WorkerState {
     ios: [u64; 2],
     first: Option<Nanos>,
     last: Nanos,
+    /// The same accounting as a measured worker's.
+    rec: iolab_stats::Recorder,
 }
 
 struct Sim<'a> {
@@ -167,6 +179,7 @@ pub fn run(h: &mut Hierarchy, workers: Vec<WorkerSpec>, opt: SimOptions) -> SimR
                 ios: [0; 2],
                 first: None,
                 last: Nanos::ZERO,
+                rec: iolab_stats::Recorder::new(opt.stats_interval),
             })
             .collect(),
         heap: BinaryHeap::new(),
@@ -284,6 +297,9 @@ impl Sim<'_> {
         let ws = &mut self.workers[w as usize];
         ws.inflight += 1;
         ws.first.get_or_insert(self.now);
+        // One request per submission: iodepth_submit is all 1s, as fio's with iodepth_batch=1.
+        ws.rec.record_submit(req.dir, ws.inflight as u32);
+        ws.rec.record_submit_batch(1);
         let stages: Vec<Vec<DevReq>> = plan.stages.into_iter().filter(|s| !s.is_empty()).collect();
         let f = InFlight {
             worker: w,
@@ -341,6 +357,9 @@ impl Sim<'_> {
         let ws = &mut self.workers[f.worker as usize];
         ws.inflight -= 1;
         ws.last = self.now;
+        ws.rec.tick_interval(Nanos(self.now.0.saturating_sub(ws.first.map_or(0, |t| t.0))));
+        ws.rec.record_complete_batch(1);
+        ws.rec.record_complete(f.dir, f.len, None, Nanos(lat), Nanos(lat));
         if let Some(d) = match f.dir {
             IoDir::Read => Some(0),
             IoDir::Write => Some(1),
@@ -442,8 +461,25 @@ impl Sim<'_> {
 }
 
 impl Sim<'_> {
-    fn report(self) -> SimReport {
+    fn report(mut self) -> SimReport {
         let end = self.workers.iter().map(|w| w.last.0).max().unwrap_or(0);
+        let pcts = std::mem::take(&mut self.opt.percentiles);
+        let results = self
+            .workers
+            .iter_mut()
+            .enumerate()
+            .map(|(i, w)| {
+                let start = w.first.map_or(0, |f| f.0);
+                let runtime = Nanos(w.last.0.saturating_sub(start));
+                w.rec.finish_intervals(runtime);
+                let mut j = iolab_stats::summarize(&w.rec, runtime, &pcts);
+                j.name = w.spec.name.clone();
+                j.jobidx = i as u32;
+                j.start_ns = start;
+                j.elapsed_ns = runtime.0;
+                j
+            })
+            .collect();
         let jobs = self
             .workers
             .iter()
@@ -496,6 +532,7 @@ impl Sim<'_> {
         SimReport {
             runtime_ns: end,
             jobs,
+            results,
             tiers,
             backing: self.h.backing_stats.clone(),
             devices,

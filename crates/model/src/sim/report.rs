@@ -99,7 +99,12 @@ pub struct Sample {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct SimReport {
     pub runtime_ns: u64,
+    /// The jobs in the model's own summary (the JSON carries `results` in fio's shape instead).
+    #[serde(skip)]
     pub jobs: Vec<JobReport>,
+    /// One `iolab run`-shaped result per worker (same order as `jobs`), for the exporters.
+    #[serde(skip)]
+    pub results: Vec<iolab_stats::JobResult>,
     pub tiers: Vec<TierReport>,
     pub backing: BackingStats,
     pub devices: Vec<DevReport>,
@@ -120,6 +125,13 @@ impl SimReport {
 
     /// Human-readable summary in the shape of `iolab run`'s text output.
     pub fn to_text(&self) -> String {
+        let mut s = self.jobs_text();
+        s.push_str(&self.model_text());
+        s
+    }
+
+    /// The jobs' predicted IOPS, bandwidth and latency, one block per job.
+    pub fn jobs_text(&self) -> String {
         let mut s = String::new();
         for j in &self.jobs {
             s.push_str(&format!("{}: (predicted)\n", j.jobname));
@@ -152,6 +164,12 @@ impl SimReport {
                 s.push('\n');
             }
         }
+        s
+    }
+
+    /// What only a model knows: tiers, devices, never-written reads.
+    pub fn model_text(&self) -> String {
+        let mut s = String::new();
         for t in &self.tiers {
             s.push_str(&format!(
                 "tier {} ({}, {} B, block {} B): read hit ratio {:.4}, fill {:.1}%, dirty {} blocks, \

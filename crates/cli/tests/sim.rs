@@ -1,0 +1,96 @@
+//! `iolab sim` end to end: its output is `iolab run`'s document (same keys, same units), with
+//! the model's own sections beside it.
+#![allow(clippy::unwrap_used)]
+
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::process::Command;
+
+fn iolab() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_iolab"))
+}
+
+fn keys(v: &Value) -> BTreeSet<String> {
+    v.as_object().unwrap().keys().cloned().collect()
+}
+
+const JOB: [&str; 6] =
+    ["--name=rr", "--rw=randread", "--bs=4k", "--size=4m", "--iodepth=4", "--group_reporting"];
+
+#[test]
+fn sim_json_has_run_shape_plus_model_sections() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let (run_out, sim_out) = (d.path().join("run.json"), d.path().join("sim.json"));
+    let st = iolab()
+        .arg("run")
+        .args(JOB)
+        .args(["--ioengine=null", "--output-format=json", "--output"])
+        .arg(&run_out)
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let st = iolab()
+        .arg("sim")
+        .args(JOB)
+        .args(["--tier=ram:1MiB:lru", "--backing=hdd:7200", "--output-format=json"])
+        .arg(format!("--output={}", sim_out.display()))
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    assert!(st.stdout.is_empty(), "--output goes to the file, not stdout");
+    let run: Value = serde_json::from_slice(&std::fs::read(&run_out).unwrap()).unwrap();
+    let sim: Value = serde_json::from_slice(&std::fs::read(&sim_out).unwrap()).unwrap();
+
+    // Same top level (plus iolab_sim), same job keys, same per-direction keys.
+    let mut want = keys(&run);
+    want.insert("iolab_sim".into());
+    assert_eq!(keys(&sim), want);
+    let (rj, sj) = (&run["jobs"][0], &sim["jobs"][0]);
+    assert_eq!(keys(sj), keys(rj));
+    for dir in ["read", "write", "trim"] {
+        assert_eq!(keys(&sj[dir]), keys(&rj[dir]), "{dir}");
+    }
+    assert_eq!(sj["iolab"]["mode"], "simulated");
+    assert_eq!(rj["iolab"]["mode"], "measured");
+
+    // The prediction itself: every 4 KiB block of 4 MiB read once, at depth 4 on the drive.
+    let r = &sj["read"];
+    assert_eq!(r["total_ios"], 1024);
+    assert_eq!(r["io_bytes"], 4 << 20);
+    assert!(sj["iodepth_level"]["4"].as_f64().unwrap() > 99.0, "{}", sj["iodepth_level"]);
+    // No submission latency in a model: lat is clat, slat has no samples.
+    assert_eq!(r["lat_ns"]["mean"], r["clat_ns"]["mean"]);
+    assert_eq!(r["slat_ns"]["N"].as_u64().unwrap_or(0), 0);
+    // A 7.2K drive at QD4 over 4 MiB: milliseconds per read, a few hundred IOPS.
+    let mean_ms = r["clat_ns"]["mean"].as_f64().unwrap() / 1e6;
+    assert!((1.0..30.0).contains(&mean_ms), "mean clat {mean_ms} ms");
+    let iops = r["iops"].as_f64().unwrap();
+    let runtime_s = r["runtime"].as_f64().unwrap() / 1000.0;
+    assert!((iops * runtime_s - 1024.0).abs() < 2.0, "iops {iops} x runtime {runtime_s}");
+    assert!(r["bw_samples"].as_u64().unwrap() >= 1);
+
+    // Model-only sections.
+    let m = &sim["iolab_sim"];
+    assert_eq!(m["tiers"][0]["policy"], "lru");
+    assert_eq!(m["tiers"][0]["stats"]["read_misses"], 1024, "{}", m["tiers"][0]);
+    assert!(m["devices"].as_array().unwrap().iter().any(|d| d["name"] == "hdd"));
+    assert!(m.get("jobs").is_none(), "the jobs are in fio's shape above, not twice");
+}
+
+#[test]
+fn sim_text_is_run_summary_then_tiers() {
+    let st = iolab()
+        .arg("sim")
+        .args(JOB)
+        .args(["--tier=ram:1MiB:lru", "--backing=hdd:7200"])
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let text = String::from_utf8(st.stdout).unwrap();
+    assert!(text.contains("rr: (groupid=0, jobs=1)"), "{text}");
+    assert!(text.contains("read: IOPS="), "{text}");
+    assert!(text.contains("IO depths    : 1="), "{text}");
+    assert!(text.contains("predicted by iolab sim"), "{text}");
+    let tiers = text.find("tier ram0 (lru").expect("tier line");
+    assert!(tiers > text.find("Run status group 0").unwrap(), "{text}");
+}
