@@ -93,4 +93,7 @@ fn sim_text_is_run_summary_then_tiers() {
     assert!(text.contains("predicted by iolab sim"), "{text}");
     let tiers = text.find("tier ram0 (lru").expect("tier line");
     assert!(tiers > text.find("Run status group 0").unwrap(), "{text}");
+    // The series: 4.6 s of simulated time at 1 s samples; the 1 MiB tier is full by the 2nd.
+    assert!(text.contains("over time (read hit ratio / fill per tier"), "{text}");
+    assert!(text.contains("/100.0%"), "{text}");
 }

@@ -196,6 +196,31 @@ impl SimReport {
                 d.utilization * 100.0
             ));
         }
+        if self.series.len() > 1 && !self.tiers.is_empty() {
+            // Up to ten evenly spaced samples of the series: how the cache filled and warmed.
+            s.push_str("over time (read hit ratio / fill per tier, top first):\n");
+            let n = self.series.len();
+            let step = n.div_ceil(10).max(1);
+            let mut idx: Vec<usize> = (0..n).step_by(step).collect();
+            if idx.last() != Some(&(n - 1)) {
+                idx.push(n - 1);
+            }
+            for i in idx {
+                let p = &self.series[i];
+                let tiers: Vec<String> = p
+                    .read_hit_ratio
+                    .iter()
+                    .zip(&p.fill)
+                    .map(|(h, f)| format!("{h:.3}/{:.1}%", f * 100.0))
+                    .collect();
+                s.push_str(&format!(
+                    "  t={:>9.3}s  IOPS={:>10.0}  {}\n",
+                    p.t_ns as f64 / 1e9,
+                    p.iops,
+                    tiers.join("  ")
+                ));
+            }
+        }
         if self.backing.zero_bytes > 0 {
             s.push_str(&format!(
                 "backing: {} B read as never-written zeros without device I/O\n",
