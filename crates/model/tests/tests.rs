@@ -129,7 +129,7 @@ fn get_batch_matches_get_for_every_policy() {
 // Seed scenarios (examples/*.md explain the numbers).
 
 use iolab_core::rand::SplitMix64;
-use iolab_core::{IoDir, IoRequest};
+use iolab_core::{IoDir, IoRequest, Nanos};
 use iolab_model::sim::{self, IterSource, SimOptions, SimReport, WorkerSpec};
 use iolab_model::tier::{spec, Hierarchy};
 
@@ -139,7 +139,7 @@ fn hierarchy(tiers: &[&str], backing: &str) -> Hierarchy {
 }
 
 fn worker(name: &str, reqs: Vec<IoRequest>, iodepth: usize) -> WorkerSpec {
-    WorkerSpec { name: name.into(), source: Box::new(IterSource(reqs.into_iter())), iodepth }
+    WorkerSpec::new(name, Box::new(IterSource(reqs.into_iter())), iodepth)
 }
 
 fn simulate(h: &mut Hierarchy, workers: Vec<WorkerSpec>) -> SimReport {
@@ -318,4 +318,35 @@ fn zipf_trace_matches_libcachesim() {
         assert_eq!(got, ours, "{name} golden");
         assert!((got as f64 / lcs as f64 - 1.0).abs() < 0.02, "{name}: {got} vs libCacheSim {lcs}");
     }
+}
+
+/// fio's stonewall / wait_for in the simulation: a gated worker issues nothing until the
+/// workers it waits on have completed their last I/O, and its runtime counts from its start.
+#[test]
+fn gated_workers_start_when_their_predecessors_finish() {
+    let mut h = hierarchy(&[], "hdd:7200");
+    let a = worker("a", random_reads(200, 0, 1 << 30, 4096, 1), 4);
+    let b = worker("b", random_reads(200, 0, 1 << 30, 4096, 2), 4);
+    let mut c = worker("c", random_reads(200, 0, 1 << 30, 4096, 3), 4);
+    c.after = vec![0, 1];
+    let r = simulate(&mut h, vec![a, b, c]);
+    let end = |i: usize| r.results[i].start_ns + r.results[i].runtime_ns;
+    assert_eq!(r.results[0].start_ns, 0);
+    assert_eq!(r.results[1].start_ns, 0);
+    assert!(r.results[2].start_ns >= end(0).max(end(1)), "c started before a and b ended");
+    // Alone on the drive, c runs faster per I/O than a and b did sharing it.
+    let mean = |i: usize| r.jobs[i].read.clat_ns.mean;
+    assert!(mean(2) < mean(0).min(mean(1)), "{} vs {} {}", mean(2), mean(0), mean(1));
+    assert_eq!(r.results.iter().map(|j| j.read.total_ios).sum::<u64>(), 600);
+
+    // A per-worker runtime stops the gated worker relative to its own start.
+    let mut h = hierarchy(&[], "hdd:7200");
+    let a = worker("a", random_reads(100, 0, 1 << 30, 4096, 4), 1);
+    let mut b = worker("b", random_reads(100_000, 0, 1 << 30, 4096, 5), 1);
+    b.after = vec![0];
+    b.runtime = Some(Nanos::from_millis(500));
+    let r = simulate(&mut h, vec![a, b]);
+    let rt = r.results[1].runtime_ns;
+    assert!((480_000_000..=560_000_000).contains(&rt), "b ran {rt} ns");
+    assert!(r.results[1].start_ns >= r.results[0].start_ns + r.results[0].runtime_ns);
 }

@@ -6,7 +6,8 @@
 //! timestamps (open loop) or as fast as `--iodepth` allows; `--object-level` runs the trace
 //! through bare eviction policies the way libCacheSim's `cachesim --ignore-obj-size 1` does and
 //! prints miss ratios. The hierarchy comes from `--tier`/`--backing` strings or `--hierarchy
-//! FILE.toml`. All jobs run concurrently (stonewall/wait_for are not modelled and say so).
+//! FILE.toml`. Jobs start together unless fio's `stonewall` or `wait_for` orders them; each
+//! job's `runtime` counts from its own start.
 //!
 //! Output: the predicted jobs go through `iolab run`'s exporters as a `RunResult` with
 //! `mode: simulated` (same text summary, same fio-shaped JSON and json+ bins), followed by
@@ -176,8 +177,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let name =
         path.file_name().map_or_else(|| "trace".into(), |n| n.to_string_lossy().into_owned());
-    let workers =
-        vec![WorkerSpec { name, source: Box::new(source), iodepth: args.trace_iodepth.max(1) }];
+    let workers = vec![WorkerSpec::new(name, Box::new(source), args.trace_iodepth.max(1))];
     let report = sim::run(&mut h, workers, SimOptions::default());
     if let Some(e) = error.borrow_mut().take() {
         return Err(e).context("simulation stopped at a bad trace record");
@@ -282,14 +282,23 @@ fn simulate_jobs(
     let mut workers = Vec::new();
     let mut meta = Vec::new();
     let mut thread_number = 0u32;
-    let mut max_time: Option<iolab_core::Nanos> = None;
     for job in &parsed.jobs {
-        if job.stonewall || job.new_group || job.wait_for.is_some() {
-            eprintln!(
-                "iolab: warning: job '{}': stonewall/new_group/wait_for are not modelled; \
-                 `iolab sim` runs all jobs at the same time",
-                job.name
-            );
+        // fio's ordering: stonewall waits for every earlier job, wait_for=NAME for that job's
+        // clones; the rest start together.
+        let mut after: Vec<usize> = Vec::new();
+        if job.stonewall {
+            after.extend(0..workers.len());
+        }
+        if let Some(name) = &job.wait_for {
+            let before = after.len();
+            after.extend((0..workers.len()).filter(|&i| meta_name(&workers, i) == name.as_str()));
+            if after.len() == before {
+                eprintln!(
+                    "iolab: warning: job '{}': wait_for={name} names no earlier job; it starts \
+                     at once",
+                    job.name
+                );
+            }
         }
         let files = vec![iolab_workload::FileLayout { size: 0 }; job.nrfiles.max(1) as usize];
         for clone in 0..job.numjobs.max(1) {
@@ -311,24 +320,29 @@ fn simulate_jobs(
                     job.name
                 );
             }
-            if let Some(rt) = stop.runtime {
-                max_time = Some(max_time.map_or(rt, |m: iolab_core::Nanos| m.max(rt)));
-            }
+            let runtime = stop.runtime;
             // Files of a multi-file job sit one after another on the backing device.
             let stride = wl.regions().iter().map(|r| r.file_size.max(r.end)).max().unwrap_or(0);
-            workers.push(WorkerSpec {
-                name: job.name.clone(),
-                source: Box::new(WorkloadSource { wl, stride }),
-                iodepth: job.iodepth.max(1) as usize,
-            });
+            let mut spec = WorkerSpec::new(
+                job.name.clone(),
+                Box::new(WorkloadSource { wl, stride }),
+                job.iodepth.max(1) as usize,
+            );
+            spec.after = after.clone();
+            spec.runtime = runtime;
+            workers.push(spec);
             meta.push(JobMeta {
                 groupid: job.group_id,
                 options: job.options.iter().map(|(k, v)| (k.clone(), v.raw.clone())).collect(),
             });
         }
     }
-    let report = sim::run(h, workers, SimOptions { max_time, ..SimOptions::default() });
+    let report = sim::run(h, workers, SimOptions::default());
     print_report(report, &meta, args)
+}
+
+fn meta_name(workers: &[WorkerSpec], i: usize) -> &str {
+    workers.get(i).map_or("", |w| w.name.as_str())
 }
 
 struct WorkloadSource {

@@ -49,6 +49,20 @@ pub struct WorkerSpec {
     pub name: String,
     pub source: Box<dyn RequestSource>,
     pub iodepth: usize,
+    /// Earlier workers (indices into the list given to [`run`]) that must finish before this
+    /// one starts: fio's `stonewall` (every earlier job) and `wait_for=NAME` (that job's
+    /// clones). Indices at or after this worker's own are ignored.
+    pub after: Vec<usize>,
+    /// Stop issuing this long after the worker starts (fio `runtime` with `time_based` or a
+    /// cap on a sized job).
+    pub runtime: Option<Nanos>,
+}
+
+impl WorkerSpec {
+    /// A worker that starts at time zero and runs until its source ends.
+    pub fn new(name: impl Into<String>, source: Box<dyn RequestSource>, iodepth: usize) -> Self {
+        WorkerSpec { name: name.into(), source, iodepth, after: Vec::new(), runtime: None }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -129,6 +143,8 @@ struct WorkerState {
     ios: [u64; 2],
     first: Option<Nanos>,
     last: Nanos,
+    /// When its `after` workers had all finished (it may issue from then on).
+    started: Option<Nanos>,
     /// The same accounting as a measured worker's.
     rec: iolab_stats::Recorder,
 }
@@ -179,6 +195,7 @@ pub fn run(h: &mut Hierarchy, workers: Vec<WorkerSpec>, opt: SimOptions) -> SimR
                 ios: [0; 2],
                 first: None,
                 last: Nanos::ZERO,
+                started: None,
                 rec: iolab_stats::Recorder::new(opt.stats_interval),
             })
             .collect(),
@@ -190,9 +207,7 @@ pub fn run(h: &mut Hierarchy, workers: Vec<WorkerSpec>, opt: SimOptions) -> SimR
         last_sample: (Nanos::ZERO, 0, vec![(0, 0); ntiers]),
         completed: 0,
     };
-    for w in 0..s.workers.len() {
-        s.at(Nanos::ZERO, Ev::Arrive(w as u32));
-    }
+    s.start_ready();
     let (tick, sample) = (s.opt.tick, s.opt.sample_interval);
     s.at(tick, Ev::Tick);
     s.at(sample, Ev::Sample);
@@ -209,6 +224,26 @@ impl Sim<'_> {
     fn at(&mut self, t: Nanos, ev: Ev) {
         self.seq += 1;
         self.heap.push(Reverse((t.0, self.seq, ev)));
+    }
+
+    /// Start every worker not yet started whose `after` workers have all finished.
+    fn start_ready(&mut self) {
+        for w in 0..self.workers.len() {
+            if self.workers[w].started.is_some() {
+                continue;
+            }
+            // Only earlier workers can gate a worker (fio's wait_for names an earlier job),
+            // so no set of dependencies can deadlock the clock.
+            let ready =
+                self.workers[w].spec.after.iter().all(|&a| {
+                    a >= w || self.workers.get(a).is_none_or(|d| d.done && d.inflight == 0)
+                });
+            if ready {
+                self.workers[w].started = Some(self.now);
+                let now = self.now;
+                self.at(now, Ev::Arrive(w as u32));
+            }
+        }
     }
 
     fn all_done(&self) -> bool {
@@ -262,8 +297,15 @@ impl Sim<'_> {
             if ws.done || ws.inflight >= ws.spec.iodepth.max(1) {
                 return;
             }
-            if self.opt.max_time.is_some_and(|m| self.now >= m) {
+            let started = ws.started.unwrap_or(Nanos::ZERO);
+            let own_end = ws.spec.runtime.map(|r| started + r);
+            if self.opt.max_time.is_some_and(|m| self.now >= m)
+                || own_end.is_some_and(|e| self.now >= e)
+            {
                 ws.done = true;
+                if ws.inflight == 0 {
+                    self.start_ready();
+                }
                 return;
             }
             let req = match ws.pending.take() {
@@ -272,6 +314,9 @@ impl Sim<'_> {
                     let mut r = IoRequest::default();
                     if !ws.spec.source.next_into(&mut r) {
                         ws.done = true;
+                        if ws.inflight == 0 {
+                            self.start_ready();
+                        }
                         return;
                     }
                     r
@@ -370,7 +415,10 @@ impl Sim<'_> {
             ws.bytes[d] += f.len;
             ws.ios[d] += 1;
         }
-        if !ws.waiting {
+        if ws.done && ws.inflight == 0 {
+            // Its last I/O: workers waiting on it (stonewall, wait_for) may start now.
+            self.start_ready();
+        } else if !ws.waiting {
             self.arrive(f.worker);
         }
     }
