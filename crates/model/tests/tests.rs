@@ -350,3 +350,25 @@ fn gated_workers_start_when_their_predecessors_finish() {
     assert!((480_000_000..=560_000_000).contains(&rt), "b ran {rt} ns");
     assert!(r.results[1].start_ns >= r.results[0].start_ns + r.results[0].runtime_ns);
 }
+
+/// fio's ramp_time in the simulation: the cache sees the ramp's I/O, the report does not, and
+/// a time_based runtime counts after the ramp.
+#[test]
+fn ramp_time_warms_the_cache_but_is_not_reported() {
+    let mut h = hierarchy(&["ram:64MiB:lru"], "hdd:7200");
+    // 2,000 reads over a 4 MiB set that fits the RAM tier: the ramp takes the misses.
+    let reqs: Vec<IoRequest> = random_reads(2_000, 0, 4 << 20, 4096, 9);
+    let mut w = worker("w", reqs, 1);
+    w.ramp = Some(Nanos::from_millis(1_000));
+    let r = simulate(&mut h, vec![w]);
+    let j = &r.results[0];
+    let tier = &r.tiers[0].stats;
+    assert_eq!(tier.read_hits + tier.read_misses, 2_000, "the cache saw every read");
+    assert!(j.read.total_ios < 2_000 && j.read.total_ios > 1_000, "{}", j.read.total_ios);
+    // Every miss costs a seek; after a 1 s ramp at ~100 misses/s the measured part is mostly
+    // hits, so it has fewer misses per I/O than the whole run.
+    let measured_ms = j.read.clat.mean / 1e6;
+    let all_ms = r.runtime_ns as f64 / 1e6 / 2_000.0;
+    assert!(measured_ms < all_ms, "measured {measured_ms} ms vs {all_ms} ms overall");
+    assert!(j.start_ns >= 1_000_000_000, "measurement starts after the ramp: {}", j.start_ns);
+}

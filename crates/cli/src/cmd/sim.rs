@@ -314,12 +314,6 @@ fn simulate_jobs(
                 eprintln!("iolab: job '{}': {w}", job.name);
             }
             let stop = wl.stop();
-            if stop.ramp_time.is_some() {
-                eprintln!(
-                    "iolab: warning: job '{}': ramp_time is not modelled; its I/O is counted",
-                    job.name
-                );
-            }
             let runtime = stop.runtime;
             // Files of a multi-file job sit one after another on the backing device.
             let stride = wl.regions().iter().map(|r| r.file_size.max(r.end)).max().unwrap_or(0);
@@ -330,6 +324,7 @@ fn simulate_jobs(
             );
             spec.after = after.clone();
             spec.runtime = runtime;
+            spec.ramp = stop.ramp_time;
             workers.push(spec);
             meta.push(JobMeta {
                 groupid: job.group_id,

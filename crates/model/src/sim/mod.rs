@@ -54,14 +54,24 @@ pub struct WorkerSpec {
     /// clones). Indices at or after this worker's own are ignored.
     pub after: Vec<usize>,
     /// Stop issuing this long after the worker starts (fio `runtime` with `time_based` or a
-    /// cap on a sized job).
+    /// cap on a sized job), not counting `ramp`.
     pub runtime: Option<Nanos>,
+    /// fio `ramp_time`: run this long first, then reset every statistic (fio
+    /// `reset_all_stats`) and measure from there.
+    pub ramp: Option<Nanos>,
 }
 
 impl WorkerSpec {
     /// A worker that starts at time zero and runs until its source ends.
     pub fn new(name: impl Into<String>, source: Box<dyn RequestSource>, iodepth: usize) -> Self {
-        WorkerSpec { name: name.into(), source, iodepth, after: Vec::new(), runtime: None }
+        WorkerSpec {
+            name: name.into(),
+            source,
+            iodepth,
+            after: Vec::new(),
+            runtime: None,
+            ramp: None,
+        }
     }
 }
 
@@ -145,6 +155,8 @@ struct WorkerState {
     last: Nanos,
     /// When its `after` workers had all finished (it may issue from then on).
     started: Option<Nanos>,
+    /// When measurement started (the end of `ramp`), once it has.
+    measuring: Option<Nanos>,
     /// The same accounting as a measured worker's.
     rec: iolab_stats::Recorder,
 }
@@ -196,6 +208,7 @@ pub fn run(h: &mut Hierarchy, workers: Vec<WorkerSpec>, opt: SimOptions) -> SimR
                 first: None,
                 last: Nanos::ZERO,
                 started: None,
+                measuring: None,
                 rec: iolab_stats::Recorder::new(opt.stats_interval),
             })
             .collect(),
@@ -298,7 +311,8 @@ impl Sim<'_> {
                 return;
             }
             let started = ws.started.unwrap_or(Nanos::ZERO);
-            let own_end = ws.spec.runtime.map(|r| started + r);
+            let ramp = ws.spec.ramp.unwrap_or(Nanos::ZERO);
+            let own_end = ws.spec.runtime.map(|r| started + ramp + r);
             if self.opt.max_time.is_some_and(|m| self.now >= m)
                 || own_end.is_some_and(|e| self.now >= e)
             {
@@ -399,10 +413,33 @@ impl Sim<'_> {
         self.free.push(id);
         self.completed += 1;
         let lat = self.now.0.saturating_sub(f.issued.0);
+        let interval = self.opt.stats_interval;
         let ws = &mut self.workers[f.worker as usize];
         ws.inflight -= 1;
         ws.last = self.now;
-        ws.rec.tick_interval(Nanos(self.now.0.saturating_sub(ws.first.map_or(0, |t| t.0))));
+        if ws.measuring.is_none() {
+            let ramp_end = ws.started.unwrap_or(Nanos::ZERO) + ws.spec.ramp.unwrap_or(Nanos::ZERO);
+            if ws.spec.ramp.is_some() && self.now >= ramp_end {
+                // fio reset_all_stats(): counters, histograms and the epoch restart.
+                ws.rec = iolab_stats::Recorder::new(interval);
+                ws.hist = [new_hist(), new_hist()];
+                ws.bytes = [0; 2];
+                ws.ios = [0; 2];
+                ws.measuring = Some(self.now);
+            } else if ws.spec.ramp.is_none() {
+                ws.measuring = ws.first;
+            }
+        }
+        let Some(from) = ws.measuring else {
+            // Still ramping: the I/O happened (the cache saw it) but is not reported.
+            if ws.done && ws.inflight == 0 {
+                self.start_ready();
+            } else if !ws.waiting {
+                self.arrive(f.worker);
+            }
+            return;
+        };
+        ws.rec.tick_interval(Nanos(self.now.0.saturating_sub(from.0)));
         ws.rec.record_complete_batch(1);
         ws.rec.record_complete(f.dir, f.len, None, Nanos(lat), Nanos(lat));
         if let Some(d) = match f.dir {
@@ -517,7 +554,7 @@ impl Sim<'_> {
             .iter_mut()
             .enumerate()
             .map(|(i, w)| {
-                let start = w.first.map_or(0, |f| f.0);
+                let start = w.measuring.or(w.first).map_or(0, |f| f.0);
                 let runtime = Nanos(w.last.0.saturating_sub(start));
                 w.rec.finish_intervals(runtime);
                 let mut j = iolab_stats::summarize(&w.rec, runtime, &pcts);
@@ -532,7 +569,7 @@ impl Sim<'_> {
             .workers
             .iter()
             .map(|w| {
-                let runtime = w.last.0.saturating_sub(w.first.map_or(0, |f| f.0));
+                let runtime = w.last.0.saturating_sub(w.measuring.or(w.first).map_or(0, |f| f.0));
                 let dir = |d: usize| {
                     let secs = runtime as f64 / 1e9;
                     let bw = if secs > 0.0 { w.bytes[d] as f64 / secs } else { 0.0 };
