@@ -325,11 +325,32 @@ pub fn worker_config(job: &Job, opts: &RunOptions) -> Result<WorkerConfig, Engin
 }
 
 /// Adapts the workload crate's generator to the worker.
-struct WorkloadSource(Workload);
-impl RequestSource for WorkloadSource {
+/// A clone's workload as the worker's request source. With `invalidate` on a buffered job,
+/// every new pass over the files (a `loops` iteration, or a `time_based` wrap) first drops
+/// the files' page cache, as fio does (io_u.c `loop_cache_invalidate` on a wrap, and
+/// `td_io_open_file` when a loop reopens the files), so later passes read the device too.
+struct WorkloadSource<'a> {
+    wl: Workload,
+    /// Targets to invalidate when a pass starts (`None`: direct I/O or `invalidate=0`).
+    invalidate: Option<&'a [Target]>,
+    passes: u64,
+}
+
+impl RequestSource for WorkloadSource<'_> {
     #[inline]
     fn next_into(&mut self, r: &mut IoRequest) -> bool {
-        self.0.next_into(r)
+        let more = self.wl.next_into(r);
+        if let Some(ts) = self.invalidate {
+            let p = self.wl.passes();
+            if p != self.passes {
+                self.passes = p;
+                // A failure was already noted when the job started (the same call).
+                for t in ts {
+                    let _ = target::invalidate(t);
+                }
+            }
+        }
+        more
     }
 }
 
@@ -510,14 +531,7 @@ pub fn run_jobs(
         let allow_destroy = opts.allow_destroy || opt_bool(job, "allow_mounted_write", false);
         let wcfg = worker_config(job, opts)?;
         let invalidate = opt_bool(job, "invalidate", true);
-        if invalidate && !job.direct && job.time_based && engine_name != "null" {
-            notes.push(format!(
-                "job {}: the page cache is dropped once before the job, not again when the \
-                 workload wraps (fio does, in loop_cache_invalidate); buffered reads after a \
-                 wrap may come from memory",
-                job.name
-            ));
-        }
+        let invalidate_passes = invalidate && !job.direct && engine_name != "null";
         let mut shared_done: Vec<PathBuf> = Vec::new();
         for clone in 0..job.numjobs.max(1) {
             thread_number += 1;
@@ -661,7 +675,11 @@ pub fn run_jobs(
                 .spawn(move || {
                     let _targets = targets; // keep the fds open while the engine runs
                     let mut engine = (entry.ctor)(&ecfg)?;
-                    let mut src = WorkloadSource(wl);
+                    let mut src = WorkloadSource {
+                        wl,
+                        invalidate: invalidate_passes.then_some(&_targets[..]),
+                        passes: 0,
+                    };
                     let mut fill = fill;
                     let mut check = check;
                     let out = match &vphase {

@@ -427,6 +427,45 @@ extern "C" {
     fn libc_geteuid() -> u32;
 }
 
+/// Sectors read from a block device so far (/sys/block/NAME/stat, field 3).
+fn sectors_read(dev: &str) -> u64 {
+    let name = dev.rsplit('/').next().unwrap();
+    let stat = std::fs::read_to_string(format!("/sys/block/{name}/stat")).unwrap();
+    stat.split_whitespace().nth(2).unwrap().parse().unwrap()
+}
+
+/// fio drops the page cache again at every new pass of a buffered job (io_u.c
+/// `loop_cache_invalidate` on a time_based wrap; files reopened per `loops`), so every pass
+/// reaches the device; with `invalidate=0` only the first does.
+#[test]
+fn buffered_passes_reread_the_device_after_invalidation() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let backing = d.path().join("backing.img");
+    std::fs::write(&backing, vec![0x5au8; 1 << 20]).unwrap();
+    let lo = match loop_device(&backing) {
+        Ok(l) => l,
+        Err(why) => {
+            eprintln!("skipped wrap-invalidation test: {why}");
+            return;
+        }
+    };
+    let dev = format!("--filename={}", lo.dev);
+    let mut got = Vec::new();
+    for inv in ["--invalidate=1", "--invalidate=0"] {
+        let a = ["--name=r", &dev, "--rw=randread", "--bs=4k", "--size=1m", "--loops=4", inv];
+        let jobs = load(&[], &a, d.path());
+        let before = sectors_read(&lo.dev);
+        let r = run(&jobs);
+        assert_eq!(r.jobs[0].read.io_bytes, 4 << 20, "{inv}");
+        got.push((sectors_read(&lo.dev) - before) * 512);
+    }
+    // invalidate=1: four passes of 1 MiB from the device (readahead may add a little).
+    assert!(got[0] >= 4 << 20, "invalidate=1 read {} bytes from the device", got[0]);
+    // invalidate=0: the first pass only (a block device's cache is dropped on its last
+    // close, so it starts cold), the other three from memory.
+    assert!(got[1] < 2 << 20, "invalidate=0 read {} bytes from the device", got[1]);
+}
+
 #[test]
 fn loop_device_size_safety_and_identical_data() {
     let d = tempfile::tempdir_in(".").unwrap();
