@@ -215,22 +215,6 @@ impl Workload {
     /// an older fio's offsets).
     pub fn with_seeds(input: &WorkerInput<'_>, seeds: &JobSeeds) -> Result<Self, WorkloadError> {
         let job = input.job;
-        // The reader accepts fio's `N%` forms; until the region maths takes them, refuse them
-        // by name rather than run with the option silently dropped.
-        if job.io_size_percent.is_some() {
-            return Err(WorkloadError::Unsupported {
-                job: job.name.clone(),
-                option: "io_size",
-                why: "a percentage (io_size=N%) is not implemented yet; give a size in bytes",
-            });
-        }
-        if job.offset_increment_percent.is_some() {
-            return Err(WorkloadError::Unsupported {
-                job: job.name.clone(),
-                option: "offset_increment",
-                why: "a percentage (offset_increment=N%) is not implemented yet; give bytes",
-            });
-        }
         let mut warnings = Vec::new();
         let use64_opt = job.random_generator == RandomGenerator::Tausworthe64;
 
@@ -532,10 +516,22 @@ impl Workload {
         };
 
         let total: u64 = regions.iter().map(|r| r.len()).sum();
-        let per_loop_bytes = job.io_size.unwrap_or(match job.size {
-            Some(SizeSpec::Bytes(b)) if b > 0 => b.min(total),
-            _ => total,
-        });
+        let per_loop_bytes = match job.io_size_percent {
+            // filesetup.c setup_files: each file's share scaled (integer maths), the sum
+            // becoming the job's size when that is smaller.
+            Some(p) => {
+                let scaled: u64 =
+                    regions.iter().map(|r| r.len() * u64::from(p.min(100)) / 100).sum();
+                match job.size {
+                    Some(SizeSpec::Bytes(b)) if b > 0 => b.min(scaled),
+                    _ => scaled,
+                }
+            }
+            None => job.io_size.unwrap_or(match job.size {
+                Some(SizeSpec::Bytes(b)) if b > 0 => b.min(total),
+                _ => total,
+            }),
+        };
         // backend.c do_io: in [rand]trimwrite every byte is trimmed and then written, so the
         // byte and I/O budgets double.
         let trimwrite = matches!(job.rw, RwKind::TrimWrite | RwKind::RandTrimWrite);

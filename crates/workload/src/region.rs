@@ -1,8 +1,9 @@
 //! The byte range of each file a worker does I/O to, as fio's filesetup.c `setup_files` and
 //! `get_start_offset` compute it:
 //!
-//! * start = `offset` (bytes, or a percentage of the real size rounded *up* to the minimum
-//!   block size) + `offset_increment` × clone index (fio's `subjob_number`);
+//! * start = `offset` (bytes, or a percentage of the real size) + `offset_increment` (bytes,
+//!   or a percentage of the real size) × clone index (fio's `subjob_number`), rounded *up* to
+//!   the minimum block size when either is a percentage;
 //! * length = `size / nrfiles` (the remainder, in whole minimum blocks, goes to the first
 //!   files) unless `filesize` is given (then `filesize − start`, a range drawn per file from
 //!   the file-size Tausworthe state and rounded down to the minimum block size); with neither,
@@ -49,7 +50,7 @@ pub(crate) fn compute_regions(
     if nr == 0 {
         return Err(WorkloadError::NoFiles { job: job.name.clone() });
     }
-    let incr = job.offset_increment.wrapping_mul(clone_index as u64);
+    let clone = clone_index as u64;
     let (size_bytes, size_pct) = match job.size {
         Some(SizeSpec::Bytes(b)) => (b, None),
         Some(SizeSpec::Percent(p)) => (0, Some(p)),
@@ -60,7 +61,21 @@ pub(crate) fn compute_regions(
     let mut out = Vec::with_capacity(files.len());
     for (i, f) in files.iter().enumerate() {
         let real = f.size;
+        // filesetup.c get_start_offset: a percentage increment is of the real file size
+        // (integer maths), and any percentage aligns the result up to the minimum block size.
+        let incr = match job.offset_increment_percent {
+            Some(p) => {
+                if real == 0 && clone > 0 {
+                    return Err(WorkloadError::NoSize { job: job.name.clone(), file: i as u32 });
+                }
+                u64::from(p) * real / 100 * clone
+            }
+            None => job.offset_increment.wrapping_mul(clone),
+        };
         let start = match job.offset {
+            SizeSpec::Bytes(b) if job.offset_increment_percent.is_some() => {
+                align_up(b + incr, min_bs)
+            }
             SizeSpec::Bytes(b) => b + incr,
             SizeSpec::Percent(p) => {
                 if real == 0 {

@@ -788,24 +788,46 @@ fn options_without_effect_are_reported() {
     assert!(w.take(256).enumerate().all(|(i, r)| r.offset == i as u64 * 4096));
 }
 
+/// `offset_increment=N%` and `io_size=N%` as fio 3.33 computes them (filesetup.c
+/// get_start_offset / setup_files). Pinned from `fio --name=x --filename=f8 (8 MiB)
+/// --rw=read --bs=4k --numjobs=3 --ioengine=psync --write_iolog`: with 25%/50% the clones'
+/// io_bytes are 4/3/2 MiB from 0/2/4 MiB; with 10%/10% they are 839,680 / 757,760 / 671,744
+/// bytes, and every offset of the three logs equals iolab's `--write-iolog` (2304 and 554 I/Os).
 #[test]
-fn percent_io_size_and_offset_increment_are_refused_by_name() {
-    let files = [FileLayout { size: 1 << 20 }];
-    let mut job = Job::with_defaults("pct");
-    job.size = Some(SizeSpec::Bytes(1 << 20));
+fn percent_offset_increment_and_io_size_follow_fio() {
+    let files = [FileLayout { size: 8 << 20 }];
+    let mut job = job(RwKind::Read, 0);
+    job.size = None;
+    job.numjobs = 3;
+    let run = |job: &Job| -> Vec<(u64, u64, u64)> {
+        (0..3u32)
+            .map(|c| {
+                let w = Workload::new(&WorkerInput {
+                    job,
+                    clone_index: c,
+                    thread_number: c + 1,
+                    files: &files,
+                })
+                .unwrap();
+                let start = w.regions()[0].start;
+                let reqs: Vec<_> = w.into_iter().collect();
+                let bytes: u64 = reqs.iter().map(|r| r.len).sum();
+                assert_eq!(reqs[0].offset, start);
+                (start, bytes, reqs.last().unwrap().end())
+            })
+            .collect()
+    };
+    job.offset_increment_percent = Some(25);
     job.io_size_percent = Some(50);
-    let e =
-        Workload::new(&WorkerInput { job: &job, clone_index: 0, thread_number: 1, files: &files })
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
-    assert!(e.contains("io_size") && e.contains("N%"), "{e}");
-    job.io_size_percent = None;
+    assert_eq!(
+        run(&job),
+        vec![(0, 4 << 20, 4 << 20), (2 << 20, 3 << 20, 5 << 20), (4 << 20, 2 << 20, 6 << 20)]
+    );
+    // 10% of 8 MiB is 838,860 bytes: the increment aligns up to 839,680 (a 4 KiB multiple),
+    // and each clone's budget (10% of what is left of its region) ends on a whole block.
     job.offset_increment_percent = Some(10);
-    let e =
-        Workload::new(&WorkerInput { job: &job, clone_index: 0, thread_number: 1, files: &files })
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
-    assert!(e.contains("offset_increment"), "{e}");
+    job.io_size_percent = Some(10);
+    let got = run(&job);
+    assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), vec![0, 839_680, 1_679_360]);
+    assert_eq!(got.iter().map(|g| g.1).collect::<Vec<_>>(), vec![839_680, 757_760, 671_744]);
 }
