@@ -12,6 +12,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod buf;
+pub mod clock;
 pub mod engines;
 pub mod error;
 pub mod runner;

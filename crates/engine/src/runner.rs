@@ -293,6 +293,7 @@ pub fn worker_config(job: &Job, opts: &RunOptions) -> Result<WorkerConfig, Engin
         (false, None) => opts.interval,
     };
     Ok(WorkerConfig {
+        clock: crate::clock::ClockSource::resolve(opt_str(job, "clocksource")).0,
         depth,
         batch_submit: opt_u64(job, "iodepth_batch").map(|v| v as u32).unwrap_or(1),
         complete_min: opt_u64(job, "iodepth_batch_complete_min").map(|v| v as u32).unwrap_or(1),
@@ -530,6 +531,8 @@ pub fn run_jobs(
         let allow_create = opt_bool(job, "allow_file_create", true);
         let allow_destroy = opts.allow_destroy || opt_bool(job, "allow_mounted_write", false);
         let wcfg = worker_config(job, opts)?;
+        let (_, clock_note) = crate::clock::ClockSource::resolve(opt_str(job, "clocksource"));
+        notes.extend(clock_note.map(|n| format!("job {}: {n}", job.name)));
         let invalidate = opt_bool(job, "invalidate", true);
         let invalidate_passes = invalidate && !job.direct && engine_name != "null";
         let mut shared_done: Vec<PathBuf> = Vec::new();

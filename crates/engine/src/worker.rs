@@ -83,6 +83,8 @@ pub struct WorkerConfig {
     /// window), and `write_bw_log`/`write_iops_log` when they log every I/O (no
     /// `log_avg_msec`; fio `per_unit_log`).
     pub lat_log: Option<LatLogSpec>,
+    /// fio `clocksource`: where every timestamp of the loop comes from.
+    pub clock: crate::clock::ClockSource,
 }
 
 /// How `write_lat_log` samples (fio `log_avg_msec`, `log_window_value`, `log_offset`).
@@ -153,6 +155,7 @@ impl Default for WorkerConfig {
             no_clat: false,
             no_lat: false,
             lat_log: None,
+            clock: crate::clock::ClockSource::default_for_host(),
         }
     }
 }
@@ -227,7 +230,7 @@ pub fn run_worker(
     let depth = if caps.sync { 1 } else { cfg.depth.clamp(1, caps.max_depth) };
     let batch = if cfg.batch_submit == 0 { depth } else { cfg.batch_submit.min(depth) };
     let low = cfg.depth_low.clamp(0, depth.saturating_sub(1));
-    let t0 = MonoClock::start();
+    let t0 = crate::clock::Clock::start(cfg.clock);
     let now = || Nanos(t0.elapsed_ns());
 
     let mut rec = Recorder::new(cfg.interval);
@@ -648,38 +651,8 @@ fn complete(
     }
 }
 
-/// The clock every timestamp of the loop reads: `CLOCK_MONOTONIC` (what `Instant` reads, via
-/// the vDSO), as nanoseconds since the worker started. Read here directly because
-/// `Instant::elapsed` adds a checked `timespec` subtraction and a `u128` conversion to every
-/// one of the one-per-I/O reads; the clock and its resolution are the same.
-#[derive(Clone, Copy)]
-struct MonoClock {
-    base: u64,
-}
-
-impl MonoClock {
-    fn start() -> Self {
-        MonoClock { base: Self::read() }
-    }
-
-    #[inline(always)]
-    fn read() -> u64 {
-        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-        // SAFETY: `ts` is a valid, writable timespec for the call's duration, and
-        // CLOCK_MONOTONIC exists on every Linux kernel, so the call only writes `ts`.
-        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-        (ts.tv_sec as u64).wrapping_mul(1_000_000_000).wrapping_add(ts.tv_nsec as u64)
-    }
-
-    /// Nanoseconds since `start` (monotonic, so never negative).
-    #[inline(always)]
-    fn elapsed_ns(&self) -> u64 {
-        Self::read().saturating_sub(self.base)
-    }
-}
-
 /// Sleep (then spin the last 20 µs) until `at` ns after `t0`, or until `stop`.
-fn wait_until(t0: &MonoClock, at: u64, stop: &AtomicBool) {
+fn wait_until(t0: &crate::clock::Clock, at: u64, stop: &AtomicBool) {
     loop {
         let t = t0.elapsed_ns();
         if t >= at || stop.load(Ordering::Relaxed) {

@@ -272,12 +272,14 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     opt("cgroup_nodelete", Bool, Cpu, Ignored("no cgroups are created by iolab"))
         .def("0")
         .help("Keep the job's cgroup after the run.", "See `cgroup`."),
-    opt("clocksource", Str, Cpu, Ignored("iolab always reads CLOCK_MONOTONIC through the vDSO"))
+    opt("clocksource", Str, Cpu, Supported)
         .choices(&["gettimeofday", "clock_gettime", "cpu"])
         .help(
             "Clock used for timestamps: gettimeofday, clock_gettime or cpu (TSC).",
-            "fio may fall back from the TSC to clock_gettime when its TSC test fails (common on \
-            AMD); iolab has one clock everywhere, so results do not depend on that test.",
+            "Default as fio's: `cpu` where the TSC is invariant and the kernel's own clocksource \
+            is `tsc` (calibrated once against CLOCK_MONOTONIC), else `clock_gettime` \
+            (CLOCK_MONOTONIC). `cpu` on a host without a usable TSC falls back to \
+            `clock_gettime` with a note saying why.",
         ),
     opt(
         "gtod_cpu",
