@@ -6,8 +6,10 @@
 #      per wall second, so other load on the machine does not skew the ratio.
 #   1c. ioengine=null, 4 KiB randwrite with refill_buffers=1 (write-buffer generation cost),
 #      I/Os per CPU-second (target >= 3x fio).
-#   2. ioengine=io_uring, 4 KiB randread, QD32, direct=1, on a file: IOPS (>= 1.0x fio) and
-#      CPU per I/O (<= 0.8x fio).
+#   2. ioengine=io_uring, 4 KiB randread, QD32, direct=1, iodepth_batch=8, on a file: IOPS
+#      (>= 1.0x fio) and CPU per I/O (<= 0.8x fio).
+#   2b. the same with fio's default iodepth_batch=1 (no batching allowed: iolab then submits
+#      one unit per completion exactly as fio does), printed for comparison.
 #
 # Usage: scripts/bench-vs-fio.sh [DIR] [SECONDS]
 #   DIR      where the test file goes (default: a temp dir under the current directory)
@@ -93,3 +95,13 @@ f_cpi=$(python3 -c "print(f'{$f_cpu/max($f_ios,1)*1e9:.0f}')")
 i_cpi=$(python3 -c "print(f'{$i_cpu/max($i_ios,1)*1e9:.0f}')")
 printf '%-44s %14s %14s %8s  (target >= 1.0)\n' "io_uring 4k randread QD32 direct: IOPS" "$f_iops" "$i_iops" "$(ratio "$i_iops" "$f_iops")"
 printf '%-44s %14s %14s %8s  (target <= 0.8)\n' "io_uring 4k randread QD32: CPU ns per I/O" "$f_cpi" "$i_cpi" "$(ratio "$i_cpi" "$f_cpi")"
+
+# 2b. The same job with fio's default iodepth_batch (1).
+uring1=()
+for a in "${uring[@]}"; do [ "$a" = --iodepth_batch=8 ] || uring1+=("$a"); done
+read -r f_iops f_cpu f_ios < <(summarize "$(run fio uring1 "${uring1[@]}")")
+read -r i_iops i_cpu i_ios < <(summarize "$(run iolab uring1 "${uring1[@]}")")
+f_cpi=$(python3 -c "print(f'{$f_cpu/max($f_ios,1)*1e9:.0f}')")
+i_cpi=$(python3 -c "print(f'{$i_cpu/max($i_ios,1)*1e9:.0f}')")
+printf '%-44s %14s %14s %8s\n' "  same, iodepth_batch=1: IOPS" "$f_iops" "$i_iops" "$(ratio "$i_iops" "$f_iops")"
+printf '%-44s %14s %14s %8s\n' "  same, iodepth_batch=1: CPU ns per I/O" "$f_cpi" "$i_cpi" "$(ratio "$i_cpi" "$f_cpi")"

@@ -216,6 +216,9 @@ fn op_kind(dir: IoDir) -> OpKind {
     }
 }
 
+/// Most units a commit is held back for while completions wait in the ring (see the loop).
+const LAZY_COMMIT_MAX: u32 = 4;
+
 /// Run the loop until the stream ends, `runtime` expires or `stop` is set.
 pub fn run_worker(
     engine: &mut dyn IoEngine,
@@ -424,7 +427,20 @@ pub fn run_worker(
         }
         // The read taken right after this commit: the last event before the reap.
         let mut fresh_t = None;
-        if !uncommitted.is_empty() {
+        // fio commits before every getevents, so with the queue full it submits one unit per
+        // completion even when `iodepth_batch` allows more. When the job allows batching and
+        // completions are already waiting in the ring (the reap below needs no syscall), the
+        // commit waits for up to `hold` units instead: the same units in the same order,
+        // fewer kernel entries and device notifications. `hold` stays small because each
+        // held unit delays the batch's first (4: 0.71x fio's CPU per I/O at 1.03x its IOPS
+        // on a virtio disk; 8 lost 4 % of the IOPS).
+        let hold = if batch > 1 { batch.min(LAZY_COMMIT_MAX) } else { 0 };
+        let lazy = (uncommitted.len() as u32) < hold
+            && free.is_empty()
+            && !stream_done
+            && error.is_none()
+            && engine.ready() > 0;
+        if !uncommitted.is_empty() && !lazy {
             fresh_t = Some(commit(engine, &mut rec, &mut uncommitted, &mut slots, &now, untimed)?);
         }
         if in_flight == 0 {
