@@ -258,6 +258,25 @@ fn text_output_reads_like_fio() {
     assert!(!t.contains("  write:"));
 }
 
+/// A job's notes (an engine fallback, a stop) reach the reader: in the text after the
+/// summary, once per distinct line, and in the JSON under `jobs[i].iolab.notes`.
+#[test]
+fn job_notes_are_printed_and_exported() {
+    let mut run = appendix_b_run();
+    let note = "io_uring: registered buffers refused (ENOMEM); each I/O pins its pages";
+    run.jobs[0].notes.push(note.to_string());
+    let mut twin = run.jobs[0].clone();
+    twin.jobidx = 1;
+    run.jobs.push(twin);
+    let t = String::from_utf8(exporter("normal").unwrap().render(&run).unwrap()).unwrap();
+    let line = format!("note: job t: {note}\n");
+    assert_eq!(t.matches(&line).count(), 1, "{t}");
+    let v = render_json(&run, "json");
+    assert_eq!(v["jobs"][0]["iolab"]["notes"][0], note);
+    let none = render_json(&appendix_b_run(), "json");
+    assert_eq!(none["jobs"][0]["iolab"]["notes"].as_array().map(Vec::len), Some(0));
+}
+
 #[test]
 fn group_reporting_prints_one_entry_per_group() {
     let mut run = appendix_b_run();

@@ -199,6 +199,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for n in &result.notes {
         eprintln!("iolab: {n}");
     }
+    for n in iolab_report::export::text::job_notes(&result) {
+        eprintln!("iolab: {n}");
+    }
     let mut out = Vec::new();
     for fmt in flags.format.split(',') {
         out.extend(iolab_report::exporter(fmt)?.render(&result)?);

@@ -7,7 +7,8 @@
 //! `iops = 1000·total_ios/runtime_ms`, latencies in ns under `*_ns`, percentile keys as
 //! `printf("%f")`. json+ adds `bins` in fio's 1856-bucket layout (see `fio_plat`). Each job
 //! gains an `"iolab"` object with what fio cannot express (p99.999, samples behind each
-//! percentile, exact depths, failed I/Os, interruption); fio's consumers ignore unknown keys.
+//! percentile, exact depths, failed I/Os, interruption, the job's notes); fio's consumers
+//! ignore unknown keys.
 
 use iolab_core::units::KbBase;
 use iolab_core::IoDir;
@@ -381,6 +382,8 @@ fn iolab_extras(run: &RunResult, v: &JobView<'_>) -> J {
         })
         .collect();
     x.put("errors", J::Arr(errs));
+    // What the run chose or met for this job (fallbacks, a stop, cache not dropped).
+    x.put("notes", J::Arr(v.first.notes.iter().map(|n| J::from(n.as_str())).collect()));
     if let Some(vr) = &v.first.verify {
         let mut o = J::obj();
         o.put("type", vr.kind.as_str())

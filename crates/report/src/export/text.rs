@@ -125,6 +125,9 @@ pub fn render(run: &RunResult) -> String {
     for n in &run.notes {
         let _ = writeln!(o, "note: {n}");
     }
+    for n in job_notes(run) {
+        let _ = writeln!(o, "note: {n}");
+    }
     if run.meta.interrupted {
         o.push_str("note: the run was interrupted; figures cover the time until then\n");
     }
@@ -466,4 +469,19 @@ fn lat_dist(o: &mut String, pct: &[f64], labels: &[&str], unit: &str) {
     if shown {
         o.push('\n');
     }
+}
+
+/// Every job's notes, prefixed with its name, each distinct line once (clones usually share
+/// them).
+pub fn job_notes(run: &RunResult) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for j in &run.jobs {
+        for n in &j.notes {
+            let line = format!("job {}: {n}", j.name);
+            if !out.contains(&line) {
+                out.push(line);
+            }
+        }
+    }
+    out
 }
