@@ -56,10 +56,24 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("iolab: {e:#}");
+            eprintln!("iolab: {}", one_line(&e));
             ExitCode::from(1)
         }
     }
+}
+
+/// The error and its causes on one line, each cause once: the library errors already print
+/// their I/O cause in their own message, which `{:#}` would repeat.
+fn one_line(e: &anyhow::Error) -> String {
+    let mut msg = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if !msg.contains(&c) {
+            msg.push_str(": ");
+            msg.push_str(&c);
+        }
+    }
+    msg
 }
 
 /// Rust ignores SIGPIPE, so `iolab options | head` would panic inside `println!` once the

@@ -391,3 +391,21 @@ fn fio_logs_without_log_avg_msec_have_one_line_per_io_with_offsets() {
     offs.dedup();
     assert_eq!(offs.len(), 256, "random map: every block once");
 }
+
+/// A failed result write is one line naming the path, with the OS error said once.
+#[test]
+fn unwritable_output_is_one_line_with_the_cause_once() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let out = d.path().join("no-such-dir").join("r.json");
+    let st = iolab()
+        .args(["run", "--name=x", "--rw=read", "--size=64k", "--ioengine=psync"])
+        .arg(format!("--directory={}", d.path().display()))
+        .arg(format!("--output={}", out.display()))
+        .output()
+        .unwrap();
+    assert_eq!(st.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&st.stderr);
+    let line = err.lines().find(|l| l.starts_with("iolab: writing")).unwrap_or_default();
+    assert!(line.contains(&out.display().to_string()), "{err}");
+    assert_eq!(line.matches("No such file or directory").count(), 1, "{line}");
+}
