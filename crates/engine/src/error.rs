@@ -36,6 +36,8 @@ pub enum EngineError {
         "{path}: file is {actual} bytes but the job's region needs {needed} bytes (offset+size)"
     )]
     TooSmall { path: PathBuf, actual: u64, needed: u64 },
+    #[error("{path}: no such device (iolab does not create files under /dev; check the name, or use a path on a filesystem)")]
+    MissingDevice { path: PathBuf },
     #[error("job {job}: {what}")]
     Job { job: String, what: String },
     #[error("{path}: short I/O at offset {offset}: {done} of {len} bytes")]

@@ -150,6 +150,11 @@ pub fn open_target(
                 needed: spec.needed,
             });
         }
+        if !exists && path.starts_with("/dev") && !path.starts_with("/dev/shm") {
+            // A typo in a device name would otherwise become a RAM-backed file in devtmpfs
+            // and a benchmark of memory.
+            return Err(EngineError::MissingDevice { path: path.clone() });
+        }
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             if !parent.exists() {
                 std::fs::create_dir_all(parent).map_err(|e| EngineError::io(parent, "mkdir", e))?;
@@ -316,6 +321,18 @@ mod tests {
         let e = open_target(&spec(p.clone(), 8192, true, false), &mut |_, _| {}).unwrap_err();
         assert!(matches!(e, EngineError::TooSmall { actual: 4096, needed: 8192, .. }), "{e}");
         assert_eq!(std::fs::read(&p).unwrap(), vec![7u8; 4096]);
+    }
+
+    #[test]
+    fn missing_device_name_is_an_error_not_a_new_file() {
+        let p = PathBuf::from("/dev/iolab-no-such-device");
+        for (reads, writes) in [(true, false), (false, true)] {
+            let e =
+                open_target(&spec(p.clone(), 1 << 20, reads, writes), &mut |_, _| {}).unwrap_err();
+            assert!(matches!(e, EngineError::MissingDevice { .. }), "{e}");
+            assert!(e.to_string().starts_with("/dev/iolab-no-such-device: no such device"));
+            assert!(!p.exists(), "created {}", p.display());
+        }
     }
 
     #[test]
