@@ -111,7 +111,19 @@ pub fn load_with(opts: &LoadOptions, env: &Env) -> Result<Parsed, JobError> {
         };
         return Err(JobError::new(location, JobErrorKind::NoJobs));
     }
-    Ok(Parsed { jobs, warnings })
+    Ok(Parsed { jobs, warnings: dedup(warnings) })
+}
+
+/// Each distinct warning once, in first-seen order (`${TESTDIR}` three times on one line is
+/// one warning).
+fn dedup(warnings: Vec<Warning>) -> Vec<Warning> {
+    let mut out: Vec<Warning> = Vec::with_capacity(warnings.len());
+    for w in warnings {
+        if !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    out
 }
 
 /// Parse one in-memory job file named `name` (used in messages) with the process environment.
@@ -129,7 +141,7 @@ pub fn parse_str_with(name: &str, text: &str, env: &Env) -> Result<Parsed, JobEr
     if jobs.is_empty() {
         return Err(JobError::new(Location::Path { file: name.to_string() }, JobErrorKind::NoJobs));
     }
-    Ok(Parsed { jobs, warnings })
+    Ok(Parsed { jobs, warnings: dedup(warnings) })
 }
 
 /// Split a fio-style argv into (job files, fio options like `--rw=x`, `--section` filters,

@@ -795,3 +795,14 @@ fn accept_and_reject_like_fio() {
         assert_eq!(ours.is_ok(), fio_ok, "{case}: fio ok={fio_ok}, iolab {:?}", ours.err());
     }
 }
+
+/// The same warning from one line (an unset variable used three times) is reported once.
+#[test]
+fn repeated_warning_is_reported_once() {
+    let env = Env::fixed(&[], 8, 16384, 4096);
+    let text = "[j]\nrw=read\nsize=1m\nfilename=${NOPE_DIR}/a:${NOPE_DIR}/b:${NOPE_DIR}/c\n";
+    let p = iolab_job::parse_str_with("t.fio", text, &env).unwrap();
+    let unset: Vec<_> = p.warnings.iter().filter(|w| w.message.contains("NOPE_DIR")).collect();
+    assert_eq!(unset.len(), 1, "{:?}", p.warnings);
+    assert_eq!(unset[0].location, "t.fio:4");
+}
