@@ -10,7 +10,7 @@
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -18,7 +18,7 @@ use iolab_core::Nanos;
 use iolab_job::{Job, SizeSpec};
 use iolab_stats::diskseries::{DiskSeries, DiskSeriesSampler};
 use iolab_stats::topology::{resolve, Topology};
-use iolab_stats::RunResult;
+use iolab_stats::{DiskUtil, RunResult};
 
 use crate::{
     check, job_evidence, mem_total_bytes, Advice, Evidence, PhaseEvidence, WriteAlloc, ZeroProbe,
@@ -79,6 +79,8 @@ pub struct RunWatch {
     start: Instant,
     cfg: WatchConfig,
     notes: Vec<String>,
+    /// The interval the sampler closed last, per device (for the live status line).
+    latest: Arc<Mutex<Vec<DiskUtil>>>,
 }
 
 impl std::fmt::Debug for RunWatch {
@@ -160,12 +162,20 @@ impl RunWatch {
         let probes = jobs.iter().map(|_| Arc::new(ZeroProbe::new(1))).collect();
         let stop = Arc::new(AtomicBool::new(false));
         let start = Instant::now();
+        let latest = Arc::new(Mutex::new(Vec::new()));
         let thread = (!devices.is_empty()).then(|| {
             let stop = stop.clone();
+            let latest = latest.clone();
             let interval = cfg.interval.max(Duration::from_millis(10));
-            std::thread::spawn(move || sample_loop(devices, interval, start, &stop))
+            std::thread::spawn(move || sample_loop(devices, interval, start, &stop, &latest))
         });
-        RunWatch { jobs: jobs.to_vec(), targets, probes, stop, thread, start, cfg, notes }
+        RunWatch { jobs: jobs.to_vec(), targets, probes, stop, thread, start, cfg, notes, latest }
+    }
+
+    /// The last closed interval of each device under the targets, updated every sampling
+    /// interval while the run goes on (empty until the first interval closes).
+    pub fn live_devices(&self) -> Arc<Mutex<Vec<DiskUtil>>> {
+        self.latest.clone()
     }
 
     /// The zero probe of job `i` (shared by its clones); feed it one read completion in
@@ -278,6 +288,7 @@ fn sample_loop(
     interval: Duration,
     start: Instant,
     stop: &AtomicBool,
+    latest: &Mutex<Vec<DiskUtil>>,
 ) -> (DiskSeriesSampler, Vec<String>) {
     let mut s = DiskSeriesSampler::new(devices);
     let mut notes = Vec::new();
@@ -291,9 +302,16 @@ fn sample_loop(
         // Sleep in short steps so the end of the run is not delayed by a whole interval.
         std::thread::sleep(Duration::from_millis(20).min(interval));
         if start.elapsed() >= next {
-            if let Err(e) = s.tick(now()) {
-                notes.push(format!("device view: {e}"));
-                break;
+            match s.tick(now()) {
+                Ok(closed) => {
+                    if let Ok(mut l) = latest.lock() {
+                        *l = closed;
+                    }
+                }
+                Err(e) => {
+                    notes.push(format!("device view: {e}"));
+                    break;
+                }
             }
             next += interval;
         }

@@ -185,8 +185,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }),
         ..RunOptions::default()
     };
-    let (mut result, interrupted) =
-        run_with_progress(&parsed.jobs, &run_opts, flags.status_interval)?;
+    let (mut result, interrupted) = run_with_progress(
+        &parsed.jobs,
+        &run_opts,
+        flags.status_interval,
+        Some(watch.live_devices()),
+    )?;
     let watched = watch.finish(&mut result);
     result.disk_series = watched.series.devices.clone();
     for n in &watched.notes {
@@ -326,6 +330,7 @@ pub fn run_with_progress(
     jobs: &[iolab_job::Job],
     opts: &RunOptions,
     status_interval: Option<Duration>,
+    devices: Option<Arc<std::sync::Mutex<Vec<iolab_stats::DiskUtil>>>>,
 ) -> anyhow::Result<(RunResult, bool)> {
     let stop = Arc::new(AtomicBool::new(false));
     let interrupted = Arc::new(AtomicBool::new(false));
@@ -344,7 +349,9 @@ pub fn run_with_progress(
     let ticker = show.then(|| {
         let progress = progress.clone();
         let done = done.clone();
-        std::thread::spawn(move || quick::progress_loop(&progress, &done, status_interval))
+        std::thread::spawn(move || {
+            quick::progress_loop(&progress, &done, status_interval, devices.as_deref())
+        })
     });
     // fio's steadystate: a monitor ends a job once its criterion holds over ss_dur.
     let mut trackers = Vec::new();

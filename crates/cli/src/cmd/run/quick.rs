@@ -125,8 +125,12 @@ pub fn run_quick(
         if direct { "direct" } else { "buffered" },
         flags.phase_time + (flags.phase_time / 6.0).min(0.5)
     );
-    let (mut result, interrupted) =
-        super::run_with_progress(&parsed.jobs, &RunOptions::default(), flags.status_interval)?;
+    let (mut result, interrupted) = super::run_with_progress(
+        &parsed.jobs,
+        &RunOptions::default(),
+        flags.status_interval,
+        None,
+    )?;
     result.meta.interrupted = interrupted;
     result.meta.command_line = std::env::args().collect();
     result.notes.extend(notes);
@@ -213,7 +217,16 @@ fn human_bw(b: f64) -> String {
 /// ~1 Hz progress line on stderr: job, elapsed/ETA, IOPS and bandwidth per direction since the
 /// previous tick. On a terminal it redraws one line; with `--status-interval` it prints one
 /// line per interval.
-pub fn progress_loop(p: &Progress, done: &AtomicBool, interval: Option<Duration>) {
+/// The live line: per direction IOPS and bandwidth since the last line, and, where the
+/// device view samples the devices under the targets, each device's queue depth (`aqu-sz`),
+/// await and utilisation over its last interval, so a depth that never reaches the device
+/// shows while the run goes on.
+pub fn progress_loop(
+    p: &Progress,
+    done: &AtomicBool,
+    interval: Option<Duration>,
+    devices: Option<&std::sync::Mutex<Vec<iolab_stats::DiskUtil>>>,
+) {
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let period = interval.unwrap_or(Duration::from_secs(1));
     let bar = indicatif::ProgressBar::with_draw_target(
@@ -277,6 +290,9 @@ pub fn progress_loop(p: &Progress, done: &AtomicBool, interval: Option<Duration>
             }
         }
         last = cur;
+        if let Some(devs) = devices.and_then(|d| d.lock().ok()) {
+            parts.extend(devs.iter().map(device_part));
+        }
         let msg = format!("{name}{eta} {}", parts.join(", "));
         if tty && interval.is_none() {
             bar.set_message(msg);
@@ -285,4 +301,12 @@ pub fn progress_loop(p: &Progress, done: &AtomicBool, interval: Option<Duration>
         }
     }
     bar.finish_and_clear();
+}
+
+/// One device on the live line: `vda aqu-sz 31.2 await 0.12ms util 98%`.
+pub fn device_part(u: &iolab_stats::DiskUtil) -> String {
+    let x = &u.iostat;
+    let ops = x.r_s + x.w_s;
+    let wait = if ops > 0.0 { (x.r_await * x.r_s + x.w_await * x.w_s) / ops } else { 0.0 };
+    format!("{} aqu-sz {:.1} await {:.2}ms util {:.0}%", u.name, x.aqu_sz, wait, x.util)
 }
