@@ -40,7 +40,7 @@ pub use evidence::{
     WriteAlloc, ZeroReadSample,
 };
 pub use from_job::job_evidence;
-pub use render::{render_device_view, render_text};
+pub use render::{render_brief, render_device_view, render_text};
 pub use ssmon::{SsSpec, SsTracker};
 pub use watch::{RunWatch, WatchConfig, WatchReport};
 pub use zeroprobe::ZeroProbe;

@@ -36,6 +36,25 @@ pub fn render_text(advice: &[Advice]) -> String {
     s
 }
 
+/// The warnings only, one line each, under a count of everything found (for the quick
+/// profile's one table; the full text is in [`render_text`] and the JSON).
+pub fn render_brief(advice: &[Advice]) -> String {
+    let warnings: Vec<&Advice> =
+        advice.iter().filter(|a| a.severity == Severity::Warning).collect();
+    if warnings.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        "Advice: {} warning(s), {} note(s); evidence and what to do with --output-format=json\n",
+        warnings.len(),
+        advice.len() - warnings.len()
+    );
+    for a in warnings {
+        s.push_str(&format!("  warning [{}] {}: {}\n", a.id, a.subject, a.title));
+    }
+    s
+}
+
 /// The device view: for each reporting group (phase), the depth iolab issued beside what
 /// each device serving it saw (`iostat -x` figures over the phase's window), so "asked 8,
 /// device saw 1" is visible without reading the advice.

@@ -226,13 +226,16 @@ impl RunWatch {
             gids.dedup();
             for g in gids {
                 let js = result.jobs.iter().filter(|j| j.groupid == g);
+                // The measured part of each job: `start_ns` is after its ramp, and the
+                // runtime counts from there (elapsed_ns also holds the ramp and the wait to be
+                // joined, which would reach into the next phase).
                 let start = js.clone().map(|j| j.start_ns).min().unwrap_or(0);
-                let end = js.map(|j| j.start_ns + j.elapsed_ns).max().unwrap_or(0);
+                let end = js.map(|j| j.start_ns + j.runtime_ns).max().unwrap_or(0);
                 ev.phases.push(PhaseEvidence {
                     groupid: g,
                     start_ns: start,
                     end_ns: end,
-                    devices: s.window(Nanos(start), Nanos(end)),
+                    devices: s.phase_window(Nanos(start), Nanos(end)),
                 });
             }
         }

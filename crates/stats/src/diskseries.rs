@@ -110,6 +110,23 @@ impl DiskSeriesSampler {
         pair(a, b, t1 - t0)
     }
 
+    /// Summary per device for a phase `[start, end]`: the samples *inside* it when they span
+    /// at least half of it, so a neighbouring phase does not leak into the figures (with 1 s
+    /// samples, [`Self::window`] of a 3 s phase can take in most of a second of the next),
+    /// else [`Self::window`].
+    pub fn phase_window(&self, start: Nanos, end: Nanos) -> Vec<DiskUtil> {
+        let i = self.snaps.iter().position(|(t, _)| *t >= start.0);
+        let j = self.snaps.iter().rposition(|(t, _)| *t <= end.0);
+        if let (Some(i), Some(j)) = (i, j) {
+            let (t0, a) = &self.snaps[i];
+            let (t1, b) = &self.snaps[j];
+            if j > i && (t1 - t0) * 2 >= end.0.saturating_sub(start.0) {
+                return pair(a, b, t1 - t0);
+            }
+        }
+        self.window(start, end)
+    }
+
     /// The series and summaries built from all samples taken so far.
     pub fn series(&self) -> DiskSeries {
         let mut devices: Vec<DeviceSeries> = Vec::new();
@@ -219,6 +236,13 @@ mod tests {
         assert!((w[0].iostat.aqu_sz - 2.0).abs() < 1e-9);
         let w = s.window(Nanos::from_millis(1500), Nanos::from_secs(2));
         assert_eq!(w[0].read_ios, 0);
+        // A phase of [0.9 s, 2.0 s]: the outer window reaches back into the busy first second;
+        // the inner one (1 s to 2 s covers 1 s of the 1.1 s phase) sees only the idle second.
+        assert_eq!(s.window(Nanos::from_millis(900), Nanos::from_secs(2))[0].read_ios, 1000);
+        assert_eq!(s.phase_window(Nanos::from_millis(900), Nanos::from_secs(2))[0].read_ios, 0);
+        // A phase too short to hold two samples falls back to the outer window.
+        let w = s.phase_window(Nanos::from_millis(200), Nanos::from_millis(800));
+        assert_eq!(w[0].read_ios, 1000);
         assert!(iostat_line(&w[0]).starts_with("sdb"));
         std::fs::remove_dir_all(&dir).unwrap();
     }

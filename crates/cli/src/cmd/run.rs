@@ -296,7 +296,7 @@ fn steady_loop(
 }
 
 /// Every file a job's clones will use, each once.
-fn job_paths(job: &iolab_job::Job) -> Vec<std::path::PathBuf> {
+pub(crate) fn job_paths(job: &iolab_job::Job) -> Vec<std::path::PathBuf> {
     let mut v = Vec::new();
     for c in 0..job.numjobs.max(1) {
         for p in clone_files(job, c) {

@@ -125,20 +125,37 @@ pub fn run_quick(
         if direct { "direct" } else { "buffered" },
         flags.phase_time + (flags.phase_time / 6.0).min(0.5)
     );
+    // The device view, as for any job: what each phase's depth became at the device.
+    let watch = iolab_advice::RunWatch::start(
+        &parsed.jobs,
+        parsed.jobs.iter().map(super::job_paths).collect(),
+        iolab_advice::WatchConfig {
+            // Phases last a few seconds: sample often enough that each has its own window.
+            interval: flags.status_interval.unwrap_or(Duration::from_millis(500)),
+            ..Default::default()
+        },
+    );
     let (mut result, interrupted) = super::run_with_progress(
         &parsed.jobs,
         &RunOptions::default(),
         flags.status_interval,
-        None,
+        Some(watch.live_devices()),
     )?;
+    let watched = watch.finish(&mut result);
+    result.disk_series = watched.series.devices.clone();
     result.meta.interrupted = interrupted;
     result.meta.command_line = std::env::args().collect();
     result.notes.extend(notes);
+    for n in iolab_report::export::text::job_notes(&result) {
+        eprintln!("iolab: {n}");
+    }
+    let advice = iolab_advice::render_brief(&watched.advice);
     let text = table(&result);
     if flags.format == "normal" {
+        let all = format!("{text}{}{advice}", if advice.is_empty() { "" } else { "\n" });
         match &flags.output {
-            Some(p) => iolab_report::write_atomic(p, text.as_bytes())?,
-            None => print!("{text}"),
+            Some(p) => iolab_report::write_atomic(p, all.as_bytes())?,
+            None => print!("{all}"),
         }
     } else {
         let mut out = Vec::new();
@@ -149,7 +166,7 @@ pub fn run_quick(
             Some(p) => iolab_report::write_atomic(p, &out)?,
             None => std::io::stdout().write_all(&out).context("writing results")?,
         }
-        eprint!("{text}");
+        eprint!("{text}{advice}");
     }
     Ok(if interrupted {
         std::process::ExitCode::from(130)
