@@ -86,7 +86,13 @@ pub struct PhaseEvidence {
     /// ns since the run started.
     pub start_ns: u64,
     pub end_ns: u64,
+    /// From the last sample at or before the start to the first at or after the end: counts
+    /// here cover at least the phase (what the app-vs-device byte comparison needs).
     pub devices: Vec<DiskUtil>,
+    /// From the samples inside the phase when they span at least half of it, else as
+    /// `devices`: rates here (aqu-sz, r/s, await) are the phase's own, not a neighbour's.
+    #[serde(default)]
+    pub devices_inner: Vec<DiskUtil>,
 }
 
 /// Everything the checks read besides the `RunResult`.
@@ -103,6 +109,15 @@ pub struct Evidence {
 impl Evidence {
     /// Device figures of a group's phase: the recorded phase, else the whole run's
     /// `disk_util` when the run has a single group.
+    /// [`PhaseEvidence::devices_inner`] of a group (rates), falling back as
+    /// [`Self::phase_devices`] does.
+    pub fn phase_rates<'a>(&'a self, r: &'a RunResult, groupid: u32) -> Option<&'a [DiskUtil]> {
+        match self.phases.iter().find(|p| p.groupid == groupid) {
+            Some(p) if !p.devices_inner.is_empty() => Some(&p.devices_inner),
+            _ => self.phase_devices(r, groupid),
+        }
+    }
+
     pub fn phase_devices<'a>(&'a self, r: &'a RunResult, groupid: u32) -> Option<&'a [DiskUtil]> {
         if let Some(p) = self.phases.iter().find(|p| p.groupid == groupid) {
             return Some(&p.devices);

@@ -71,7 +71,7 @@ pub fn render_device_view(r: &RunResult, ev: &Evidence) -> String {
         let mut names: Vec<&String> = jobs.iter().flat_map(|(_, e)| &e.devices).collect();
         names.sort();
         names.dedup();
-        let Some(devs) = ev.phase_devices(r, gid) else { continue };
+        let Some(devs) = ev.phase_rates(r, gid) else { continue };
         let p = ev.phases.iter().find(|p| p.groupid == gid);
         let first = jobs.first().map(|(j, _)| j.name.as_str()).unwrap_or("");
         s.push_str(&format!(

@@ -235,7 +235,8 @@ impl RunWatch {
                     groupid: g,
                     start_ns: start,
                     end_ns: end,
-                    devices: s.phase_window(Nanos(start), Nanos(end)),
+                    devices: s.window(Nanos(start), Nanos(end)),
+                    devices_inner: s.phase_window(Nanos(start), Nanos(end)),
                 });
             }
         }

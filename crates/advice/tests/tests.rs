@@ -210,8 +210,20 @@ fn threads_on_fs(fs: &str) -> Option<Phases> {
     ev.jobs.extend((0..threads).map(|_| je(WriteAlloc::HoleFilling)));
     ev.jobs.extend((0..threads).map(|_| je(WriteAlloc::Overwrite)));
     ev.phases = vec![
-        PhaseEvidence { groupid: 0, start_ns: p0.0, end_ns: p0_end.0, devices: w0 },
-        PhaseEvidence { groupid: 1, start_ns: p1.0, end_ns: p1_end.0, devices: w1 },
+        PhaseEvidence {
+            groupid: 0,
+            start_ns: p0.0,
+            end_ns: p0_end.0,
+            devices: w0,
+            devices_inner: vec![],
+        },
+        PhaseEvidence {
+            groupid: 1,
+            start_ns: p1.0,
+            end_ns: p1_end.0,
+            devices: w1,
+            devices_inner: vec![],
+        },
     ];
     let advice = check(&r, &ev);
     eprintln!("{}", render_text(&advice));

@@ -50,21 +50,25 @@ fn run(r: &RunResult, ev: &Evidence) -> Vec<Advice> {
             v.dedup();
             v
         };
+        // Rates over the samples inside the phase, so a neighbouring phase's traffic is not
+        // taken for this one's.
         let devs: Vec<_> = ev
-            .phase_devices(r, gid)
+            .phase_rates(r, gid)
             .map(|d| d.iter().filter(|d| names.contains(&&d.name)).collect())
             .unwrap_or_default();
         let device: f64 = devs.iter().map(|d| d.iostat.aqu_sz).sum();
         let app_ios: u64 =
             jobs.iter().map(|(j, _)| j.read.total_ios + j.write.total_ios + j.trim.total_ios).sum();
-        let dev_ios: u64 = devs.iter().map(|d| d.read_ios + d.write_ios).sum();
-        let amp = if app_ios > 0 { dev_ios as f64 / app_ios as f64 } else { 1.0 };
+        let secs = jobs.iter().map(|(j, _)| j.runtime_ns).max().unwrap_or(0) as f64 / 1e9;
+        let app_rate = if secs > 0.0 { app_ios as f64 / secs } else { 0.0 };
+        let dev_rate: f64 = devs.iter().map(|d| d.iostat.r_s + d.iostat.w_s).sum();
+        let amp = if app_rate > 0.0 { dev_rate / app_rate } else { 1.0 };
         let (seen, amp_text) = if amp > AMPLIFICATION_MIN {
             (
                 device / amp,
                 format!(
-                    "; the devices did {amp:.1} requests per application I/O ({dev_ios} for \
-                     {app_ios}), so per application I/O they saw a depth of {:.2}",
+                    "; the devices did {amp:.1} requests per application I/O ({dev_rate:.0}/s \
+                     for {app_rate:.0}/s), so per application I/O they saw a depth of {:.2}",
                     device / amp
                 ),
             )
@@ -243,6 +247,7 @@ mod tests {
         for i in 0..8 {
             let mut j = job("t", i, 0);
             j.write.total_ios = 1000;
+            j.runtime_ns = 10_000_000_000; // the 10 s of `dev`'s window
             j.depth.exact = vec![(1, 1000)];
             r.jobs.push(j);
             ev.jobs.push(JobEvidence {
@@ -258,7 +263,11 @@ mod tests {
         let a = run(&r, &ev);
         assert_eq!(a.len(), 1);
         assert_eq!(a[0].title, "issued depth 8.00, the device saw 0.86");
-        assert!(a[0].evidence.contains("3.5 requests per application I/O (28000 for 8000)"));
+        assert!(
+            a[0].evidence.contains("3.5 requests per application I/O (2800/s for 800/s)"),
+            "{}",
+            a[0].evidence
+        );
         // Without amplification (8000 device requests) aqu-sz 3.0 is above a third of 8.
         r.disk_util[0] = dev("loop3", 8000, 0.5, 3.0);
         assert!(run(&r, &ev).is_empty());

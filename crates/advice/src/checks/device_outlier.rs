@@ -48,7 +48,7 @@ fn run(r: &RunResult, ev: &Evidence) -> Vec<Advice> {
     let mut out = Vec::new();
     for (gid, jobs) in ev.groups(r) {
         let names: Vec<&String> = jobs.iter().flat_map(|(_, e)| &e.devices).collect();
-        let Some(all) = ev.phase_devices(r, gid) else { continue };
+        let Some(all) = ev.phase_rates(r, gid) else { continue };
         let mut devs: Vec<&DiskUtil> = all
             .iter()
             .filter(|d| names.contains(&&d.name) && d.read_ios + d.write_ios >= MIN_IOS)

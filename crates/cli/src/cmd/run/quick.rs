@@ -152,11 +152,12 @@ pub fn run_quick(
     let advice = iolab_advice::render_brief(&watched.advice);
     let text = table(&result);
     if flags.format == "normal" {
-        let all = format!("{text}{}{advice}", if advice.is_empty() { "" } else { "\n" });
+        // The one table on stdout; what the device view found goes beside it on stderr.
         match &flags.output {
-            Some(p) => iolab_report::write_atomic(p, all.as_bytes())?,
-            None => print!("{all}"),
+            Some(p) => iolab_report::write_atomic(p, text.as_bytes())?,
+            None => print!("{text}"),
         }
+        eprint!("{advice}");
     } else {
         let mut out = Vec::new();
         for fmt in flags.format.split(',') {
