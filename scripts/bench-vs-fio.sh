@@ -89,19 +89,19 @@ uring=(--name=uring --ioengine=io_uring --rw=randread --bs=4k --iodepth=32 --iod
        --direct=1 --size=1g --filename="$dir/bench.dat" --time_based --runtime="$secs" --norandommap --thread)
 # Lay the file out once (written, not sparse) so neither tool reads holes.
 "$IOLAB" run --name=layout --rw=write --bs=1m --size=1g --filename="$dir/bench.dat" --output-format=json --output="$dir/layout.json" 2>/dev/null
-read -r f_iops f_cpu f_ios < <(summarize "$(run fio uring "${uring[@]}")")
-read -r i_iops i_cpu i_ios < <(summarize "$(run iolab uring "${uring[@]}")")
-f_cpi=$(python3 -c "print(f'{$f_cpu/max($f_ios,1)*1e9:.0f}')")
-i_cpi=$(python3 -c "print(f'{$i_cpu/max($i_ios,1)*1e9:.0f}')")
-printf '%-44s %14s %14s %8s  (target >= 1.0)\n' "io_uring 4k randread QD32 direct: IOPS" "$f_iops" "$i_iops" "$(ratio "$i_iops" "$f_iops")"
-printf '%-44s %14s %14s %8s  (target <= 0.8)\n' "io_uring 4k randread QD32: CPU ns per I/O" "$f_cpi" "$i_cpi" "$(ratio "$i_cpi" "$f_cpi")"
+# One io_uring comparison: IOPS and CPU per I/O of both tools on the same job.
+uring_pair() { # name label iops-target cpu-target args...
+  local name="$1" label="$2" t_iops="$3" t_cpu="$4"; shift 4
+  read -r f_iops f_cpu f_ios < <(summarize "$(run fio "$name" "$@")")
+  read -r i_iops i_cpu i_ios < <(summarize "$(run iolab "$name" "$@")")
+  f_cpi=$(python3 -c "print(f'{$f_cpu/max($f_ios,1)*1e9:.0f}')")
+  i_cpi=$(python3 -c "print(f'{$i_cpu/max($i_ios,1)*1e9:.0f}')")
+  printf '%-44s %14s %14s %8s%s\n' "$label: IOPS" "$f_iops" "$i_iops" "$(ratio "$i_iops" "$f_iops")" "$t_iops"
+  printf '%-44s %14s %14s %8s%s\n' "$label: CPU ns per I/O" "$f_cpi" "$i_cpi" "$(ratio "$i_cpi" "$f_cpi")" "$t_cpu"
+}
+uring_pair uring "io_uring 4k randread QD32 direct" "  (target >= 1.0)" "  (target <= 0.8)" "${uring[@]}"
 
 # 2b. The same job with fio's default iodepth_batch (1).
 uring1=()
 for a in "${uring[@]}"; do [ "$a" = --iodepth_batch=8 ] || uring1+=("$a"); done
-read -r f_iops f_cpu f_ios < <(summarize "$(run fio uring1 "${uring1[@]}")")
-read -r i_iops i_cpu i_ios < <(summarize "$(run iolab uring1 "${uring1[@]}")")
-f_cpi=$(python3 -c "print(f'{$f_cpu/max($f_ios,1)*1e9:.0f}')")
-i_cpi=$(python3 -c "print(f'{$i_cpu/max($i_ios,1)*1e9:.0f}')")
-printf '%-44s %14s %14s %8s\n' "  same, iodepth_batch=1: IOPS" "$f_iops" "$i_iops" "$(ratio "$i_iops" "$f_iops")"
-printf '%-44s %14s %14s %8s\n' "  same, iodepth_batch=1: CPU ns per I/O" "$f_cpi" "$i_cpi" "$(ratio "$i_cpi" "$f_cpi")"
+uring_pair uring1 "  same, iodepth_batch=1" "" "" "${uring1[@]}"
