@@ -172,7 +172,7 @@ fn scenario_a_metadata_only_caching_reads_32x() {
     let arc = "ram:1GiB:lru:block=128KiB";
     let mut meta = hierarchy(&[&format!("{arc}:metadata_only=true")], "hdd:7200");
     let rm = simulate(&mut meta, vec![worker("randread", reqs.clone(), 1)]);
-    assert_eq!(rm.jobs[0].read.io_bytes, user_bytes);
+    assert_eq!(rm.results[0].read.io_bytes, user_bytes);
     assert_eq!(rm.backing.bytes_read, 32 * user_bytes);
     let mut all = hierarchy(&[arc], "hdd:7200");
     let ra = simulate(&mut all, vec![worker("randread", reqs, 1)]);
@@ -180,7 +180,7 @@ fn scenario_a_metadata_only_caching_reads_32x() {
     // 31 of every 32 reads hit the cached record.
     assert!((ra.tiers[0].read_hit_ratio - 31.0 / 32.0).abs() < 1e-9);
     // Every read pays a disk access under metadata-only caching; with full caching 1 in 32.
-    let (pm, pa) = (rm.jobs[0].read.clat_ns.mean, ra.jobs[0].read.clat_ns.mean);
+    let (pm, pa) = (rm.results[0].read.clat.mean, ra.results[0].read.clat.mean);
     assert!(pm > 10.0 * pa, "mean clat {pm} vs {pa}");
 }
 
@@ -188,7 +188,7 @@ fn scenario_a_metadata_only_caching_reads_32x() {
 fn qd1_random_read_ms(backing: &str, span: u64) -> f64 {
     let mut h = hierarchy(&[], backing);
     let r = simulate(&mut h, vec![worker("rr", random_reads(3000, 0, span, 8192, 42), 1)]);
-    r.jobs[0].read.clat_ns.mean / 1e6
+    r.results[0].read.clat.mean / 1e6
 }
 
 /// (b) QD1 8 KiB random reads, 7.2K vs 10K drive, over 1 GB, 100 GB and 1000 GB spans.
@@ -335,7 +335,7 @@ fn gated_workers_start_when_their_predecessors_finish() {
     assert_eq!(r.results[1].start_ns, 0);
     assert!(r.results[2].start_ns >= end(0).max(end(1)), "c started before a and b ended");
     // Alone on the drive, c runs faster per I/O than a and b did sharing it.
-    let mean = |i: usize| r.jobs[i].read.clat_ns.mean;
+    let mean = |i: usize| r.results[i].read.clat.mean;
     assert!(mean(2) < mean(0).min(mean(1)), "{} vs {} {}", mean(2), mean(0), mean(1));
     assert_eq!(r.results.iter().map(|j| j.read.total_ios).sum::<u64>(), 600);
 

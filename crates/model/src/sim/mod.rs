@@ -6,11 +6,10 @@
 //! depth); a request that carries `issue_at` (fio `rate`/`rate_iops`, or a trace's timestamps)
 //! is not issued before it (open loop). A request's [`crate::block::Plan`] runs stage by stage;
 //! each device serves up to `servers()` commands at once and picks the next among its first
-//! `reorder_depth()` queued commands by shortest positioning time (NCQ). Completion latencies
-//! go into per-worker HdrHistograms (3 significant digits, as fio's and iolab's `run`), and
-//! every submission and completion into a per-worker [`iolab_stats::Recorder`], the type
-//! `iolab run`'s workers fill, so [`SimReport::results`] are `JobResult`s summarised exactly as
-//! a measured run's (depth distributions, bandwidth/IOPS interval samples, percentiles). A
+//! `reorder_depth()` queued commands by shortest positioning time (NCQ). Every submission and
+//! completion goes into a per-worker [`iolab_stats::Recorder`], the type `iolab run`'s workers
+//! fill, so [`SimReport::results`] are `JobResult`s summarised exactly as a measured run's
+//! (HdrHistogram percentiles, depth distributions, bandwidth/IOPS interval samples). A
 //! simulated request has no submission latency: `slat` stays at N=0 and `lat` equals `clat`.
 
 pub mod report;
@@ -18,9 +17,8 @@ pub mod report;
 use crate::block::DevReq;
 use crate::device::{DevOp, Device};
 use crate::tier::Hierarchy;
-use hdrhistogram::Histogram;
 use iolab_core::{IoDir, IoRequest, Nanos};
-pub use report::{DevReport, DirReport, JobReport, Sample, SimReport, TierReport};
+pub use report::{DevReport, Sample, SimReport, TierReport};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -148,9 +146,6 @@ struct WorkerState {
     done: bool,
     pending: Option<IoRequest>,
     waiting: bool,
-    hist: [Histogram<u64>; 2],
-    bytes: [u64; 2],
-    ios: [u64; 2],
     first: Option<Nanos>,
     last: Nanos,
     /// When its `after` workers had all finished (it may issue from then on).
@@ -202,9 +197,6 @@ pub fn run(h: &mut Hierarchy, workers: Vec<WorkerSpec>, opt: SimOptions) -> SimR
                 done: false,
                 pending: None,
                 waiting: false,
-                hist: [new_hist(), new_hist()],
-                bytes: [0; 2],
-                ios: [0; 2],
                 first: None,
                 last: Nanos::ZERO,
                 started: None,
@@ -226,11 +218,6 @@ pub fn run(h: &mut Hierarchy, workers: Vec<WorkerSpec>, opt: SimOptions) -> SimR
     s.at(sample, Ev::Sample);
     s.main_loop();
     s.report()
-}
-
-fn new_hist() -> Histogram<u64> {
-    // 3 significant digits, auto-resizing: cannot fail for these arguments.
-    Histogram::new(3).unwrap_or_else(|_| unreachable!("sigfig 3 is valid"))
 }
 
 impl Sim<'_> {
@@ -417,40 +404,22 @@ impl Sim<'_> {
         let ws = &mut self.workers[f.worker as usize];
         ws.inflight -= 1;
         ws.last = self.now;
-        if ws.measuring.is_none() {
-            let ramp_end = ws.started.unwrap_or(Nanos::ZERO) + ws.spec.ramp.unwrap_or(Nanos::ZERO);
-            if ws.spec.ramp.is_some() && self.now >= ramp_end {
-                // fio reset_all_stats(): counters, histograms and the epoch restart.
-                ws.rec = iolab_stats::Recorder::new(interval);
-                ws.hist = [new_hist(), new_hist()];
-                ws.bytes = [0; 2];
-                ws.ios = [0; 2];
-                ws.measuring = Some(self.now);
-            } else if ws.spec.ramp.is_none() {
-                ws.measuring = ws.first;
-            }
+        let ramp_end = ws.started.unwrap_or(Nanos::ZERO) + ws.spec.ramp.unwrap_or(Nanos::ZERO);
+        if ws.measuring.is_none() && self.now >= ramp_end {
+            ws.measuring = match ws.spec.ramp {
+                // fio reset_all_stats() at the ramp's end: counters, histograms, the epoch.
+                Some(_) => {
+                    ws.rec = iolab_stats::Recorder::new(interval);
+                    Some(self.now)
+                }
+                None => ws.first,
+            };
         }
-        let Some(from) = ws.measuring else {
-            // Still ramping: the I/O happened (the cache saw it) but is not reported.
-            if ws.done && ws.inflight == 0 {
-                self.start_ready();
-            } else if !ws.waiting {
-                self.arrive(f.worker);
-            }
-            return;
-        };
-        ws.rec.tick_interval(Nanos(self.now.0.saturating_sub(from.0)));
-        ws.rec.record_complete_batch(1);
-        ws.rec.record_complete(f.dir, f.len, None, Nanos(lat), Nanos(lat));
-        if let Some(d) = match f.dir {
-            IoDir::Read => Some(0),
-            IoDir::Write => Some(1),
-            _ => None,
-        } {
-            // Auto-resizing histogram: `record` grows it (saturating_record would clamp).
-            let _ = ws.hist[d].record(lat.max(1));
-            ws.bytes[d] += f.len;
-            ws.ios[d] += 1;
+        // While ramping the I/O happened (the cache saw it) but is not reported.
+        if let Some(from) = ws.measuring {
+            ws.rec.tick_interval(Nanos(self.now.0.saturating_sub(from.0)));
+            ws.rec.record_complete_batch(1);
+            ws.rec.record_complete(f.dir, f.len, None, Nanos(lat), Nanos(lat));
         }
         if ws.done && ws.inflight == 0 {
             // Its last I/O: workers waiting on it (stonewall, wait_for) may start now.
@@ -565,28 +534,6 @@ impl Sim<'_> {
                 j
             })
             .collect();
-        let jobs = self
-            .workers
-            .iter()
-            .map(|w| {
-                let runtime = w.last.0.saturating_sub(w.measuring.or(w.first).map_or(0, |f| f.0));
-                let dir = |d: usize| {
-                    let secs = runtime as f64 / 1e9;
-                    let bw = if secs > 0.0 { w.bytes[d] as f64 / secs } else { 0.0 };
-                    DirReport {
-                        io_bytes: w.bytes[d],
-                        io_kbytes: w.bytes[d] / 1024,
-                        bw_bytes: bw,
-                        bw: bw / 1024.0,
-                        iops: if secs > 0.0 { w.ios[d] as f64 / secs } else { 0.0 },
-                        runtime: runtime / 1_000_000,
-                        total_ios: w.ios[d],
-                        clat_ns: report::LatSummary::from_hist(&w.hist[d]),
-                    }
-                };
-                JobReport { jobname: w.spec.name.clone(), read: dir(0), write: dir(1) }
-            })
-            .collect();
         let tiers = (0..self.h.tier_count())
             .map(|i| {
                 let sp = self.h.tier_spec(i);
@@ -616,7 +563,6 @@ impl Sim<'_> {
             .collect();
         SimReport {
             runtime_ns: end,
-            jobs,
             results,
             tiers,
             backing: self.h.backing_stats.clone(),

@@ -1,69 +1,9 @@
-//! What a simulation reports, shaped like `iolab run` / fio's JSON where the two overlap
-//! (`read`/`write` with `io_bytes`, `bw` in KiB/s, `iops`, `runtime` in ms, `clat_ns` with
-//! `percentile` keys such as `"99.000000"`), plus what only a model knows: per-tier hit
-//! ratios and counters, device busy time, and the fill / hit-ratio / IOPS series over time.
+//! What a simulation reports: one `iolab run`-shaped `JobResult` per worker (printed by the
+//! report crate's exporters), plus what only a model knows: per-tier hit ratios and counters,
+//! device busy time, and the fill / hit-ratio / IOPS series over time.
 
 use crate::tier::{BackingStats, TierStats};
-use hdrhistogram::Histogram;
 use serde::Serialize;
-use std::collections::BTreeMap;
-
-/// fio's default `percentile_list`.
-pub const PERCENTILES: [f64; 17] = [
-    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
-    99.99,
-];
-
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct LatSummary {
-    pub min: u64,
-    pub max: u64,
-    pub mean: f64,
-    pub stddev: f64,
-    pub percentile: BTreeMap<String, u64>,
-}
-
-impl LatSummary {
-    pub fn from_hist(h: &Histogram<u64>) -> Self {
-        if h.is_empty() {
-            return LatSummary::default();
-        }
-        LatSummary {
-            min: h.min(),
-            max: h.max(),
-            mean: h.mean(),
-            stddev: h.stdev(),
-            percentile: PERCENTILES
-                .iter()
-                .map(|p| (format!("{p:.6}"), h.value_at_quantile(p / 100.0)))
-                .collect(),
-        }
-    }
-
-    pub fn pct(&self, p: f64) -> u64 {
-        self.percentile.get(&format!("{p:.6}")).copied().unwrap_or(0)
-    }
-}
-
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct DirReport {
-    pub io_bytes: u64,
-    pub io_kbytes: u64,
-    pub bw_bytes: f64,
-    /// KiB/s, as fio.
-    pub bw: f64,
-    pub iops: f64,
-    pub runtime: u64,
-    pub total_ios: u64,
-    pub clat_ns: LatSummary,
-}
-
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct JobReport {
-    pub jobname: String,
-    pub read: DirReport,
-    pub write: DirReport,
-}
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct TierReport {
@@ -99,10 +39,8 @@ pub struct Sample {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct SimReport {
     pub runtime_ns: u64,
-    /// The jobs in the model's own summary (the JSON carries `results` in fio's shape instead).
-    #[serde(skip)]
-    pub jobs: Vec<JobReport>,
-    /// One `iolab run`-shaped result per worker (same order as `jobs`), for the exporters.
+    /// One `iolab run`-shaped result per worker, in the order given to `sim::run`; the
+    /// exporters print them (the JSON carries them in fio's shape, not here).
     #[serde(skip)]
     pub results: Vec<iolab_stats::JobResult>,
     pub tiers: Vec<TierReport>,
@@ -112,59 +50,18 @@ pub struct SimReport {
 }
 
 impl SimReport {
-    /// Sum over jobs of one direction's bytes / the longest job runtime, in bytes/s.
+    /// Sum over jobs of one direction's bytes / the simulation's length, in bytes/s.
     pub fn total_bw(&self, write: bool) -> f64 {
-        let bytes: u64 =
-            self.jobs.iter().map(|j| if write { j.write.io_bytes } else { j.read.io_bytes }).sum();
+        let bytes: u64 = self
+            .results
+            .iter()
+            .map(|j| if write { j.write.io_bytes } else { j.read.io_bytes })
+            .sum();
         if self.runtime_ns == 0 {
             0.0
         } else {
             bytes as f64 * 1e9 / self.runtime_ns as f64
         }
-    }
-
-    /// Human-readable summary in the shape of `iolab run`'s text output.
-    pub fn to_text(&self) -> String {
-        let mut s = self.jobs_text();
-        s.push_str(&self.model_text());
-        s
-    }
-
-    /// The jobs' predicted IOPS, bandwidth and latency, one block per job.
-    pub fn jobs_text(&self) -> String {
-        let mut s = String::new();
-        for j in &self.jobs {
-            s.push_str(&format!("{}: (predicted)\n", j.jobname));
-            for (name, d) in [("read", &j.read), ("write", &j.write)] {
-                if d.total_ios == 0 {
-                    continue;
-                }
-                let c = &d.clat_ns;
-                s.push_str(&format!(
-                    "  {name}: IOPS={:.0}, BW={:.1}MiB/s ({:.1}MB/s)({} ios, {} ms)\n",
-                    d.iops,
-                    d.bw_bytes / 1048576.0,
-                    d.bw_bytes / 1e6,
-                    d.total_ios,
-                    d.runtime
-                ));
-                s.push_str(&format!(
-                    "    clat (usec): min={:.1}, max={:.1}, avg={:.1}, stdev={:.1}\n",
-                    c.min as f64 / 1e3,
-                    c.max as f64 / 1e3,
-                    c.mean / 1e3,
-                    c.stddev / 1e3
-                ));
-                s.push_str("    clat percentiles (usec): ");
-                let ps: Vec<String> = [1.0, 50.0, 90.0, 99.0, 99.9, 99.99]
-                    .iter()
-                    .map(|&p| format!("{p}th={:.1}", c.pct(p) as f64 / 1e3))
-                    .collect();
-                s.push_str(&ps.join(", "));
-                s.push('\n');
-            }
-        }
-        s
     }
 
     /// What only a model knows: tiers, devices, never-written reads.
