@@ -264,7 +264,11 @@ pub fn unhandled_notes(job: &Job) -> Vec<String> {
 }
 
 /// The worker's loop settings from the job's options.
-pub fn worker_config(job: &Job, opts: &RunOptions) -> Result<WorkerConfig, EngineError> {
+/// The worker's settings for `job`, and a note when its `clocksource` cannot be honoured.
+pub fn worker_config(
+    job: &Job,
+    opts: &RunOptions,
+) -> Result<(WorkerConfig, Option<String>), EngineError> {
     let depth = job.iodepth.max(1);
     let bad = |what: String| EngineError::Job { job: job.name.clone(), what };
     if let Some(mode) = opt_str(job, "io_submit_mode") {
@@ -292,8 +296,9 @@ pub fn worker_config(job: &Job, opts: &RunOptions) -> Result<WorkerConfig, Engin
         (false, Some(t)) => Nanos::from_millis(t),
         (false, None) => opts.interval,
     };
-    Ok(WorkerConfig {
-        clock: crate::clock::ClockSource::resolve(opt_str(job, "clocksource")).0,
+    let (clock, clock_note) = crate::clock::ClockSource::resolve(opt_str(job, "clocksource"));
+    let cfg = WorkerConfig {
+        clock,
         depth,
         batch_submit: opt_u64(job, "iodepth_batch").map(|v| v as u32).unwrap_or(1),
         complete_min: opt_u64(job, "iodepth_batch_complete_min").map(|v| v as u32).unwrap_or(1),
@@ -322,10 +327,10 @@ pub fn worker_config(job: &Job, opts: &RunOptions) -> Result<WorkerConfig, Engin
             };
             (spec.lat || spec.unit_bw || spec.unit_iops).then_some(spec)
         },
-    })
+    };
+    Ok((cfg, clock_note))
 }
 
-/// Adapts the workload crate's generator to the worker.
 /// A clone's workload as the worker's request source. With `invalidate` on a buffered job,
 /// every new pass over the files (a `loops` iteration, or a `time_based` wrap) first drops
 /// the files' page cache, as fio does (io_u.c `loop_cache_invalidate` on a wrap, and
@@ -530,8 +535,7 @@ pub fn run_jobs(
         notes.extend(unhandled_notes(job));
         let allow_create = opt_bool(job, "allow_file_create", true);
         let allow_destroy = opts.allow_destroy || opt_bool(job, "allow_mounted_write", false);
-        let wcfg = worker_config(job, opts)?;
-        let (_, clock_note) = crate::clock::ClockSource::resolve(opt_str(job, "clocksource"));
+        let (wcfg, clock_note) = worker_config(job, opts)?;
         notes.extend(clock_note.map(|n| format!("job {}: {n}", job.name)));
         let invalidate = opt_bool(job, "invalidate", true);
         let invalidate_passes = invalidate && !job.direct && engine_name != "null";
@@ -676,11 +680,11 @@ pub fn run_jobs(
             let handle = std::thread::Builder::new()
                 .name(name)
                 .spawn(move || {
-                    let _targets = targets; // keep the fds open while the engine runs
+                    let held = targets; // keep the fds open while the engine runs
                     let mut engine = (entry.ctor)(&ecfg)?;
                     let mut src = WorkloadSource {
                         wl,
-                        invalidate: invalidate_passes.then_some(&_targets[..]),
+                        invalidate: invalidate_passes.then_some(&held[..]),
                         passes: 0,
                     };
                     let mut fill = fill;
@@ -714,7 +718,7 @@ pub fn run_jobs(
                             // check reads what reached the media, not the page cache.
                             let mut cache_notes = Vec::new();
                             if !stopped {
-                                for t in &_targets {
+                                for t in &held {
                                     t.file
                                         .sync_all()
                                         .map_err(|e| EngineError::io(&t.path, "fsync", e))?;

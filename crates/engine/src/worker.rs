@@ -11,8 +11,8 @@
 //! the completion read doubles as the creation time of the next unit (sync and async engines
 //! alike), and a reap that finds its completions already in the ring (io_uring after a commit
 //! with GETEVENTS) takes the commit's read. At fio's default of one completion per reap that
-//! is one clock read per I/O instead of three. Paced requests (`issue_at`) wait for their time and their `lat` counts from
-//! it, so a late issue shows up as latency (no coordinated omission), and the loop never
+//! is one clock read per I/O instead of three. Paced requests (`issue_at`) wait for their time
+//! and their `lat` counts from it, so a late issue shows up as latency (no coordinated omission), and the loop never
 //! quiesces the queue to wait (fio's `io_u_quiesce` does, which makes rate-limited runs
 //! closed-loop).
 
@@ -233,6 +233,8 @@ pub fn run_worker(
     let depth = if caps.sync { 1 } else { cfg.depth.clamp(1, caps.max_depth) };
     let batch = if cfg.batch_submit == 0 { depth } else { cfg.batch_submit.min(depth) };
     let low = cfg.depth_low.clamp(0, depth.saturating_sub(1));
+    // Units a full queue's commit may be held for while completions wait (see below).
+    let hold = if batch > 1 { batch.min(LAZY_COMMIT_MAX) } else { 0 };
     let t0 = crate::clock::Clock::start(cfg.clock);
     let now = || Nanos(t0.elapsed_ns());
 
@@ -434,7 +436,6 @@ pub fn run_worker(
         // fewer kernel entries and device notifications. `hold` stays small because each
         // held unit delays the batch's first (4: 0.71x fio's CPU per I/O at 1.03x its IOPS
         // on a virtio disk; 8 lost 4 % of the IOPS).
-        let hold = if batch > 1 { batch.min(LAZY_COMMIT_MAX) } else { 0 };
         let lazy = (uncommitted.len() as u32) < hold
             && free.is_empty()
             && !stream_done

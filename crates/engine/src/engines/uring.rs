@@ -37,12 +37,10 @@ pub struct Uring {
     fixed_bufs: bool,
     /// Submitted and not yet reaped.
     in_flight: u32,
-    /// Whether the ring got COOP_TASKRUN (reported in the run notes).
-    pub coop_taskrun: bool,
     /// DEFER_TASKRUN: completions are posted only on `enter(GETEVENTS)`.
     defer_taskrun: bool,
     /// Default optimisations the kernel refused (registered files/buffers), for the notes.
-    pub fallbacks: Vec<String>,
+    fallbacks: Vec<String>,
     /// Most completions per reap (`iodepth_batch_complete_max`; u32::MAX: no limit).
     reap_max: u32,
 }
@@ -142,7 +140,6 @@ impl Uring {
             fixed_files,
             fixed_bufs,
             in_flight: 0,
-            coop_taskrun: level <= 1,
             defer_taskrun,
             fallbacks,
             reap_max: if cfg.reap_max == 0 { u32::MAX } else { cfg.reap_max },
