@@ -41,10 +41,13 @@ fn sim_json_has_run_shape_plus_model_sections() {
     let run: Value = serde_json::from_slice(&std::fs::read(&run_out).unwrap()).unwrap();
     let sim: Value = serde_json::from_slice(&std::fs::read(&sim_out).unwrap()).unwrap();
 
-    // Same top level (plus iolab_sim; minus disk_util, which like fio's appears only when a
-    // measured device moved), same job keys, same per-direction keys.
+    // Same top level (plus iolab_sim; minus disk_util, iolab_disk_series and iolab_advice,
+    // which appear only when a measured device moved or a check fired during the run), same
+    // job keys, same per-direction keys.
     let mut want = keys(&run);
-    want.remove("disk_util");
+    for measured_only in ["disk_util", "iolab_disk_series", "iolab_advice"] {
+        want.remove(measured_only);
+    }
     want.insert("iolab_sim".into());
     assert_eq!(keys(&sim), want);
     let (rj, sj) = (&run["jobs"][0], &sim["jobs"][0]);

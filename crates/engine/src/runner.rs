@@ -771,15 +771,7 @@ pub fn run_jobs(
     // Jobs in run order; one JobResult per clone (group_reporting merges per group below).
     finished.sort_by_key(|(ji, tn, _)| (*ji, *tn));
     result.jobs = finished.into_iter().map(|(_, _, j)| j).collect();
-    let mut gids: Vec<u32> = result.jobs.iter().map(|j| j.groupid).collect();
-    gids.dedup();
-    gids.sort_unstable();
-    gids.dedup();
-    for g in gids {
-        let members: Vec<(usize, &JobResult)> =
-            result.jobs.iter().enumerate().filter(|(_, j)| j.groupid == g).collect();
-        result.groups.push(iolab_stats::group(g, &members, &opts.percentiles));
-    }
+    result.groups = iolab_stats::groups(&result.jobs, &opts.percentiles);
     if disks_ok {
         if let Ok(all) = disks.finish() {
             result.disk_util = all.into_iter().filter(|u| disk_names.contains(&u.name)).collect();

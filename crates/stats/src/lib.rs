@@ -39,4 +39,4 @@ pub use result::{
 };
 pub use samplelog::{LogSample, SampleLog, WindowValue};
 pub use steady::{snia_pts, steady_report, SsCheck, SsCriterion, SsMetric};
-pub use summarize::{group, mixed_dir, summarize};
+pub use summarize::{group, groups, mixed_dir, summarize};

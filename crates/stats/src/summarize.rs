@@ -148,6 +148,20 @@ pub fn mixed_dir(dirs: &[&DirStats], interval_ns: u64, pcts: &[f64]) -> DirStats
     m
 }
 
+/// Every reporting group of `jobs`, by ascending group id, each from its members.
+pub fn groups(jobs: &[JobResult], pcts: &[f64]) -> Vec<GroupResult> {
+    let mut gids: Vec<u32> = jobs.iter().map(|j| j.groupid).collect();
+    gids.sort_unstable();
+    gids.dedup();
+    gids.into_iter()
+        .map(|g| {
+            let members: Vec<(usize, &JobResult)> =
+                jobs.iter().enumerate().filter(|(_, j)| j.groupid == g).collect();
+            group(g, &members, pcts)
+        })
+        .collect()
+}
+
 /// A reporting group from its jobs: counts and latency histograms merged exactly; runtime the
 /// longest job's (fio) and the window from first start to last end (iolab).
 pub fn group(groupid: u32, jobs: &[(usize, &JobResult)], pcts: &[f64]) -> GroupResult {

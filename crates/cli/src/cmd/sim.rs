@@ -197,7 +197,7 @@ fn print_report(
     meta: &[JobMeta],
     args: &SimArgs,
 ) -> anyhow::Result<ExitCode> {
-    use iolab_stats::{JobResult, RunMeta, RunMode, RunResult};
+    use iolab_stats::{RunMeta, RunMode, RunResult};
     let mut result = RunResult {
         meta: RunMeta {
             iolab_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -217,15 +217,7 @@ fn print_report(
         j.groupid = m.groupid;
         j.options = m.options.clone();
     }
-    let mut gids: Vec<u32> = result.jobs.iter().map(|j| j.groupid).collect();
-    gids.sort_unstable();
-    gids.dedup();
-    for g in gids {
-        let members: Vec<(usize, &JobResult)> =
-            result.jobs.iter().enumerate().filter(|(_, j)| j.groupid == g).collect();
-        let pcts = &result.meta.percentile_list;
-        result.groups.push(iolab_stats::group(g, &members, pcts));
-    }
+    result.groups = iolab_stats::groups(&result.jobs, &result.meta.percentile_list);
     result.notes.push(
         "predicted by iolab sim (cache and device models), not measured; slat is not modelled"
             .to_string(),
