@@ -37,6 +37,8 @@ enum Command {
     Mrc(cmd::mrc::Args),
     /// How many reads and how long to fill a cache.
     Fill(cmd::fill::Args),
+    /// Result files side by side: differences, and whether each is beyond run-to-run noise.
+    Compare(cmd::compare::Args),
 }
 
 fn main() -> ExitCode {
@@ -52,6 +54,7 @@ fn main() -> ExitCode {
         Command::Replay(a) => cmd::replay::run(a),
         Command::Mrc(a) => cmd::mrc::run(a),
         Command::Fill(a) => cmd::fill::run(a),
+        Command::Compare(a) => cmd::compare::run(a),
     };
     match result {
         Ok(code) => code,

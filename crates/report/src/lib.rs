@@ -12,6 +12,7 @@
 //! ```
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod compare;
 pub mod export;
 pub mod fio_plat;
 pub mod json;
