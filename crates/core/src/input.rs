@@ -28,6 +28,20 @@ pub enum InputError {
     TooBig { what: &'static str, path: String, size: u64, max: u64 },
 }
 
+impl InputError {
+    /// The message without the leading `WHAT PATH: `, for callers that name the file
+    /// themselves.
+    pub fn reason(&self) -> String {
+        match self {
+            InputError::Open { source, .. } => source.to_string(),
+            InputError::NotRegular { kind, .. } => format!("is a {kind}; expected a regular file"),
+            InputError::TooBig { size, max, .. } => {
+                format!("{size} bytes, more than the {max}-byte limit")
+            }
+        }
+    }
+}
+
 /// What kinds of file an input may be besides a regular file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Accept {

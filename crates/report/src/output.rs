@@ -147,6 +147,8 @@ pub fn resolve(path: &Path) -> Result<Destination, ReportError> {
     let mut cur = path.to_path_buf();
     for _ in 0..MAX_HOPS {
         match std::fs::symlink_metadata(&cur) {
+            // A link into /proc (`/proc/self/fd/1`) names an open file: write into it.
+            Ok(_) if is_fd_alias(&cur) => return Ok(Destination::Through(path.to_path_buf())),
             Ok(m) if m.file_type().is_symlink() => {
                 let to = std::fs::read_link(&cur).map_err(|e| io_err(&cur, e))?;
                 cur = if to.is_absolute() { to } else { parent_dir(&cur).join(to) };
