@@ -139,15 +139,20 @@ fn job_accesses(
         eprintln!("iolab: {n}");
     }
     // The clones interleaved as they would run, so a shared file's blocks mix in one cache.
+    let mut seen = 0u64;
     let n = s.merged(|_, req| {
+        // SIGINT/SIGTERM/SIGHUP: the curve of the requests so far, marked interrupted.
+        if iolab_core::stop::requested() {
+            return Err(seen);
+        }
+        seen += 1;
         // A block cache holds data: trims and syncs are not accesses to it.
         if !matches!(req.dir, IoDir::Trim | IoDir::Sync) {
             split_blocks(req.file, req.offset, req.len, bs, |k, b| builder.access(k, b));
         }
-        Ok::<(), std::convert::Infallible>(())
+        Ok(())
     });
-    let Ok(n) = n;
-    Ok((n, bs))
+    Ok((n.unwrap_or_else(|seen| seen), bs))
 }
 
 /// What the curve was built from.
