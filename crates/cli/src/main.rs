@@ -45,7 +45,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     if matches!(
         cli.command,
-        Command::Run(_) | Command::Data(_) | Command::Trace(_) | Command::Replay(_) | Command::Mrc(_)
+        Command::Run(_)
+            | Command::Data(_)
+            | Command::Trace(_)
+            | Command::Replay(_)
+            | Command::Mrc(_)
     ) {
         // These poll the stop and write what they gathered, marked interrupted.
         signals::polled(std::time::Duration::from_secs(10));

@@ -77,7 +77,11 @@ fn watch() {
             eprintln!(
                 "iolab: {}: stopped{}",
                 iolab_core::stop::signal_name(),
-                if removed > 0 { format!("; removed {removed} temporary file(s)") } else { "".into() }
+                if removed > 0 {
+                    format!("; removed {removed} temporary file(s)")
+                } else {
+                    "".into()
+                }
             );
             std::process::exit(i32::from(iolab_core::stop::exit_status().unwrap_or(130)));
         }
@@ -93,7 +97,8 @@ pub fn broken_pipe_exit() -> ! {
 /// Whether `e` is (caused by) a broken pipe.
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
             || c.to_string().contains("Broken pipe")
     })
 }

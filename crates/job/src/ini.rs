@@ -290,12 +290,12 @@ impl Reader<'_> {
         };
         let bytes = iolab_core::input::read_bounded(&candidate, "include", MAX_INCLUDE_BYTES)
             .map_err(|e| include_err(e.reason()))?;
-        let text = String::from_utf8(bytes)
-            .map_err(|_| include_err("not UTF-8 text".to_string()))?;
+        let text =
+            String::from_utf8(bytes).map_err(|_| include_err("not UTF-8 text".to_string()))?;
         let text = strip_bom(&text);
         let name = candidate.display().to_string();
         let dir = candidate.parent().map(Path::to_path_buf);
-        self.lines(&name, &text, dir.as_deref(), depth + 1)
+        self.lines(&name, text, dir.as_deref(), depth + 1)
     }
 
     fn entry(&mut self, line: &str, loc: Location) -> Result<RawEntry, JobError> {

@@ -137,9 +137,7 @@ pub fn resolve(path: &Path) -> Result<Destination, ReportError> {
         Ok(m) if !m.is_file() => return Ok(Destination::Through(path.to_path_buf())),
         // `/dev/stdout` → `/proc/self/fd/1` → a file the shell opened: write into that open
         // file, as a shell redirection would, not replace it.
-        Ok(_) if is_fd_alias(path) => {
-            return Ok(Destination::Through(path.to_path_buf()))
-        }
+        Ok(_) if is_fd_alias(path) => return Ok(Destination::Through(path.to_path_buf())),
         Ok(_) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(io_err(path, e)),

@@ -218,7 +218,8 @@ fn write_file(
         f.write_all(&buf[..len]).with_context(|| format!("writing {name}"))?;
         off += len as u64;
     }
-    let f = f.into_inner().map_err(|e| e.into_error()).with_context(|| format!("writing {name}"))?;
+    let f =
+        f.into_inner().map_err(|e| e.into_error()).with_context(|| format!("writing {name}"))?;
     Ok(f.commit()?)
 }
 
@@ -318,7 +319,7 @@ mod tests {
         assert!(format!("{e:#}").contains("buffer_compress_percentage=150"), "{e:#}");
         let e = run_args(&["gen", "--size", "lots", "-o", &o]).unwrap_err();
         assert!(format!("{e:#}").contains("--size"), "{e:#}");
-        assert!(!Path::new(&o).exists());
+        assert!(!std::path::Path::new(&o).exists());
         let e = run_args(&["measure", "/nonexistent/iolab"]).unwrap_err();
         assert!(format!("{e:#}").contains("/nonexistent/iolab: opening read-only"), "{e:#}");
     }

@@ -101,7 +101,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let pts: Vec<CurvePoint> =
         if a.sizes.is_empty() { curve.table(a.points) } else { curve.at(&a.sizes) };
     let unit = block.unwrap_or(0);
-    let head = Head { label, format, requests, skipped, interrupted: iolab_core::stop::requested() };
+    let head =
+        Head { label, format, requests, skipped, interrupted: iolab_core::stop::requested() };
     print_curve(&a, &head, block, &method, &curve, &pts, unit)
 }
 

@@ -212,9 +212,8 @@ fn convert(a: ConvertArgs) -> anyhow::Result<ExitCode> {
     let result = (|| -> anyhow::Result<u64> {
         let mut rec = TraceRecord::default();
         let mut n = 0u64;
-        let stopped = |n: u64| {
-            anyhow::anyhow!("{out_name}: stopped after {n} records; nothing written")
-        };
+        let stopped =
+            |n: u64| anyhow::anyhow!("{out_name}: stopped after {n} records; nothing written");
         match a.to {
             To::Iolog => {
                 let mut w = IologWriter::new(out, &out_name, a.files.clone());
