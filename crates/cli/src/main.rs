@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod cmd;
+mod signals;
 
 #[derive(Parser)]
 #[command(
@@ -42,8 +43,19 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    restore_sigpipe();
+    signals::install();
     let cli = Cli::parse();
+    if matches!(
+        cli.command,
+        Command::Run(_)
+            | Command::Data(_)
+            | Command::Trace(_)
+            | Command::Replay(_)
+            | Command::Mrc(_)
+    ) {
+        // These poll the stop and write what they gathered, marked interrupted.
+        signals::polled(std::time::Duration::from_secs(10));
+    }
     let result = match cli.command {
         Command::Run(a) => cmd::run::run(a),
         Command::Sim(a) => cmd::sim::run(a),
@@ -56,6 +68,17 @@ fn main() -> ExitCode {
         Command::Fill(a) => cmd::fill::run(a),
         Command::Compare(a) => cmd::compare::run(a),
     };
+    if let Err(e) = &result {
+        if signals::is_broken_pipe(e) {
+            signals::broken_pipe_exit();
+        }
+    }
+    iolab_report::output::remove_temporaries();
+    if let Some(status) = iolab_core::stop::exit_status() {
+        let why = result.err().map(|e| format!(": {}", one_line(&e))).unwrap_or_default();
+        eprintln!("iolab: interrupted by {}{why}", iolab_core::stop::signal_name());
+        return ExitCode::from(status);
+    }
     match result {
         Ok(code) => code,
         Err(e) => {
@@ -77,15 +100,4 @@ fn one_line(e: &anyhow::Error) -> String {
         }
     }
     msg
-}
-
-/// Rust ignores SIGPIPE, so `iolab options | head` would panic inside `println!` once the
-/// reader goes away. Restoring the default makes iolab end quietly, like other Unix tools.
-fn restore_sigpipe() {
-    // SAFETY: called first thing in main, before any thread exists; `signal` with SIG_DFL
-    // installs no handler code, so nothing can run concurrently with or inside it. This is
-    // the one `unsafe` outside the engine crate, for that reason.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
 }
