@@ -37,6 +37,10 @@ enum Command {
     Mrc(cmd::mrc::Args),
     /// How many reads and how long to fill a cache.
     Fill(cmd::fill::Args),
+    /// One offline HTML report of result files.
+    Report(cmd::report::Args),
+    /// The report's charts as SVG and PNG files.
+    Plot(cmd::plot::Args),
 }
 
 fn main() -> ExitCode {
@@ -52,6 +56,8 @@ fn main() -> ExitCode {
         Command::Replay(a) => cmd::replay::run(a),
         Command::Mrc(a) => cmd::mrc::run(a),
         Command::Fill(a) => cmd::fill::run(a),
+        Command::Report(a) => cmd::report::run(a),
+        Command::Plot(a) => cmd::plot::run(a),
     };
     match result {
         Ok(code) => code,

@@ -88,6 +88,18 @@ pub struct Chart {
     pub band: Option<(f64, f64, String)>,
     /// y starts at 0 (rates, ratios) rather than at the smallest value.
     pub y_from_zero: bool,
+    /// Where the legend goes (the corner the lines usually leave free).
+    pub legend: Corner,
+}
+
+/// A corner of the plotting area.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Corner {
+    #[default]
+    UpperRight,
+    UpperLeft,
+    LowerLeft,
+    LowerRight,
 }
 
 /// Where the plotting area landed, in pixels, and the coordinate ranges drawn there: what the
@@ -101,7 +113,7 @@ pub struct Frame {
 }
 
 /// Chart size in pixels (SVG and PNG alike).
-pub const SIZE: (u32, u32) = (900, 380);
+pub const SIZE: (u32, u32) = (760, 340);
 
 /// A colour-blind-safe palette (Okabe–Ito, then Tableau) readable on light and dark pages.
 pub const PALETTE: [RGBColor; 10] = [
@@ -128,15 +140,17 @@ impl Chart {
             .map(|s| {
                 s.points
                     .iter()
-                    .filter_map(|&(x, y)| Some((self.x.scale.to_coord(x)?, self.y.scale.to_coord(y)?)))
+                    .filter_map(|&(x, y)| {
+                        Some((self.x.scale.to_coord(x)?, self.y.scale.to_coord(y)?))
+                    })
                     .collect()
             })
             .collect()
     }
 
-    /// Total points over all series.
+    /// Total drawn points over all series.
     pub fn point_count(&self) -> usize {
-        self.series.iter().map(|s| s.points.len()).sum()
+        self.coords().iter().map(Vec::len).sum()
     }
 
     /// The drawn ranges, padded so lines do not sit on the frame.
@@ -167,8 +181,7 @@ impl Chart {
         };
         let (x0, x1) = if x1 - x0 > 1e-12 { (x0, x1) } else { pad(x0, x1, 0.5) };
         let (y0, y1) = pad(y0, y1, 0.05);
-        let y0 = if self.y_from_zero && y0 < 0.0 && coords.iter().flatten().all(|p| p.1 >= 0.0)
-        {
+        let y0 = if self.y_from_zero && y0 < 0.0 && coords.iter().flatten().all(|p| p.1 >= 0.0) {
             0.0
         } else {
             y0
@@ -239,18 +252,15 @@ fn err<E: std::fmt::Debug>(e: E) -> String {
 }
 
 /// Draw `chart` on `root` (any plotters backend).
-pub fn draw<DB: DrawingBackend>(
-    chart: &Chart,
-    root: &DrawingArea<DB, Shift>,
-) -> DrawResult<Frame> {
+pub fn draw<DB: DrawingBackend>(chart: &Chart, root: &DrawingArea<DB, Shift>) -> DrawResult<Frame> {
     register_font();
     let coords = chart.coords();
     let ((x0, x1), (y0, y1)) = chart.ranges(&coords);
     let mut cc = ChartBuilder::on(root)
-        .caption(&chart.title, ("sans-serif", 22))
+        .caption(&chart.title, ("sans-serif", 24))
         .margin(12)
-        .x_label_area_size(46)
-        .y_label_area_size(70)
+        .x_label_area_size(50)
+        .y_label_area_size(76)
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(err)?;
     let (xs, ys) = (chart.x.scale, chart.y.scale);
@@ -265,8 +275,8 @@ pub fn draw<DB: DrawingBackend>(
         .y_labels(6)
         .light_line_style(TRANSPARENT)
         .bold_line_style(GRID)
-        .label_style(("sans-serif", 15))
-        .axis_desc_style(("sans-serif", 16))
+        .label_style(("sans-serif", 17))
+        .axis_desc_style(("sans-serif", 18))
         .draw()
         .map_err(err)?;
     draw_band(chart, &mut cc, y0, y1)?;
@@ -278,16 +288,21 @@ pub fn draw<DB: DrawingBackend>(
         } else {
             cc.draw_series(LineSeries::new(pts.iter().copied(), style)).map_err(err)?
         };
-        drawn.label(s.name.as_str()).legend(move |(x, y)| {
-            PathElement::new(vec![(x, y), (x + 16, y)], style)
-        });
+        drawn
+            .label(s.name.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], style));
     }
     if chart.series.len() > 1 || chart.series.iter().any(|s| !s.name.is_empty()) {
         cc.configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
+            .position(match chart.legend {
+                Corner::UpperRight => SeriesLabelPosition::UpperRight,
+                Corner::UpperLeft => SeriesLabelPosition::UpperLeft,
+                Corner::LowerLeft => SeriesLabelPosition::LowerLeft,
+                Corner::LowerRight => SeriesLabelPosition::LowerRight,
+            })
             .background_style(WHITE.mix(0.85))
             .border_style(GRID)
-            .label_font(("sans-serif", 15))
+            .label_font(("sans-serif", 17))
             .draw()
             .map_err(err)?;
     }
@@ -410,6 +425,7 @@ mod tests {
             ],
             band: Some((0.5, 1.0, "steady state".into())),
             y_from_zero: true,
+            legend: Corner::LowerRight,
         };
         let (s, f) = svg(&c).unwrap();
         assert!(s.starts_with("<svg"), "{}", &s[..40]);
