@@ -40,6 +40,10 @@ enum Command {
     Fill(cmd::fill::Args),
     /// Result files side by side: differences, and whether each is beyond run-to-run noise.
     Compare(cmd::compare::Args),
+    /// One offline HTML report of result files.
+    Report(cmd::report::Args),
+    /// The report's charts as SVG and PNG files.
+    Plot(cmd::plot::Args),
 }
 
 fn main() -> ExitCode {
@@ -67,6 +71,8 @@ fn main() -> ExitCode {
         Command::Mrc(a) => cmd::mrc::run(a),
         Command::Fill(a) => cmd::fill::run(a),
         Command::Compare(a) => cmd::compare::run(a),
+        Command::Report(a) => cmd::report::run(a),
+        Command::Plot(a) => cmd::plot::run(a),
     };
     if let Err(e) = &result {
         if signals::is_broken_pipe(e) {

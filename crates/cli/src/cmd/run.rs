@@ -30,7 +30,7 @@ mod quick;
 #[derive(clap::Args)]
 pub struct Args {
     /// Job files and fio-style options (`--name=x --rw=randread --bs=4k`), plus iolab's own
-    /// flags: --output-format=normal|json|json+|jsonl|csv, --output=FILE,
+    /// flags: --output-format=normal|json|json+|jsonl|csv|html, --output=FILE,
     /// --status-interval=SECONDS, --allow-destroy, --prefill, --cache-size=SIZE (a cache in
     /// front of the media, for the advice), --write-iolog=FILE (the request stream as a fio
     /// iolog v3, written before the run). No job: the quick profile
@@ -122,7 +122,7 @@ fn own_flags(other: &[String]) -> anyhow::Result<Flags> {
             _ => bail!("unknown flag '{a}'"),
         }
     }
-    for fmt in f.format.split(',') {
+    for fmt in f.format.split(',').filter(|&f| f != "html") {
         iolab_report::exporter(fmt)?;
     }
     Ok(f)
@@ -215,6 +215,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let mut out = Vec::new();
     for fmt in flags.format.split(',') {
+        if fmt == "html" {
+            out.extend(super::report::run_page(&result)?);
+            continue;
+        }
         out.extend(iolab_report::exporter(fmt)?.render(&result)?);
         if fmt == "normal" {
             // After the summary: the depth issued beside what each device saw, then advice.

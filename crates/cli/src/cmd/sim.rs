@@ -88,9 +88,9 @@ struct SimArgs {
     /// Cache sizes in objects for --object-level, comma-separated.
     #[arg(long, default_value = "1000")]
     cache_size: String,
-    /// Output format: normal, json or json+ (`iolab run`'s documents, with an `iolab_sim`
-    /// section for the tiers, devices and series; --object-level: normal or json).
-    #[arg(long, default_value = "normal", value_parser = ["normal", "json", "json+"])]
+    /// Output format: normal, json, json+ or html (`iolab run`'s documents, with an `iolab_sim`
+    /// section for the tiers, devices and series; --object-level: normal, json or html).
+    #[arg(long, default_value = "normal", value_parser = ["normal", "json", "json+", "html"])]
     output_format: String,
     /// Write the result to FILE (atomically) instead of stdout.
     #[arg(long)]
@@ -229,6 +229,7 @@ fn print_report(
             out.extend(format!("\n{}", report.model_text()).as_bytes());
             out
         }
+        "html" => super::report::sim_page(&result, &report)?,
         fmt => {
             let doc = iolab_report::exporter(fmt)?.render(&result)?;
             let mut v: serde_json::Value =
@@ -444,7 +445,9 @@ fn object_level(args: &SimArgs, path: &std::path::Path) -> anyhow::Result<ExitCo
     }
     use std::fmt::Write as _;
     let mut out = String::new();
-    if args.output_format != "normal" {
+    if args.output_format == "html" {
+        out = super::report::page_of("sim --object-level", &rows)?;
+    } else if args.output_format != "normal" {
         // json and json+ alike: the rows have no histograms to add.
         out = serde_json::to_string_pretty(&rows)?;
         out.push('\n');

@@ -1,0 +1,439 @@
+//! One chart description and its drawing with `plotters` (SVG and bitmap backends share the
+//! code below). Log axes are drawn as linear axes over `log10(value)` and labelled with the
+//! value; the "nines" axis of a percentile plot is `-log10(1 - p/100)` (50 → 0.3, 99 → 2,
+//! 99.9 → 3), the usual way latency tails are plotted (HdrHistogram's percentile plot).
+//!
+//! Text in PNG files needs glyphs: plotters' `ab_glyph` feature with DejaVu Sans from the
+//! `dejavu` crate (compiled into the binary, so nothing is looked up at run time). SVG text is
+//! written as `<text>` and drawn by the viewer's own sans-serif font.
+
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::sync::Once;
+
+/// How values map onto an axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    Linear,
+    /// log10 of the value; values ≤ 0 are left out.
+    Log,
+    /// Percentiles as nines: `-log10(1 - p/100)`.
+    Nines,
+}
+
+impl Scale {
+    /// The drawn coordinate of a value (`None`: not drawable on this scale).
+    pub fn to_coord(self, v: f64) -> Option<f64> {
+        let c = match self {
+            Scale::Linear => v,
+            Scale::Log if v > 0.0 => v.log10(),
+            Scale::Nines if v < 100.0 => -(1.0 - v / 100.0).log10(),
+            _ => return None,
+        };
+        c.is_finite().then_some(c)
+    }
+
+    /// The value behind a drawn coordinate.
+    pub fn from_coord(self, c: f64) -> f64 {
+        match self {
+            Scale::Linear => c,
+            Scale::Log => 10f64.powf(c),
+            Scale::Nines => 100.0 * (1.0 - 10f64.powf(-c)),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Scale::Linear => "linear",
+            Scale::Log => "log",
+            Scale::Nines => "nines",
+        }
+    }
+}
+
+/// An axis: its label (with the unit) and scale.
+#[derive(Clone, Debug)]
+pub struct Axis {
+    pub label: String,
+    pub scale: Scale,
+}
+
+impl Axis {
+    pub fn lin(label: impl Into<String>) -> Axis {
+        Axis { label: label.into(), scale: Scale::Linear }
+    }
+    pub fn log(label: impl Into<String>) -> Axis {
+        Axis { label: label.into(), scale: Scale::Log }
+    }
+}
+
+/// One named line of `(x, y)` values (not yet transformed by the scales).
+#[derive(Clone, Debug)]
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A chart: title, axes, lines, and an optional shaded x range (a steady-state window).
+#[derive(Clone, Debug)]
+pub struct Chart {
+    /// A file-name-safe identifier, unique within one report.
+    pub id: String,
+    pub title: String,
+    pub x: Axis,
+    pub y: Axis,
+    pub series: Vec<Series>,
+    /// `(from, to, label)` in x values.
+    pub band: Option<(f64, f64, String)>,
+    /// y starts at 0 (rates, ratios) rather than at the smallest value.
+    pub y_from_zero: bool,
+    /// Where the legend goes (the corner the lines usually leave free).
+    pub legend: Corner,
+}
+
+/// A corner of the plotting area.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Corner {
+    #[default]
+    UpperRight,
+    UpperLeft,
+    LowerLeft,
+    LowerRight,
+}
+
+/// Where the plotting area landed, in pixels, and the coordinate ranges drawn there: what the
+/// HTML's hover script needs to turn a mouse position back into values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Frame {
+    pub px: (i32, i32),
+    pub py: (i32, i32),
+    pub x: (f64, f64),
+    pub y: (f64, f64),
+}
+
+/// Chart size in pixels (SVG and PNG alike).
+pub const SIZE: (u32, u32) = (760, 340);
+
+/// A colour-blind-safe palette (Okabe–Ito, then Tableau) readable on light and dark pages.
+pub const PALETTE: [RGBColor; 10] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(188, 189, 34),
+    RGBColor(127, 127, 127),
+];
+
+/// Grid colour; the HTML's stylesheet recolours it for the dark theme by this value.
+pub const GRID: RGBColor = RGBColor(221, 221, 221);
+
+impl Chart {
+    /// The series with both coordinates transformed and undrawable points dropped.
+    pub fn coords(&self) -> Vec<Vec<(f64, f64)>> {
+        self.series
+            .iter()
+            .map(|s| {
+                s.points
+                    .iter()
+                    .filter_map(|&(x, y)| {
+                        Some((self.x.scale.to_coord(x)?, self.y.scale.to_coord(y)?))
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Total drawn points over all series.
+    pub fn point_count(&self) -> usize {
+        self.coords().iter().map(Vec::len).sum()
+    }
+
+    /// The drawn ranges, padded so lines do not sit on the frame.
+    fn ranges(&self, coords: &[Vec<(f64, f64)>]) -> ((f64, f64), (f64, f64)) {
+        let all = coords.iter().flatten();
+        let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+        for &(x, y) in all {
+            x0 = x0.min(x);
+            x1 = x1.max(x);
+            y0 = y0.min(y);
+            y1 = y1.max(y);
+        }
+        if x0 > x1 {
+            (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+        }
+        if let Some((a, b, _)) = &self.band {
+            if let (Some(a), Some(b)) = (self.x.scale.to_coord(*a), self.x.scale.to_coord(*b)) {
+                x0 = x0.min(a);
+                x1 = x1.max(b);
+            }
+        }
+        if self.y_from_zero && self.y.scale == Scale::Linear {
+            y0 = y0.min(0.0);
+        }
+        let pad = |a: f64, b: f64, f: f64| {
+            let w = if b - a > 1e-12 { b - a } else { a.abs().max(1.0) };
+            (a - w * f, b + w * f)
+        };
+        let (x0, x1) = if x1 - x0 > 1e-12 { (x0, x1) } else { pad(x0, x1, 0.5) };
+        let (y0, y1) = pad(y0, y1, 0.05);
+        let y0 = if self.y_from_zero && y0 < 0.0 && coords.iter().flatten().all(|p| p.1 >= 0.0) {
+            0.0
+        } else {
+            y0
+        };
+        ((x0, x1), (y0, y1))
+    }
+}
+
+/// A value with at most four significant digits and an SI suffix (1.23k, 45.6M).
+pub fn fmt_num(v: f64) -> String {
+    let a = v.abs();
+    let (d, suf) = match a {
+        _ if a >= 1e12 => (1e12, "T"),
+        _ if a >= 1e9 => (1e9, "G"),
+        _ if a >= 1e6 => (1e6, "M"),
+        _ if a >= 1e4 => (1e3, "k"),
+        _ => (1.0, ""),
+    };
+    let x = v / d;
+    let s = if x.abs() >= 100.0 || x == x.trunc() {
+        format!("{x:.0}")
+    } else if x.abs() >= 10.0 {
+        format!("{x:.1}")
+    } else if x.abs() >= 0.01 || x == 0.0 {
+        format!("{x:.2}")
+    } else {
+        format!("{x:.2e}")
+    };
+    let s = if s.contains('.') && !s.contains('e') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
+    format!("{s}{suf}")
+}
+
+/// A label for a drawn coordinate on `scale`.
+pub fn fmt_coord(scale: Scale, c: f64) -> String {
+    let v = scale.from_coord(c);
+    match scale {
+        Scale::Nines => {
+            let s = format!("{v:.4}");
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        }
+        _ => fmt_num(v),
+    }
+}
+
+static FONT: Once = Once::new();
+
+/// Register DejaVu Sans as plotters' "sans-serif" (ab_glyph has no system font lookup).
+fn register_font() {
+    FONT.call_once(|| {
+        // The font is a valid TTF compiled in; an error here would only drop the text.
+        let _ = plotters::style::register_font(
+            "sans-serif",
+            FontStyle::Normal,
+            dejavu::sans::regular(),
+        );
+    });
+}
+
+/// The drawing error as text (plotters' error type is generic over the backend).
+pub type DrawResult<T> = Result<T, String>;
+
+fn err<E: std::fmt::Debug>(e: E) -> String {
+    format!("{e:?}")
+}
+
+/// Draw `chart` on `root` (any plotters backend).
+pub fn draw<DB: DrawingBackend>(chart: &Chart, root: &DrawingArea<DB, Shift>) -> DrawResult<Frame> {
+    register_font();
+    let coords = chart.coords();
+    let ((x0, x1), (y0, y1)) = chart.ranges(&coords);
+    let mut cc = ChartBuilder::on(root)
+        .caption(&chart.title, ("sans-serif", 24))
+        .margin(12)
+        .x_label_area_size(50)
+        .y_label_area_size(76)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(err)?;
+    let (xs, ys) = (chart.x.scale, chart.y.scale);
+    let xf = move |v: &f64| fmt_coord(xs, *v);
+    let yf = move |v: &f64| fmt_coord(ys, *v);
+    cc.configure_mesh()
+        .x_desc(chart.x.label.as_str())
+        .y_desc(chart.y.label.as_str())
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
+        .x_labels(8)
+        .y_labels(6)
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(GRID)
+        .label_style(("sans-serif", 17))
+        .axis_desc_style(("sans-serif", 18))
+        .draw()
+        .map_err(err)?;
+    draw_band(chart, &mut cc, y0, y1)?;
+    for (i, (s, pts)) in chart.series.iter().zip(&coords).enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let style = ShapeStyle { color: color.to_rgba(), filled: false, stroke_width: 2 };
+        let drawn = if pts.len() == 1 {
+            cc.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(err)?
+        } else {
+            cc.draw_series(LineSeries::new(pts.iter().copied(), style)).map_err(err)?
+        };
+        drawn
+            .label(s.name.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], style));
+    }
+    if chart.series.len() > 1 || chart.series.iter().any(|s| !s.name.is_empty()) {
+        cc.configure_series_labels()
+            .position(match chart.legend {
+                Corner::UpperRight => SeriesLabelPosition::UpperRight,
+                Corner::UpperLeft => SeriesLabelPosition::UpperLeft,
+                Corner::LowerLeft => SeriesLabelPosition::LowerLeft,
+                Corner::LowerRight => SeriesLabelPosition::LowerRight,
+            })
+            .background_style(WHITE.mix(0.85))
+            .border_style(GRID)
+            .label_font(("sans-serif", 17))
+            .draw()
+            .map_err(err)?;
+    }
+    let (px, py) = cc.plotting_area().get_pixel_range();
+    Ok(Frame { px: (px.start, px.end), py: (py.start, py.end), x: (x0, x1), y: (y0, y1) })
+}
+
+type Cc<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+fn draw_band<DB: DrawingBackend>(
+    chart: &Chart,
+    cc: &mut Cc<'_, DB>,
+    y0: f64,
+    y1: f64,
+) -> DrawResult<()> {
+    let Some((a, b, label)) = &chart.band else { return Ok(()) };
+    let (Some(a), Some(b)) = (chart.x.scale.to_coord(*a), chart.x.scale.to_coord(*b)) else {
+        return Ok(());
+    };
+    let shade = RGBColor(0, 158, 115).mix(0.15).filled();
+    cc.draw_series(std::iter::once(Rectangle::new([(a, y0), (b, y1)], shade)))
+        .map_err(err)?
+        .label(label.as_str())
+        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], shade));
+    Ok(())
+}
+
+/// The chart as an SVG document and where its plotting area is.
+pub fn svg(chart: &Chart) -> DrawResult<(String, Frame)> {
+    let mut s = String::new();
+    let frame = {
+        let root = SVGBackend::with_string(&mut s, SIZE).into_drawing_area();
+        let f = draw(chart, &root)?;
+        root.present().map_err(err)?;
+        f
+    };
+    Ok((s, frame))
+}
+
+/// The chart as a PNG file at `path` (white background).
+pub fn png(chart: &Chart, path: &std::path::Path) -> DrawResult<()> {
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    draw(chart, &root)?;
+    root.present().map_err(err)
+}
+
+/// At most `max` points per series: the series cut into buckets, each kept as its smallest and
+/// largest y in x order, so spikes survive (min/max decimation, as rrdtool and Grafana do).
+pub fn downsample(points: &[(f64, f64)], max: usize) -> Vec<(f64, f64)> {
+    if points.len() <= max || max < 4 {
+        return points.to_vec();
+    }
+    let buckets = max / 2;
+    let mut out = Vec::with_capacity(max);
+    for b in 0..buckets {
+        let lo = b * points.len() / buckets;
+        let hi = ((b + 1) * points.len() / buckets).max(lo + 1);
+        let chunk = &points[lo..hi];
+        let (mut imin, mut imax) = (0, 0);
+        for (i, p) in chunk.iter().enumerate() {
+            if p.1 < chunk[imin].1 {
+                imin = i;
+            }
+            if p.1 > chunk[imax].1 {
+                imax = i;
+            }
+        }
+        out.push(chunk[imin.min(imax)]);
+        if imin != imax {
+            out.push(chunk[imin.max(imax)]);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scales_round_trip() {
+        assert_eq!(Scale::Log.to_coord(1000.0), Some(3.0));
+        assert_eq!(Scale::Log.to_coord(0.0), None);
+        let c = Scale::Nines.to_coord(99.9).unwrap();
+        assert!((c - 3.0).abs() < 1e-9);
+        assert!((Scale::Nines.from_coord(c) - 99.9).abs() < 1e-9);
+        assert_eq!(Scale::Nines.to_coord(100.0), None);
+    }
+
+    #[test]
+    fn numbers_read_like_a_person_writes_them() {
+        assert_eq!(fmt_num(1_472_913.6), "1.47M");
+        assert_eq!(fmt_num(12_000.0), "12k");
+        assert_eq!(fmt_num(250.0), "250");
+        assert_eq!(fmt_num(0.5), "0.5");
+        assert_eq!(fmt_coord(Scale::Nines, 2.0), "99");
+    }
+
+    #[test]
+    fn downsample_keeps_the_spike() {
+        let mut pts: Vec<(f64, f64)> = (0..3600).map(|i| (i as f64, 100.0)).collect();
+        pts[1234].1 = 9999.0;
+        let d = downsample(&pts, 600);
+        assert!(d.len() <= 600, "{}", d.len());
+        assert!(d.contains(&(1234.0, 9999.0)));
+        assert!(d.windows(2).all(|w| w[0].0 < w[1].0));
+    }
+
+    #[test]
+    fn svg_has_every_series_and_the_frame() {
+        let c = Chart {
+            id: "t".into(),
+            title: "IOPS".into(),
+            x: Axis::lin("time (s)"),
+            y: Axis::lin("IOPS"),
+            series: vec![
+                Series { name: "read".into(), points: vec![(0.0, 1.0), (1.0, 2.0)] },
+                Series { name: "write".into(), points: vec![(0.0, 3.0), (1.0, 1.0)] },
+            ],
+            band: Some((0.5, 1.0, "steady state".into())),
+            y_from_zero: true,
+            legend: Corner::LowerRight,
+        };
+        let (s, f) = svg(&c).unwrap();
+        assert!(s.starts_with("<svg"), "{}", &s[..40]);
+        // Each series colour: its line and its legend mark.
+        assert_eq!(s.matches("stroke=\"#0072B2\"").count(), 2, "{s}");
+        assert_eq!(s.matches("stroke=\"#D55E00\"").count(), 2, "{s}");
+        assert!(s.contains("\nread\n") && s.contains("\nsteady state\n"), "{s}");
+        assert!(f.px.0 > 0 && f.px.1 > f.px.0 && f.py.1 > f.py.0);
+        assert_eq!(f.y.0, 0.0);
+    }
+}

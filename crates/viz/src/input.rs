@@ -1,0 +1,180 @@
+//! Result files as JSON values, and what kind of result each is.
+//!
+//! Kinds, told apart by their keys: a run (fio's `--output-format=json`/`json+` layout,
+//! fio-3.33 stat.c `show_thread_status_json`: `jobs[]`; iolab's run adds `iolab_disk_series`,
+//! `iolab_advice`, its sim adds `iolab_sim`), optionally followed in the same file by iolab's
+//! JSON Lines intervals (`--output-format=json+,jsonl`: `{"time_ms","job","jobidx",…}`); a
+//! file of JSON Lines alone; `iolab mrc --json` (`points[]` of `cache_entries`/`miss_ratio`);
+//! `iolab sim --object-level --output-format=json` (an array of `policy`/`cache_size`/
+//! `miss_ratio`); `iolab fill --json` (`entries`, `table[]` of `passes`/`filled_fraction`).
+
+use crate::VizError;
+use serde_json::Value;
+use std::path::Path;
+
+/// One result file: its label (the file name) and every JSON value in it, in order.
+#[derive(Clone, Debug)]
+pub struct Input {
+    pub label: String,
+    pub values: Vec<Value>,
+}
+
+/// What a result file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// fio/iolab run or sim document (with any JSON Lines intervals after it).
+    Run,
+    /// JSON Lines intervals only.
+    Intervals,
+    /// `iolab mrc --json`.
+    Mrc,
+    /// `iolab sim --object-level` miss ratios per policy and size.
+    PolicyMrc,
+    /// `iolab fill --json`.
+    Fill,
+}
+
+impl Input {
+    /// Parse `text` (one JSON document, or several back to back, or JSON Lines).
+    pub fn parse(label: &str, text: &str) -> Result<Input, VizError> {
+        let bad = |what: String| VizError::Input { path: label.to_string(), what };
+        let mut values = Vec::new();
+        let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+        for v in stream.by_ref() {
+            match v {
+                Ok(v) => values.push(v),
+                Err(e) => {
+                    return Err(bad(format!(
+                        "line {} column {}: not JSON ({}); expected a JSON result of iolab \
+                         run/sim/mrc/fill or fio",
+                        e.line(),
+                        e.column(),
+                        first_words(&e.to_string())
+                    )))
+                }
+            }
+        }
+        if values.is_empty() {
+            return Err(bad("empty: expected a JSON result".into()));
+        }
+        let input = Input { label: label.to_string(), values };
+        input.kind()?;
+        Ok(input)
+    }
+
+    /// Read and parse the file at `path`.
+    pub fn read(path: &Path) -> Result<Input, VizError> {
+        let label = path.display().to_string();
+        let bytes =
+            std::fs::read(path).map_err(|source| VizError::Io { path: label.clone(), source })?;
+        let text = std::str::from_utf8(&bytes).map_err(|e| VizError::Input {
+            path: label.clone(),
+            what: format!("byte {}: not UTF-8 text; expected a JSON result", e.valid_up_to()),
+        })?;
+        let short = path.file_name().map_or(label.clone(), |n| n.to_string_lossy().into_owned());
+        let mut input = Input::parse(&label, text)?;
+        input.label = short;
+        Ok(input)
+    }
+
+    /// The kind, from the first value's keys.
+    pub fn kind(&self) -> Result<Kind, VizError> {
+        let first = &self.values[0];
+        let has = |k: &str| first.get(k).is_some();
+        let kind = if has("jobs") && first["jobs"].is_array() {
+            Kind::Run
+        } else if has("time_ms") && has("job") {
+            Kind::Intervals
+        } else if has("points") && first["points"].is_array() {
+            Kind::Mrc
+        } else if has("table") && has("entries") {
+            Kind::Fill
+        } else if first.as_array().is_some_and(|a| {
+            !a.is_empty()
+                && a.iter().all(|p| p.get("policy").is_some() && p.get("miss_ratio").is_some())
+        }) {
+            Kind::PolicyMrc
+        } else {
+            return Err(VizError::Input {
+                path: self.label.clone(),
+                what: format!(
+                    "not a result iolab can draw (keys: {}); expected fio/iolab run or sim JSON \
+                     (`jobs`), JSON Lines intervals, `iolab mrc --json` (`points`), `iolab \
+                     sim --object-level` JSON or `iolab fill --json` (`table`)",
+                    keys(first)
+                ),
+            });
+        };
+        Ok(kind)
+    }
+
+    /// The JSON Lines interval objects in this file.
+    pub fn intervals(&self) -> impl Iterator<Item = &Value> {
+        self.values.iter().filter(|v| v.get("time_ms").is_some() && v.get("job").is_some())
+    }
+}
+
+fn first_words(s: &str) -> String {
+    s.chars().take(100).collect()
+}
+
+fn keys(v: &Value) -> String {
+    match v {
+        Value::Object(m) => {
+            let k: Vec<&str> = m.keys().take(6).map(String::as_str).collect();
+            first_words(&k.join(", "))
+        }
+        Value::Array(_) => "an array".into(),
+        _ => "a scalar".into(),
+    }
+}
+
+/// A number at a JSON pointer (numbers, or strings holding one, as fio writes some).
+pub fn num(v: &Value, ptr: &str) -> Option<f64> {
+    match v.pointer(ptr)? {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// A string at a JSON pointer.
+pub fn text<'a>(v: &'a Value, ptr: &str) -> Option<&'a str> {
+    v.pointer(ptr)?.as_str()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_document_followed_by_json_lines_is_one_run() {
+        let t = "{\"fio version\":\"iolab-0.1.0\",\"jobs\":[]}\n{\"time_ms\":500,\"job\":\"a\"}\n\
+                 {\"time_ms\":1000,\"job\":\"a\"}\n";
+        let i = Input::parse("x.json", t).unwrap();
+        assert_eq!(i.kind().unwrap(), Kind::Run);
+        assert_eq!(i.intervals().count(), 2);
+    }
+
+    #[test]
+    fn each_kind_is_recognised() {
+        let k = |t: &str| Input::parse("f", t).unwrap().kind().unwrap();
+        assert_eq!(k("{\"points\":[],\"method\":\"exact\"}"), Kind::Mrc);
+        assert_eq!(k("{\"entries\":10,\"table\":[]}"), Kind::Fill);
+        assert_eq!(
+            k("[{\"policy\":\"lru\",\"cache_size\":1,\"miss_ratio\":0.5}]"),
+            Kind::PolicyMrc
+        );
+        assert_eq!(k("{\"time_ms\":1,\"job\":\"a\"}"), Kind::Intervals);
+    }
+
+    #[test]
+    fn bad_input_names_the_file_and_what_was_expected() {
+        let e = Input::parse("r.json", "{\"jobs\": [1,").unwrap_err().to_string();
+        assert!(e.starts_with("r.json: line 1 column 12: not JSON"), "{e}");
+        let e = Input::parse("r.json", "{\"foo\": 1}").unwrap_err().to_string();
+        assert!(e.starts_with("r.json: not a result iolab can draw (keys: foo)"), "{e}");
+        let e = Input::parse("r.json", "  ").unwrap_err().to_string();
+        assert_eq!(e, "r.json: empty: expected a JSON result");
+    }
+}
