@@ -244,7 +244,7 @@ fn bad_input_gets_one_line() {
         (&["nojobs.json", "ok.json"], "nojobs.json: no \"jobs\" array"),
         (&["bin.json", "ok.json"], "bin.json: not UTF-8 text"),
         (&["trunc.json", "ok.json"], "trunc.json: not valid JSON"),
-        (&[".", "ok.json"], "not a regular file"),
+        (&[".", "ok.json"], "expected a regular file"),
         (&["missing.json", "ok.json"], "missing.json: No such file"),
         (&["ok.json", "ok.json", "--alpha=nan"], "--alpha"),
         (&["ok.json", "ok.json", "--alpha=0.9"], "--alpha must be a number in (0, 0.5]"),

@@ -56,6 +56,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if a.files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
         bail!("compare: stdin ('-') can be given once");
     }
+    if let Some(path) = &a.output {
+        let inputs: Vec<&std::path::Path> = a.files.iter().map(|f| f.as_path()).collect();
+        iolab_report::output::check(path, &inputs)?;
+    }
     let results = a.files.iter().map(|f| read_result(f)).collect::<Result<Vec<_>, _>>()?;
     let c = Comparison::new(&results, alpha, min_pct)?;
     let out = render(&c);

@@ -60,15 +60,11 @@ pub fn read_result(path: &Path) -> Result<ResultView, CompareError> {
     if path.as_os_str() == "-" {
         std::io::stdin().take(MAX_BYTES + 1).read_to_string(&mut text).map_err(io)?;
     } else {
-        let meta = std::fs::metadata(path).map_err(io)?;
-        if !meta.is_file() {
-            return Err(fmt("not a regular file (a result is a JSON file)".into()));
-        }
-        let f = std::fs::File::open(path).map_err(io)?;
-        f.take(MAX_BYTES + 1).read_to_string(&mut text).map_err(|e| match e.kind() {
-            std::io::ErrorKind::InvalidData => fmt("not UTF-8 text: not a JSON result".into()),
-            _ => io(e),
-        })?;
+        // Regular files only (a FIFO or /dev/zero is refused before any read), bounded.
+        let bytes = iolab_core::input::read_bounded(path, "result", MAX_BYTES)
+            .map_err(|e| fmt(e.reason()))?;
+        text = String::from_utf8(bytes)
+            .map_err(|_| fmt("not UTF-8 text: not a JSON result".into()))?;
     }
     if text.len() as u64 > MAX_BYTES {
         return Err(fmt(format!("larger than {} MiB: not a result file", MAX_BYTES >> 20)));
