@@ -220,6 +220,15 @@ fn bad_output_paths_fail_before_the_run() {
         assert!(e.contains(want) && e.lines().count() == 1, "{out}: {e}");
     }
     assert_eq!(names(d.path()), Vec::<String>::new(), "nothing created");
+    // The job's own target, not yet laid out, is refused by name before any I/O.
+    let o = iolab()
+        .current_dir(d.path())
+        .args(["run", "--name=x", "--rw=read", "--size=1m", "--filename=f", "--output=./f"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("output ./f: is the input f"), "{}", stderr(&o));
+    assert_eq!(names(d.path()), Vec::<String>::new(), "nothing laid out");
 }
 
 /// A FIFO, a private zero device and a directory as each kind of input.

@@ -170,6 +170,19 @@ fn is_fd_alias(path: &Path) -> bool {
 /// the same file (device and inode) as any of `inputs`.
 pub fn check(path: &Path, inputs: &[&Path]) -> Result<Destination, ReportError> {
     let dest = resolve(path)?;
+    // A file that does not exist yet (a job's target, created by the run) is compared by name.
+    let named = |p: &Path| {
+        let dir = std::fs::canonicalize(parent_dir(p)).ok()?;
+        Some(dir.join(p.file_name()?))
+    };
+    let out_name = match &dest {
+        Destination::Replace(p) | Destination::Through(p) => named(p),
+    };
+    for i in inputs {
+        if out_name.is_some() && named(i) == out_name {
+            return Err(bad(path, format!("is the input {}", shown(i))));
+        }
+    }
     if let Ok(out) = std::fs::metadata(path) {
         for i in inputs {
             if let Ok(m) = std::fs::metadata(i) {
@@ -370,6 +383,11 @@ mod tests {
         std::fs::hard_link(&input, &hard).unwrap();
         assert!(check(&hard, &[&input]).is_err(), "a hard link is the same file");
         assert!(check(&d.path().join("nodir/x"), &[]).is_err());
+        let later = d.path().join("sub/../later");
+        std::fs::create_dir(d.path().join("sub")).unwrap();
+        let e = check(&d.path().join("later"), &[&later]).unwrap_err();
+        assert!(e.to_string().contains(": is the input "), "not yet created, same name: {e}");
+        std::fs::remove_dir(d.path().join("sub")).unwrap();
         assert_eq!(names(d.path()), ["hard", "in.csv"], "the probe left nothing");
     }
 
