@@ -79,6 +79,14 @@ fn outputs_to_a_char_device_node_are_written_through_and_the_node_stays() {
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(is_char(&node), "run --output replaced the device node");
+    let o = iolab()
+        .args(JOB)
+        .arg(format!("--directory={}", d.path().display()))
+        .arg(format!("--write-iolog={}", node.display()))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(is_char(&node), "--write-iolog replaced the device node");
     let o = iolab().args(["data", "gen", "--size", "1m", "-o"]).arg(&node).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(is_char(&node), "data gen -o replaced the device node");
