@@ -250,6 +250,10 @@ impl OutputFile {
         match resolve(path)? {
             Destination::Replace(target) => {
                 let (file, tmp) = create_temp(&target)?;
+                // A replaced file keeps its permission bits, as an editor's save would.
+                if let Ok(m) = std::fs::metadata(&target) {
+                    file.set_permissions(m.permissions()).map_err(|e| io_err(path, e))?;
+                }
                 Ok(OutputFile { file, shown: path.to_path_buf(), pending: Some((tmp, target)) })
             }
             Destination::Through(p) => {
@@ -396,6 +400,11 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("o");
         std::fs::write(&p, b"old").unwrap();
+        std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+        write_atomic(&p, b"old").unwrap();
+        let mode =
+            std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&p).unwrap().permissions());
+        assert_eq!(mode & 0o777, 0o600, "the replaced file kept its mode");
         let mut f = OutputFile::create(&p).unwrap();
         f.write_all(b"partial").unwrap();
         assert_eq!(names(d.path()).len(), 2);
