@@ -79,6 +79,14 @@ fn outputs_to_a_char_device_node_are_written_through_and_the_node_stays() {
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(is_char(&node), "run --output replaced the device node");
+    let o = iolab()
+        .args(JOB)
+        .arg(format!("--directory={}", d.path().display()))
+        .arg(format!("--write-iolog={}", node.display()))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(is_char(&node), "--write-iolog replaced the device node");
     let o = iolab().args(["data", "gen", "--size", "1m", "-o"]).arg(&node).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(is_char(&node), "data gen -o replaced the device node");
@@ -220,6 +228,15 @@ fn bad_output_paths_fail_before_the_run() {
         assert!(e.contains(want) && e.lines().count() == 1, "{out}: {e}");
     }
     assert_eq!(names(d.path()), Vec::<String>::new(), "nothing created");
+    // The job's own target, not yet laid out, is refused by name before any I/O.
+    let o = iolab()
+        .current_dir(d.path())
+        .args(["run", "--name=x", "--rw=read", "--size=1m", "--filename=f", "--output=./f"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("output ./f: is the input f"), "{}", stderr(&o));
+    assert_eq!(names(d.path()), Vec::<String>::new(), "nothing laid out");
 }
 
 /// A FIFO, a private zero device and a directory as each kind of input.

@@ -392,7 +392,7 @@ fn fio_logs_without_log_avg_msec_have_one_line_per_io_with_offsets() {
     assert_eq!(offs.len(), 256, "random map: every block once");
 }
 
-/// A failed result write is one line naming the path, with the OS error said once.
+/// A bad result path is one line naming the path, with the OS error said once, before the run.
 #[test]
 fn unwritable_output_is_one_line_with_the_cause_once() {
     let d = tempfile::tempdir_in(".").unwrap();
@@ -405,7 +405,7 @@ fn unwritable_output_is_one_line_with_the_cause_once() {
         .unwrap();
     assert_eq!(st.status.code(), Some(1));
     let err = String::from_utf8_lossy(&st.stderr);
-    let line = err.lines().find(|l| l.starts_with("iolab: writing")).unwrap_or_default();
+    let line = err.lines().find(|l| l.starts_with("iolab: output")).unwrap_or_default();
     assert!(line.contains(&out.display().to_string()), "{err}");
     assert_eq!(line.matches("No such file or directory").count(), 1, "{line}");
 }

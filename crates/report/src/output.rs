@@ -170,6 +170,19 @@ fn is_fd_alias(path: &Path) -> bool {
 /// the same file (device and inode) as any of `inputs`.
 pub fn check(path: &Path, inputs: &[&Path]) -> Result<Destination, ReportError> {
     let dest = resolve(path)?;
+    // A file that does not exist yet (a job's target, created by the run) is compared by name.
+    let named = |p: &Path| {
+        let dir = std::fs::canonicalize(parent_dir(p)).ok()?;
+        Some(dir.join(p.file_name()?))
+    };
+    let out_name = match &dest {
+        Destination::Replace(p) | Destination::Through(p) => named(p),
+    };
+    for i in inputs {
+        if out_name.is_some() && named(i) == out_name {
+            return Err(bad(path, format!("is the input {}", shown(i))));
+        }
+    }
     if let Ok(out) = std::fs::metadata(path) {
         for i in inputs {
             if let Ok(m) = std::fs::metadata(i) {
@@ -237,6 +250,10 @@ impl OutputFile {
         match resolve(path)? {
             Destination::Replace(target) => {
                 let (file, tmp) = create_temp(&target)?;
+                // A replaced file keeps its permission bits, as an editor's save would.
+                if let Ok(m) = std::fs::metadata(&target) {
+                    file.set_permissions(m.permissions()).map_err(|e| io_err(path, e))?;
+                }
                 Ok(OutputFile { file, shown: path.to_path_buf(), pending: Some((tmp, target)) })
             }
             Destination::Through(p) => {
@@ -370,6 +387,11 @@ mod tests {
         std::fs::hard_link(&input, &hard).unwrap();
         assert!(check(&hard, &[&input]).is_err(), "a hard link is the same file");
         assert!(check(&d.path().join("nodir/x"), &[]).is_err());
+        let later = d.path().join("sub/../later");
+        std::fs::create_dir(d.path().join("sub")).unwrap();
+        let e = check(&d.path().join("later"), &[&later]).unwrap_err();
+        assert!(e.to_string().contains(": is the input "), "not yet created, same name: {e}");
+        std::fs::remove_dir(d.path().join("sub")).unwrap();
         assert_eq!(names(d.path()), ["hard", "in.csv"], "the probe left nothing");
     }
 
@@ -378,6 +400,11 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("o");
         std::fs::write(&p, b"old").unwrap();
+        std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+        write_atomic(&p, b"old").unwrap();
+        let mode =
+            std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&p).unwrap().permissions());
+        assert_eq!(mode & 0o777, 0o600, "the replaced file kept its mode");
         let mut f = OutputFile::create(&p).unwrap();
         f.write_all(b"partial").unwrap();
         assert_eq!(names(d.path()).len(), 2);

@@ -150,10 +150,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "iolab: --prefill with --allow-destroy: block devices will be written before reads"
         );
     }
-    let inputs: Vec<&Path> = split.job_files.iter().map(|p| p.as_path()).collect();
-    for p in flags.output.iter().chain(&flags.write_iolog) {
-        iolab_report::output::check(p, &inputs)?;
-    }
     let opts = LoadOptions {
         files: split.job_files,
         cmdline: split.fio_options,
@@ -162,6 +158,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let parsed = iolab_job::load(&opts)?;
     for w in &parsed.warnings {
         eprintln!("iolab: {w}");
+    }
+    // Nor the file a job reads or writes (fio's filename=): checked before any I/O.
+    let targets: Vec<std::path::PathBuf> = parsed.jobs.iter().flat_map(job_paths).collect();
+    let mut inputs: Vec<&Path> = opts.files.iter().map(|p| p.as_path()).collect();
+    inputs.extend(targets.iter().map(|p| p.as_path()));
+    for p in flags.output.iter().chain(&flags.write_iolog) {
+        iolab_report::output::check(p, &inputs)?;
     }
     if let Some(p) = &flags.write_iolog {
         super::iolog_export::export(p, &parsed.jobs, super::iolog_export::Sizes::Existing)?;

@@ -135,6 +135,9 @@ fn stat(a: StatArgs) -> anyhow::Result<ExitCode> {
     let mut stack = StackDistance::new();
     let mut rec = TraceRecord::default();
     while r.read_into(&mut rec)? {
+        if iolab_core::stop::requested() {
+            bail!("{}: stopped after {} records", a.trace.display(), r.records());
+        }
         b.add(&rec, &mut |k| stack.access(k));
     }
     let s = b.finish(r.skipped());
