@@ -77,6 +77,94 @@ pub struct JobEvidence {
     /// meant the I/O to start (closed loop: a slow I/O delays the next one's clock).
     pub latency_closed_loop: bool,
     pub write_alloc: WriteAlloc,
+    /// The engine the job asked for when the run fell back from it (io_uring disabled or
+    /// refused); `ioengine` is then the engine that ran.
+    #[serde(default)]
+    pub engine_fallback_from: Option<String>,
+    /// The request-queue limits of the devices serving the job (`/sys/block/DEV/queue/
+    /// nr_requests`, and SCSI's `device/queue_depth`).
+    #[serde(default)]
+    pub queue_limits: Vec<QueueLimit>,
+}
+
+/// A device's own queue limits (block layer and, for SCSI, the LUN's).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct QueueLimit {
+    pub device: String,
+    pub nr_requests: Option<u64>,
+    pub queue_depth: Option<u64>,
+}
+
+impl QueueLimit {
+    /// Read both limits of `device` (a kernel name) from sysfs.
+    pub fn read(device: &str) -> QueueLimit {
+        let num = |rel: &str| -> Option<u64> {
+            std::fs::read_to_string(format!("/sys/block/{device}/{rel}")).ok()?.trim().parse().ok()
+        };
+        QueueLimit {
+            device: device.to_string(),
+            nr_requests: num("queue/nr_requests"),
+            queue_depth: num("device/queue_depth"),
+        }
+    }
+
+    /// The tighter of the two limits.
+    pub fn limit(&self) -> Option<u64> {
+        match (self.nr_requests, self.queue_depth) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+/// I/O the devices did beyond what the run's jobs issued in a phase (other processes,
+/// filesystem metadata and journal, page-cache readahead and writeback).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ForeignIo {
+    /// Device bytes beyond the jobs' bytes, read and written.
+    pub extra_read: u64,
+    pub extra_write: u64,
+    /// The jobs' own bytes, read and written.
+    pub app_read: u64,
+    pub app_write: u64,
+    /// Share of the devices' bytes that were not the jobs' (0..1).
+    pub share: f64,
+}
+
+/// Device bytes beyond the jobs' own over the phase's counting window, when they are more
+/// than 5 % of the devices' bytes and at least 1 MiB: `None` otherwise.
+pub fn foreign_io(jobs: &[(&JobResult, &JobEvidence)], devs: &[&DiskUtil]) -> Option<ForeignIo> {
+    let app_read: u64 = jobs.iter().map(|(j, _)| j.read.io_bytes).sum();
+    let app_write: u64 = jobs.iter().map(|(j, _)| j.write.io_bytes + j.trim.io_bytes).sum();
+    let dev_read: u64 = devs.iter().map(|d| d.read_sectors.saturating_mul(512)).sum();
+    let dev_write: u64 = devs.iter().map(|d| d.write_sectors.saturating_mul(512)).sum();
+    let (extra_read, extra_write) =
+        (dev_read.saturating_sub(app_read), dev_write.saturating_sub(app_write));
+    let total = dev_read.saturating_add(dev_write);
+    let extra = extra_read + extra_write;
+    if total == 0 || extra < 1 << 20 || (extra as f64) < 0.05 * total as f64 {
+        return None;
+    }
+    let share = extra as f64 / total as f64;
+    Some(ForeignIo { extra_read, extra_write, app_read, app_write, share })
+}
+
+impl ForeignIo {
+    /// One sentence for the device view and the advice.
+    pub fn describe(&self, buffered: bool) -> String {
+        let mib = |b: u64| b as f64 / 1048576.0;
+        format!(
+            "the devices moved {:.1} MiB read and {:.1} MiB written beyond this run's {:.1} \
+             MiB read and {:.1} MiB written ({:.0} % of their bytes were not this run's I/O: \
+             other processes, filesystem metadata and journal{})",
+            mib(self.extra_read),
+            mib(self.extra_write),
+            mib(self.app_read),
+            mib(self.app_write),
+            self.share * 100.0,
+            if buffered { ", page-cache readahead and writeback" } else { "" }
+        )
+    }
 }
 
 /// Device figures over one phase (a reporting group between stonewalls).

@@ -164,6 +164,8 @@ struct Clone {
     start_ns: u64,
     spawned: Instant,
     notes: Vec<String>,
+    /// The engine the clone ran (after a fallback, not the one the job asked for).
+    engine: String,
 }
 
 fn opt_u64(job: &Job, name: &str) -> Option<u64> {
@@ -761,7 +763,13 @@ pub fn run_jobs(
                 paths,
                 start_ns,
                 spawned,
-                notes: Vec::new(),
+                // The fallback's reason goes with the job's result too (the JSON's ioengine).
+                notes: notes
+                    .iter()
+                    .filter(|n| engine_name != job.ioengine && n.contains("is not available"))
+                    .cloned()
+                    .collect(),
+                engine: engine_name.clone(),
             });
         }
         result.notes.extend(notes);
@@ -869,6 +877,11 @@ fn join_all(
                 jr.cpu = out.cpu;
                 jr.error = out.rec.first_error.map(|e| e.1).unwrap_or(0);
                 jr.options = job.options.iter().map(|(k, v)| (k.clone(), v.raw.clone())).collect();
+                if c.engine != job.ioengine {
+                    // A fallback (io_uring disabled or refused): the JSON names the engine that
+                    // ran; the job's notes say why.
+                    jr.options.insert("ioengine".into(), c.engine.clone());
+                }
                 jr.notes = c.notes;
                 jr.notes.extend(out.notes);
                 if let Some(e) = out.error {
