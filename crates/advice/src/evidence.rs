@@ -118,44 +118,50 @@ impl QueueLimit {
 }
 
 /// I/O the devices did beyond what the run's jobs issued in a phase (other processes,
-/// filesystem metadata and journal, page-cache readahead and writeback).
+/// filesystem metadata and journal, page-cache readahead and writeback), as rates over the
+/// phase's inner window, so set-up I/O just before the phase (layout, `--prefill`) is not
+/// counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ForeignIo {
-    /// Device bytes beyond the jobs' bytes, read and written.
-    pub extra_read: u64,
-    pub extra_write: u64,
-    /// The jobs' own bytes, read and written.
-    pub app_read: u64,
-    pub app_write: u64,
+    /// Device bytes/s beyond the jobs' bytes/s, read and written.
+    pub extra_read: f64,
+    pub extra_write: f64,
+    /// The jobs' own bytes/s, read and written.
+    pub app_read: f64,
+    pub app_write: f64,
     /// Share of the devices' bytes that were not the jobs' (0..1).
     pub share: f64,
 }
 
-/// Device bytes beyond the jobs' own over the phase's counting window, when they are more
-/// than 5 % of the devices' bytes and at least 1 MiB: `None` otherwise.
+/// The devices' bytes/s beyond the jobs' own, when they are more than 5 % of the devices'
+/// bytes and at least 256 KiB/s: `None` otherwise. `devs` are rates over the phase (iostat
+/// rMB/s, wMB/s); the jobs' rates are their bytes over the longest runtime.
 pub fn foreign_io(jobs: &[(&JobResult, &JobEvidence)], devs: &[&DiskUtil]) -> Option<ForeignIo> {
-    let app_read: u64 = jobs.iter().map(|(j, _)| j.read.io_bytes).sum();
-    let app_write: u64 = jobs.iter().map(|(j, _)| j.write.io_bytes + j.trim.io_bytes).sum();
-    let dev_read: u64 = devs.iter().map(|d| d.read_sectors.saturating_mul(512)).sum();
-    let dev_write: u64 = devs.iter().map(|d| d.write_sectors.saturating_mul(512)).sum();
-    let (extra_read, extra_write) =
-        (dev_read.saturating_sub(app_read), dev_write.saturating_sub(app_write));
-    let total = dev_read.saturating_add(dev_write);
-    let extra = extra_read + extra_write;
-    if total == 0 || extra < 1 << 20 || (extra as f64) < 0.05 * total as f64 {
+    let secs = jobs.iter().map(|(j, _)| j.runtime_ns).max().unwrap_or(0) as f64 / 1e9;
+    if secs <= 0.0 {
         return None;
     }
-    let share = extra as f64 / total as f64;
-    Some(ForeignIo { extra_read, extra_write, app_read, app_write, share })
+    let app_read = jobs.iter().map(|(j, _)| j.read.io_bytes).sum::<u64>() as f64 / secs;
+    let app_write =
+        jobs.iter().map(|(j, _)| j.write.io_bytes + j.trim.io_bytes).sum::<u64>() as f64 / secs;
+    let dev_read: f64 = devs.iter().map(|d| d.iostat.rmb_s * 1048576.0).sum();
+    let dev_write: f64 = devs.iter().map(|d| d.iostat.wmb_s * 1048576.0).sum();
+    let (extra_read, extra_write) =
+        ((dev_read - app_read).max(0.0), (dev_write - app_write).max(0.0));
+    let (total, extra) = (dev_read + dev_write, extra_read + extra_write);
+    if total <= 0.0 || extra < 262144.0 || extra < 0.05 * total {
+        return None;
+    }
+    Some(ForeignIo { extra_read, extra_write, app_read, app_write, share: extra / total })
 }
 
 impl ForeignIo {
     /// One sentence for the device view and the advice.
     pub fn describe(&self, buffered: bool) -> String {
-        let mib = |b: u64| b as f64 / 1048576.0;
+        let mib = |b: f64| b / 1048576.0;
         format!(
-            "the devices moved {:.1} MiB read and {:.1} MiB written beyond this run's {:.1} \
-             MiB read and {:.1} MiB written ({:.0} % of their bytes were not this run's I/O: \
+            "the devices read {:.1} MiB/s and wrote {:.1} MiB/s beyond this run's {:.1} MiB/s \
+             read and {:.1} MiB/s written ({:.0} % of their bytes were not this run's I/O: \
              other processes, filesystem metadata and journal{})",
             mib(self.extra_read),
             mib(self.extra_write),

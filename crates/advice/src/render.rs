@@ -84,14 +84,8 @@ pub fn render_device_view(r: &RunResult, ev: &Evidence) -> String {
         for d in devs.iter().filter(|d| names.contains(&&d.name)) {
             s.push_str(&format!("  {}\n", iostat_line(d)));
         }
-        // Counts over the phase's outer window, so the whole phase's I/O is compared.
-        let counted: Vec<&DiskUtil> = ev
-            .phase_devices(r, gid)
-            .unwrap_or_default()
-            .iter()
-            .filter(|d| names.contains(&&d.name))
-            .collect();
-        if let Some(f) = foreign_io(&jobs, &counted) {
+        let mine: Vec<&DiskUtil> = devs.iter().filter(|d| names.contains(&&d.name)).collect();
+        if let Some(f) = foreign_io(&jobs, &mine) {
             let buffered = jobs.iter().any(|(_, e)| !e.direct);
             s.push_str(&format!("  note: {}\n", f.describe(buffered)));
         }

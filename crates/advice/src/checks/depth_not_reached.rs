@@ -105,13 +105,7 @@ fn run(r: &RunResult, ev: &Evidence) -> Vec<Advice> {
                 .collect::<Vec<_>>()
                 .join("; ")
         };
-        let counted: Vec<_> = ev
-            .phase_devices(r, gid)
-            .unwrap_or_default()
-            .iter()
-            .filter(|d| names.contains(&&d.name))
-            .collect();
-        let foreign = crate::evidence::foreign_io(&jobs, &counted)
+        let foreign = crate::evidence::foreign_io(&jobs, &devs)
             .map(|f| format!("; {}", f.describe(jobs.iter().any(|(_, e)| !e.direct))))
             .unwrap_or_default();
         let evidence = format!(
@@ -423,10 +417,13 @@ mod tests {
         let mut j = job("a", 0, 0);
         j.read.total_ios = 1000;
         j.read.io_bytes = 1000 * 4096;
+        j.runtime_ns = 10_000_000_000;
         j.depth.exact = vec![(16, 1000)];
         r.jobs.push(j);
         let mut d = dev("sdc", 1000, 1.0, 3.0);
-        d.write_sectors = 8 * 4096; // 16 MiB written by someone else during a read job
+        // The job's 0.39 MiB/s of reads, and 1.6 MiB/s written by someone else.
+        d.iostat.rmb_s = 4_096_000.0 / 10.0 / 1048576.0;
+        d.iostat.wmb_s = 1.6;
         r.disk_util.push(d);
         let ev = Evidence {
             jobs: vec![JobEvidence {
@@ -439,12 +436,15 @@ mod tests {
             ..Default::default()
         };
         let a = run(&r, &ev);
-        assert!(
-            a[0].evidence.contains("16.0 MiB written beyond this run's 3.9 MiB read and 0.0 MiB"),
-            "{}",
-            a[0].evidence
-        );
+        let want = "read 0.0 MiB/s and wrote 1.6 MiB/s beyond this run's 0.4 MiB/s read and 0.0";
+        assert!(a[0].evidence.contains(want), "{}", a[0].evidence);
         assert!(a[0].evidence.contains("80 % of their bytes were not this run's"));
+        // The device view says the same.
+        let view = crate::render_device_view(&r, &ev);
+        assert!(view.contains(want), "{view}");
+        // Without the foreign writes nothing is said.
+        r.disk_util[0].iostat.wmb_s = 0.0;
+        assert!(!run(&r, &ev)[0].evidence.contains("beyond this run"));
     }
 
     #[test]
