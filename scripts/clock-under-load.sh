@@ -8,9 +8,11 @@
 # 623 ms process in 4 of 15 loaded runs). Prints every ratio over 1.0 and the maximum;
 # exits 1 if any run reported more than 1 % above its wall time.
 #
-# Usage: scripts/clock-under-load.sh [RUNS] [BUSY_LOOPS]
+# Usage: [PIN=CPU] scripts/clock-under-load.sh [RUNS] [BUSY_LOOPS]
 #   RUNS        default 50
 #   BUSY_LOOPS  default: one per core (nproc)
+#   PIN=CPU     run iolab and every busy loop on that one CPU (taskset): the calibration is
+#               then preempted by the loops' time slices, the harshest case
 # Needs: python3 and a release build (cargo build --release -p iolab-cli), or set IOLAB.
 set -euo pipefail
 
@@ -27,15 +29,19 @@ cleanup() {
 }
 trap cleanup EXIT
 for _ in $(seq "$loops"); do
-  ( while :; do :; done ) &
+  if [ -n "${PIN:-}" ]; then
+    taskset -c "$PIN" bash -c 'while :; do :; done' &
+  else
+    ( while :; do :; done ) &
+  fi
   busy+=("$!")
 done
 
-echo "iolab: $("$IOLAB" --version)  clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo '?')  cpus: $(nproc)  busy loops: $loops  runs: $runs"
+echo "iolab: $("$IOLAB" --version)  clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo '?')  cpus: $(nproc)  busy loops: $loops${PIN:+ pinned to CPU $PIN}  runs: $runs"
 for i in $(seq "$runs"); do
   out="$dir/run-$i.json"
   t0=$(date +%s%N)
-  "$IOLAB" run --name=clk --ioengine=null --rw=randread --bs=4k --size=1g --time_based \
+  ${PIN:+taskset -c "$PIN"} "$IOLAB" run --name=clk --ioengine=null --rw=randread --bs=4k --size=1g --time_based \
     --runtime=1 --norandommap --output-format=json --output="$out" >/dev/null 2>&1
   t1=$(date +%s%N)
   echo "$i $(( (t1 - t0) / 1000 )) $out" >>"$dir/index"

@@ -77,6 +77,100 @@ pub struct JobEvidence {
     /// meant the I/O to start (closed loop: a slow I/O delays the next one's clock).
     pub latency_closed_loop: bool,
     pub write_alloc: WriteAlloc,
+    /// The engine the job asked for when the run fell back from it (io_uring disabled or
+    /// refused); `ioengine` is then the engine that ran.
+    #[serde(default)]
+    pub engine_fallback_from: Option<String>,
+    /// The request-queue limits of the devices serving the job (`/sys/block/DEV/queue/
+    /// nr_requests`, and SCSI's `device/queue_depth`).
+    #[serde(default)]
+    pub queue_limits: Vec<QueueLimit>,
+}
+
+/// A device's own queue limits (block layer and, for SCSI, the LUN's).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct QueueLimit {
+    pub device: String,
+    pub nr_requests: Option<u64>,
+    pub queue_depth: Option<u64>,
+}
+
+impl QueueLimit {
+    /// Read both limits of `device` (a kernel name) from sysfs.
+    pub fn read(device: &str) -> QueueLimit {
+        let num = |rel: &str| -> Option<u64> {
+            std::fs::read_to_string(format!("/sys/block/{device}/{rel}")).ok()?.trim().parse().ok()
+        };
+        QueueLimit {
+            device: device.to_string(),
+            nr_requests: num("queue/nr_requests"),
+            queue_depth: num("device/queue_depth"),
+        }
+    }
+
+    /// The tighter of the two limits.
+    pub fn limit(&self) -> Option<u64> {
+        match (self.nr_requests, self.queue_depth) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+/// I/O the devices did beyond what the run's jobs issued in a phase (other processes,
+/// filesystem metadata and journal, page-cache readahead and writeback), as rates over the
+/// phase's inner window, so set-up I/O just before the phase (layout, `--prefill`) is not
+/// counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ForeignIo {
+    /// Device bytes/s beyond the jobs' bytes/s, read and written.
+    pub extra_read: f64,
+    pub extra_write: f64,
+    /// The jobs' own bytes/s, read and written.
+    pub app_read: f64,
+    pub app_write: f64,
+    /// Share of the devices' bytes that were not the jobs' (0..1).
+    pub share: f64,
+}
+
+/// The devices' bytes/s beyond the jobs' own, when they are more than 5 % of the devices'
+/// bytes and at least 256 KiB/s: `None` otherwise. `devs` are rates over the phase (iostat
+/// rMB/s, wMB/s); the jobs' rates are their bytes over the longest runtime.
+pub fn foreign_io(jobs: &[(&JobResult, &JobEvidence)], devs: &[&DiskUtil]) -> Option<ForeignIo> {
+    let secs = jobs.iter().map(|(j, _)| j.runtime_ns).max().unwrap_or(0) as f64 / 1e9;
+    if secs <= 0.0 {
+        return None;
+    }
+    let app_read = jobs.iter().map(|(j, _)| j.read.io_bytes).sum::<u64>() as f64 / secs;
+    let app_write =
+        jobs.iter().map(|(j, _)| j.write.io_bytes + j.trim.io_bytes).sum::<u64>() as f64 / secs;
+    let dev_read: f64 = devs.iter().map(|d| d.iostat.rmb_s * 1048576.0).sum();
+    let dev_write: f64 = devs.iter().map(|d| d.iostat.wmb_s * 1048576.0).sum();
+    let (extra_read, extra_write) =
+        ((dev_read - app_read).max(0.0), (dev_write - app_write).max(0.0));
+    let (total, extra) = (dev_read + dev_write, extra_read + extra_write);
+    if total <= 0.0 || extra < 262144.0 || extra < 0.05 * total {
+        return None;
+    }
+    Some(ForeignIo { extra_read, extra_write, app_read, app_write, share: extra / total })
+}
+
+impl ForeignIo {
+    /// One sentence for the device view and the advice.
+    pub fn describe(&self, buffered: bool) -> String {
+        let mib = |b: f64| b / 1048576.0;
+        format!(
+            "the devices read {:.1} MiB/s and wrote {:.1} MiB/s beyond this run's {:.1} MiB/s \
+             read and {:.1} MiB/s written ({:.0} % of their bytes were not this run's I/O: \
+             other processes, filesystem metadata and journal{})",
+            mib(self.extra_read),
+            mib(self.extra_write),
+            mib(self.app_read),
+            mib(self.app_write),
+            self.share * 100.0,
+            if buffered { ", page-cache readahead and writeback" } else { "" }
+        )
+    }
 }
 
 /// Device figures over one phase (a reporting group between stonewalls).

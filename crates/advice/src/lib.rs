@@ -36,8 +36,8 @@ pub mod zeroprobe;
 
 pub use checks::{Check, CHECKS};
 pub use evidence::{
-    mem_total_bytes, parse_meminfo, Capability, DataFacts, Evidence, JobEvidence, PhaseEvidence,
-    WriteAlloc, ZeroReadSample,
+    foreign_io, mem_total_bytes, parse_meminfo, Capability, DataFacts, Evidence, ForeignIo,
+    JobEvidence, PhaseEvidence, QueueLimit, WriteAlloc, ZeroReadSample,
 };
 pub use from_job::job_evidence;
 pub use render::{render_brief, render_device_view, render_text};

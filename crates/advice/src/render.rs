@@ -3,9 +3,9 @@
 //! pasted log (the one-line header is left whole so it can be grepped).
 
 use iolab_stats::diskseries::iostat_line;
-use iolab_stats::RunResult;
+use iolab_stats::{DiskUtil, RunResult};
 
-use crate::evidence::mean_issued_depth;
+use crate::evidence::{foreign_io, mean_issued_depth};
 use crate::{Advice, Evidence, Severity};
 
 const WIDTH: usize = 100;
@@ -83,6 +83,11 @@ pub fn render_device_view(r: &RunResult, ev: &Evidence) -> String {
         ));
         for d in devs.iter().filter(|d| names.contains(&&d.name)) {
             s.push_str(&format!("  {}\n", iostat_line(d)));
+        }
+        let mine: Vec<&DiskUtil> = devs.iter().filter(|d| names.contains(&&d.name)).collect();
+        if let Some(f) = foreign_io(&jobs, &mine) {
+            let buffered = jobs.iter().any(|(_, e)| !e.direct);
+            s.push_str(&format!("  note: {}\n", f.describe(buffered)));
         }
     }
     s

@@ -21,7 +21,8 @@ use iolab_stats::topology::{resolve, Topology};
 use iolab_stats::{DiskUtil, RunResult};
 
 use crate::{
-    check, job_evidence, mem_total_bytes, Advice, Evidence, PhaseEvidence, WriteAlloc, ZeroProbe,
+    check, job_evidence, mem_total_bytes, Advice, Evidence, PhaseEvidence, QueueLimit, WriteAlloc,
+    ZeroProbe,
 };
 
 /// Knobs of the watch.
@@ -214,6 +215,14 @@ impl RunWatch {
         let series = sampler.as_ref().map(|s| s.series()).unwrap_or_default();
         if result.disk_util.is_empty() {
             result.disk_util = series.devices.iter().map(|d| d.summary.clone()).collect();
+        } else {
+            // The runner's disk_util is one first-to-last delta, which loses all but one wrap
+            // of a 32-bit counter; the series' summary adds every interval's delta.
+            for u in result.disk_util.iter_mut() {
+                if let Some(d) = series.device(&u.name).filter(|d| !d.points.is_empty()) {
+                    *u = d.summary.clone();
+                }
+            }
         }
         let mut ev = Evidence {
             mem_total_bytes: mem_total_bytes(),
@@ -249,6 +258,10 @@ impl RunWatch {
             let spec = &self.jobs[i];
             let t = &self.targets[i];
             let mut e = job_evidence(spec);
+            // After a fallback the result names the engine that ran: judge that one.
+            if let Some(ran) = j.options.get("ioengine").filter(|r| **r != spec.ioengine) {
+                e.engine_fallback_from = Some(std::mem::replace(&mut e.ioengine, ran.clone()));
+            }
             e.fs_type = t.topologies.iter().find_map(|t| t.fs.as_ref().map(|f| f.fs_type.clone()));
             for topo in &t.topologies {
                 if let Some(d) = &topo.device {
@@ -278,6 +291,7 @@ impl RunWatch {
             // iolab's worker times `lat` from the rate schedule's intended issue time (open
             // loop) and never quiesces the queue, so its latency is not closed-loop.
             e.latency_closed_loop = false;
+            e.queue_limits = e.devices.iter().map(|d| QueueLimit::read(d)).collect();
             e.write_alloc = t.write_alloc;
             ev.jobs.push(e);
         }

@@ -164,6 +164,8 @@ struct Clone {
     start_ns: u64,
     spawned: Instant,
     notes: Vec<String>,
+    /// The engine the clone ran (after a fallback, not the one the job asked for).
+    engine: String,
 }
 
 fn opt_u64(job: &Job, name: &str) -> Option<u64> {
@@ -472,12 +474,26 @@ pub fn run_jobs(
     let run_over = Arc::new(AtomicBool::new(false));
     // Ends the forwarder on every way out of this function, early errors included.
     let _over = SetOnDrop(run_over.clone());
+    // fio's disk_util: all devices now, filtered to those under the jobs' files at the end;
+    // polled every 250 ms as fio's diskutil.c does, so 32-bit counters that wrap during a
+    // long run are summed interval by interval.
+    let disks = Arc::new(Mutex::new(iolab_stats::diskstats::DiskStatsSampler::new(Vec::new())));
+    let disks_ok = disks.lock().map(|mut d| d.start().is_ok()).unwrap_or(false);
     {
         let (stops, stop, over) = (clone_stops.clone(), stop.clone(), run_over.clone());
+        let disks = disks.clone();
+        let mut polled = Instant::now();
         std::thread::Builder::new()
             .name("iolab-stop".into())
             .spawn(move || {
                 while !over.load(std::sync::atomic::Ordering::Relaxed) {
+                    if disks_ok && polled.elapsed() >= std::time::Duration::from_millis(250) {
+                        polled = Instant::now();
+                        if let Ok(mut d) = disks.lock() {
+                            // A failed read leaves the totals as they were; finish reads again.
+                            let _ = d.poll();
+                        }
+                    }
                     if stop.load(std::sync::atomic::Ordering::Relaxed) {
                         if let Ok(v) = stops.lock() {
                             v.iter()
@@ -496,9 +512,6 @@ pub fn run_jobs(
     let mut logs: Vec<JobLogs> = Vec::new();
     let mut thread_number = 0u32;
     let mut first_err: Option<EngineError> = None;
-    // fio's disk_util: all devices now, filtered to those under the jobs' files at the end.
-    let mut disks = iolab_stats::diskstats::DiskStatsSampler::new(Vec::new());
-    let disks_ok = disks.start().is_ok();
     let mut disk_names: Vec<String> = Vec::new();
 
     for (ji, job) in jobs.iter().enumerate() {
@@ -761,7 +774,13 @@ pub fn run_jobs(
                 paths,
                 start_ns,
                 spawned,
-                notes: Vec::new(),
+                // The fallback's reason goes with the job's result too (the JSON's ioengine).
+                notes: notes
+                    .iter()
+                    .filter(|n| engine_name != job.ioengine && n.contains("is not available"))
+                    .cloned()
+                    .collect(),
+                engine: engine_name.clone(),
             });
         }
         result.notes.extend(notes);
@@ -776,7 +795,7 @@ pub fn run_jobs(
     result.jobs = finished.into_iter().map(|(_, _, j)| j).collect();
     result.groups = iolab_stats::groups(&result.jobs, &opts.percentiles);
     if disks_ok {
-        if let Ok(all) = disks.finish() {
+        if let Ok(all) = disks.lock().map_err(|_| ()).and_then(|mut d| d.finish().map_err(|_| ())) {
             result.disk_util = all.into_iter().filter(|u| disk_names.contains(&u.name)).collect();
         }
     }
@@ -869,6 +888,11 @@ fn join_all(
                 jr.cpu = out.cpu;
                 jr.error = out.rec.first_error.map(|e| e.1).unwrap_or(0);
                 jr.options = job.options.iter().map(|(k, v)| (k.clone(), v.raw.clone())).collect();
+                if c.engine != job.ioengine {
+                    // A fallback (io_uring disabled or refused): the JSON names the engine that
+                    // ran; the job's notes say why.
+                    jr.options.insert("ioengine".into(), c.engine.clone());
+                }
                 jr.notes = c.notes;
                 jr.notes.extend(out.notes);
                 if let Some(e) = out.error {

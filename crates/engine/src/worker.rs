@@ -718,11 +718,12 @@ const WAIT_SLICE_NS: u64 = 20_000_000;
 fn wait_until(t0: &crate::clock::Clock, at: u64, deadline: u64, stop: &AtomicBool) -> bool {
     loop {
         let t = t0.elapsed_ns();
-        if t >= at {
-            return true;
-        }
+        // Nothing is issued at or after the end of the runtime, even when it was due then.
         if t >= deadline || stop.load(Ordering::Relaxed) {
             return false;
+        }
+        if t >= at {
+            return true;
         }
         let left = at.min(deadline) - t;
         if left > 20_000 {

@@ -139,12 +139,18 @@ pub fn delta(prev: &DiskCounters, cur: &DiskCounters, window_ns: u64) -> DiskUti
     }
 }
 
-/// Samples a diskstats file (normally `/proc/diskstats`) for a set of devices.
+/// Samples a diskstats file (normally `/proc/diskstats`) for a set of devices. Between
+/// [`start`](Self::start) and [`finish`](Self::finish), [`poll`](Self::poll) (fio
+/// diskutil.c samples every 250 ms) adds each interval's wrap-safe delta to a running total,
+/// so a 32-bit counter that wraps several times over the run is still counted exactly.
 #[derive(Debug)]
 pub struct DiskStatsSampler {
     path: PathBuf,
     devices: Vec<String>,
     start: Option<(std::time::Instant, Vec<DiskCounters>)>,
+    /// The last sample read, and the deltas summed since the start (same devices).
+    last: Vec<DiskCounters>,
+    sums: Vec<DiskCounters>,
 }
 
 impl DiskStatsSampler {
@@ -154,7 +160,13 @@ impl DiskStatsSampler {
     }
 
     pub fn with_path(path: impl Into<PathBuf>, devices: Vec<String>) -> Self {
-        DiskStatsSampler { path: path.into(), devices, start: None }
+        DiskStatsSampler {
+            path: path.into(),
+            devices,
+            start: None,
+            last: Vec::new(),
+            sums: Vec::new(),
+        }
     }
 
     /// Read and parse the file now, keeping only the selected devices.
@@ -171,19 +183,53 @@ impl DiskStatsSampler {
     /// Take the starting sample.
     pub fn start(&mut self) -> Result<(), DiskStatsError> {
         let s = self.read()?;
+        self.sums = s.iter().map(|c| DiskCounters { fields: [0; NFIELDS], ..c.clone() }).collect();
+        self.last = s.clone();
         self.start = Some((std::time::Instant::now(), s));
         Ok(())
     }
 
-    /// Deltas since [`start`](Self::start) for each device present in both samples (empty if
-    /// never started).
-    pub fn finish(&self) -> Result<Vec<DiskUtil>, DiskStatsError> {
-        let Some((t0, before)) = &self.start else {
+    /// Read a sample now and add its deltas since the previous one to the totals (nothing
+    /// before [`start`](Self::start)).
+    pub fn poll(&mut self) -> Result<(), DiskStatsError> {
+        if self.start.is_none() {
+            return Ok(());
+        }
+        let cur = self.read()?;
+        let same = |a: &DiskCounters, b: &DiskCounters| {
+            a.major == b.major && a.minor == b.minor && a.name == b.name
+        };
+        for s in self.sums.iter_mut() {
+            let prev = self.last.iter().find(|p| same(p, s));
+            let now = cur.iter().find(|c| same(c, s));
+            if let (Some(p), Some(c)) = (prev, now) {
+                for k in 0..NFIELDS {
+                    s.fields[k] =
+                        s.fields[k].saturating_add(counter_delta(p.fields[k], c.fields[k]));
+                }
+            }
+        }
+        // A device that went away keeps its totals; one that came back starts from here.
+        for c in cur {
+            match self.last.iter_mut().find(|p| same(p, &c)) {
+                Some(p) => *p = c,
+                None => self.last.push(c),
+            }
+        }
+        Ok(())
+    }
+
+    /// Totals since [`start`](Self::start) for each device present at the start, the sum of
+    /// every polled interval's wrap-safe delta plus the one up to now (empty if never
+    /// started).
+    pub fn finish(&mut self) -> Result<Vec<DiskUtil>, DiskStatsError> {
+        let Some((t0, _)) = &self.start else {
             return Ok(Vec::new());
         };
-        let now = self.read()?;
         let window = t0.elapsed().as_nanos().min(u64::MAX as u128) as u64;
-        Ok(deltas(before, &now, window))
+        self.poll()?;
+        let zero = |c: &DiskCounters| DiskCounters { fields: [0; NFIELDS], ..c.clone() };
+        Ok(self.sums.iter().map(|s| delta(&zero(s), s, window)).collect())
     }
 }
 
@@ -210,6 +256,34 @@ mod tests {
         assert_eq!(counter_delta(10, 25), 15);
         assert_eq!(counter_delta(u32::MAX as u64 - 5, 10), 16);
         assert_eq!(counter_delta(1 << 40, 7), 7);
+    }
+
+    /// Polled often enough, a 32-bit counter that wraps three times over the run is counted
+    /// exactly; one first-to-last delta would have seen 3·10⁹ mod 2³² of 9·10⁹.
+    #[test]
+    fn polled_totals_survive_several_wraps() {
+        let dir = std::env::temp_dir().join(format!("iolab-diskstats-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("diskstats");
+        let at = |k: u64| {
+            let q = (k * 3_000_000_000) % (1 << 32);
+            format!("7 0 loop0 {q} 0 0 0 0 0 0 0 0 {} {q}\n", k * 100)
+        };
+        std::fs::write(&f, at(0)).unwrap();
+        let mut s = DiskStatsSampler::with_path(&f, vec![]);
+        s.start().unwrap();
+        for k in 1..3 {
+            std::fs::write(&f, at(k)).unwrap();
+            s.poll().unwrap();
+        }
+        std::fs::write(&f, at(3)).unwrap();
+        let u = s.finish().unwrap();
+        assert_eq!(u.len(), 1);
+        assert_eq!(
+            (u[0].read_ios, u[0].in_queue, u[0].io_ticks),
+            (9_000_000_000, 9_000_000_000, 300)
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

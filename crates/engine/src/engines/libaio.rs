@@ -65,6 +65,35 @@ pub struct Libaio {
     in_flight: u32,
 }
 
+/// A sysctl under /proc/sys/fs, for the hint.
+fn fs_sysctl(name: &str) -> Option<u64> {
+    std::fs::read_to_string(format!("/proc/sys/fs/{name}")).ok()?.trim().parse().ok()
+}
+
+/// A failed `io_setup(depth)` with the hint that names its cause (fs/aio.c `ioctx_alloc`:
+/// EAGAIN when `aio-nr` + the request would pass `fs.aio-max-nr`, EINVAL for a depth the
+/// kernel refuses outright).
+pub fn setup_error(e: std::io::Error, depth: u32) -> EngineError {
+    let (max, used) = (fs_sysctl("aio-max-nr"), fs_sysctl("aio-nr"));
+    let show = |v: Option<u64>| v.map_or("?".to_string(), |v| v.to_string());
+    let hint = match e.raw_os_error() {
+        Some(libc::EAGAIN) => format!(
+            "; the system-wide AIO limit is exhausted: iodepth={depth} needs {depth} events, \
+             fs.aio-nr={} are in use of fs.aio-max-nr={} (raise it: sysctl -w \
+             fs.aio-max-nr=N, or lower iodepth/numjobs)",
+            show(used),
+            show(max)
+        ),
+        Some(libc::EINVAL) => format!(
+            "; io_setup refused iodepth={depth} (the kernel caps one context's events; \
+             fs.aio-max-nr={}): use a smaller iodepth",
+            show(max)
+        ),
+        _ => String::new(),
+    };
+    EngineError::Io { path: "ioengine=libaio".into(), op: "io_setup", source: e, hint }
+}
+
 impl Libaio {
     pub fn boxed(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
         let mut ctx: libc::c_ulong = 0;
@@ -72,7 +101,7 @@ impl Libaio {
         // the syscall requires.
         let r = unsafe { libc::syscall(libc::SYS_io_setup, cfg.depth as libc::c_long, &mut ctx) };
         if r < 0 {
-            return Err(EngineError::engine("libaio", "io_setup", last_os_error()));
+            return Err(setup_error(last_os_error(), cfg.depth));
         }
         let depth = cfg.depth as usize;
         Ok(Box::new(Libaio {

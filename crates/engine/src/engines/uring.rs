@@ -45,20 +45,78 @@ pub struct Uring {
     reap_max: u32,
 }
 
+/// Why io_uring cannot be used here ([`probe`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UringUnavailable {
+    /// `kernel.io_uring_disabled=2`: no process may create a ring (Linux 6.6+).
+    #[error("kernel.io_uring_disabled=2: io_uring is disabled for every process")]
+    Disabled,
+    /// `kernel.io_uring_disabled=1` and this process is not in `kernel.io_uring_group`.
+    #[error(
+        "kernel.io_uring_disabled=1 and this process is not in kernel.io_uring_group \
+         (io_uring_setup: EPERM)"
+    )]
+    NotInGroup,
+    /// EPERM without the sysctl: a seccomp filter or a container runtime's profile.
+    #[error("io_uring_setup was refused (EPERM): a seccomp filter or container profile blocks it")]
+    Refused,
+    /// ENOSYS: the kernel has no io_uring (before 5.1, or built without CONFIG_IO_URING).
+    #[error("io_uring_setup is not implemented by this kernel (ENOSYS: Linux < 5.1 or no CONFIG_IO_URING)")]
+    NotImplemented,
+    /// Any other setup failure, with its errno.
+    #[error("io_uring_setup failed: {}", std::io::Error::from_raw_os_error(*.0))]
+    Setup(i32),
+}
+
 /// Why io_uring cannot be used here, or `Ok` when a ring can be created: the
 /// `kernel.io_uring_disabled` sysctl (6.6+), seccomp/container refusals (EPERM), old kernels
 /// (ENOSYS).
-pub fn probe() -> Result<(), String> {
-    if let Ok(s) = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled") {
-        // 1 only lets members of kernel.io_uring_group create rings: the setup below tells.
-        if s.trim() == "2" {
-            return Err("kernel.io_uring_disabled=2".to_string());
-        }
+pub fn probe() -> Result<(), UringUnavailable> {
+    let disabled = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
+        .ok()
+        .map(|s| s.trim().to_string());
+    // 1 only lets members of kernel.io_uring_group create rings: the setup below tells.
+    if disabled.as_deref() == Some("2") {
+        return Err(UringUnavailable::Disabled);
     }
     match IoUring::new(2) {
         Ok(_) => Ok(()),
-        Err(e) => Err(format!("io_uring_setup failed: {e}")),
+        Err(e) => Err(classify(e.raw_os_error().unwrap_or(0), disabled.as_deref())),
     }
+}
+
+/// The typed reason for a failed `io_uring_setup` with `errno`, given the sysctl's value.
+pub fn classify(errno: i32, io_uring_disabled: Option<&str>) -> UringUnavailable {
+    match (errno, io_uring_disabled) {
+        (libc::EPERM, Some("1")) => UringUnavailable::NotInGroup,
+        (libc::EPERM, Some("2")) => UringUnavailable::Disabled,
+        (libc::EPERM, _) => UringUnavailable::Refused,
+        (libc::ENOSYS, _) => UringUnavailable::NotImplemented,
+        (e, _) => UringUnavailable::Setup(e),
+    }
+}
+
+/// io_uring's largest SQ ring (kernel io_uring/io_uring.c `IORING_MAX_ENTRIES`).
+pub const MAX_ENTRIES: u32 = 32768;
+
+/// A failed `io_uring_setup` with the hint that names its likely cause.
+fn setup_error(e: std::io::Error, entries: u32) -> EngineError {
+    let hint = match e.raw_os_error() {
+        Some(libc::EINVAL) if entries > MAX_ENTRIES => format!(
+            "; iodepth rounds up to {entries} ring entries, above the kernel's limit of \
+             {MAX_ENTRIES} (IORING_MAX_ENTRIES): use iodepth <= {MAX_ENTRIES}"
+        ),
+        Some(libc::ENOMEM) => format!(
+            "; the kernel could not allocate a ring of {entries} entries (locked-memory \
+             limit, `ulimit -l`, on kernels before 5.12): use a smaller iodepth"
+        ),
+        Some(errno) => {
+            let disabled = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled").ok();
+            format!("; {}", classify(errno, disabled.as_deref().map(str::trim)))
+        }
+        None => String::new(),
+    };
+    EngineError::Io { path: "ioengine=io_uring".into(), op: "io_uring_setup", source: e, hint }
 }
 
 impl Uring {
@@ -88,7 +146,7 @@ impl Uring {
             match build(level) {
                 Ok(r) => break r,
                 Err(e) if e.raw_os_error() == Some(libc::EINVAL) && level < 2 => level += 1,
-                Err(e) => return Err(EngineError::engine("io_uring", "io_uring_setup", e)),
+                Err(e) => return Err(setup_error(e, entries)),
             }
         };
         let defer_taskrun = level == 0 && !cfg.sqthread_poll;

@@ -100,7 +100,7 @@ pub fn run_quick(
     if engine == "psync" {
         notes.push(format!(
             "io_uring is not available ({}); using psync, so every queue depth is 1",
-            iolab_engine::engines::uring::probe().err().unwrap_or_default()
+            iolab_engine::engines::uring::probe().err().map(|e| e.to_string()).unwrap_or_default()
         ));
     }
     let opts = LoadOptions {
