@@ -53,6 +53,7 @@ pub const FORMATS: &[(&str, MakeExporter)] = &[
     ("json+", || Box::new(export::fio_json::FioJson { plus: true })),
     ("jsonl", || Box::new(export::jsonl::Jsonl)),
     ("csv", || Box::new(export::csv::Csv)),
+    ("terse", || Box::new(export::terse::Terse { version: 3 })),
 ];
 
 /// Look an exporter up by its `--output-format` name.

@@ -4,6 +4,7 @@ pub mod csv;
 pub mod fio_json;
 pub mod fio_log;
 pub mod jsonl;
+pub mod terse;
 pub mod text;
 
 use std::collections::BTreeMap;
