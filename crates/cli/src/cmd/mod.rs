@@ -2,6 +2,7 @@
 
 pub mod data;
 pub mod fill;
+pub mod fio;
 pub mod iolog_export;
 pub mod mrc;
 pub mod options;
