@@ -128,3 +128,63 @@ fn bad_terse_version_is_refused_like_fio() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad terse version"), "{err}");
 }
+
+#[test]
+fn argv0_fio_speaks_fio_version_and_refuses_like_fio() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let link = dir.path().join("fio");
+    std::os::unix::fs::symlink(BIN, &link).expect("symlink");
+    let out = Command::new(&link).arg("--version").output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let v = stdout(&out);
+    assert!(v.starts_with("fio-3.33 (iolab "), "{v}");
+    assert!(out.stderr.is_empty());
+    // An unknown flag: fio's message and exit 1, no usage on stdout.
+    let out = Command::new(&link).args(["--bogus", "--name=x"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("fio: unrecognized option '--bogus'"));
+    // Multi-host flags are refused by name.
+    let out = Command::new(&link).args(["--client=h", "j.fio"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--client: not supported"));
+    // --readonly refuses a writing job before any I/O, with fio's words.
+    let out = Command::new(&link)
+        .args(["--readonly", "--name=w", "--rw=write", "--ioengine=null", "--size=4k"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("job <w> has write or trim bit set, but fio is in read-only mode"));
+}
+
+#[test]
+fn showcmd_parse_only_and_max_jobs_as_fio() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = dir.path().join("j.fio");
+    std::fs::write(&f, "[global]\nioengine=null\nsize=1m\n[a]\nrw=read\nbs=4k\n").expect("write");
+    let p = f.to_string_lossy().into_owned();
+    let out = iolab(&["fio", "--showcmd", &p]);
+    assert_eq!(stdout(&out), "fio --ioengine=null --size=1m --name=a --rw=read --bs=4k \n");
+    let out = iolab(&["fio", "--parse-only", "--max-jobs=8", &p]);
+    assert_eq!((out.status.code(), out.stdout.len(), out.stderr.len()), (Some(0), 0, 0));
+}
+
+#[test]
+fn json_says_fio_version_iodepth_and_global_options() {
+    let out = iolab(&[
+        "fio",
+        "--output-format=json",
+        "--iodepth=4",
+        "--ioengine=null",
+        "--size=64k",
+        "--name=z",
+        "--rw=read",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert_eq!(v["fio version"], "fio-3.33");
+    assert!(v["iolab_version"].as_str().is_some_and(|s| s.starts_with("iolab-")));
+    assert_eq!(v["global options"]["iodepth"], "4");
+    assert_eq!(v["jobs"][0]["latency_depth"], 4);
+    assert!(out.stderr.is_empty(), "nothing on stderr");
+}

@@ -122,3 +122,47 @@ fn docs_fio_flags_md_is_current() {
         assert!(fresh.contains(&format!("| `--{}` |", f.name)), "--{} missing", f.name);
     }
 }
+
+fn warnings_of(files: &[std::path::PathBuf], cmdline: &[&str]) -> Vec<String> {
+    let opts = iolab_job::LoadOptions {
+        files: files.to_vec(),
+        cmdline: args(cmdline),
+        sections: Vec::new(),
+    };
+    let parsed = iolab_job::load(&opts).expect("load");
+    parsed.warnings.iter().map(|w| w.to_string()).collect()
+}
+
+#[test]
+fn job_file_overriding_the_command_line_is_named_with_both_values() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = dir.path().join("o.fio");
+    std::fs::write(&f, "[global]\nbs=8k\n[a]\nioengine=null\nsize=64k\nrw=read\n").expect("write");
+    let w = warnings_of(std::slice::from_ref(&f), &["--bs=4k", "--rw=read"]);
+    let hit: Vec<_> = w.iter().filter(|m| m.contains("overrides")).collect();
+    assert_eq!(hit.len(), 1, "{w:?}");
+    assert!(hit[0].contains("bs=8k") && hit[0].contains("bs=4k") && hit[0].contains("o.fio:2"));
+    // The same value twice is no override.
+    let w = warnings_of(std::slice::from_ref(&f), &["--bs=8k"]);
+    assert!(!w.iter().any(|m| m.contains("overrides")), "{w:?}");
+}
+
+#[test]
+fn drive_letter_filename_warns_it_names_two_files_and_colons_split_as_fio() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = dir.path().join("d.fio");
+    std::fs::write(&f, "[a]\nfilename=F:fiofile\nioengine=null\nsize=64k\n").expect("write");
+    let w = warnings_of(std::slice::from_ref(&f), &[]);
+    assert!(w.iter().any(|m| m.contains("'F' and 'fiofile' as two files")), "{w:?}");
+    std::fs::write(&f, "[a]\nfilename=F\\:fiofile\nioengine=null\nsize=64k\n").expect("write");
+    let w = warnings_of(std::slice::from_ref(&f), &[]);
+    assert!(!w.iter().any(|m| m.contains("two files")), "escaped: {w:?}");
+    // fio get_next_str skips the empty name: `a::b` is a and b.
+    let opts = iolab_job::LoadOptions {
+        files: Vec::new(),
+        cmdline: args(&["--name=x", "--ioengine=null", "--size=8k", "--filename=a::b"]),
+        sections: Vec::new(),
+    };
+    let parsed = iolab_job::load(&opts).expect("load");
+    assert_eq!(parsed.jobs[0].filenames, ["a", "b"]);
+}

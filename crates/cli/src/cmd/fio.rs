@@ -240,7 +240,7 @@ pub fn usage(argv0: &str) -> String {
             FlagUse::Refused(_) => " (not supported by iolab)",
             FlagUse::Accepted(_) => "",
         };
-        s.push_str(&format!("  {flag:<22}{}{refused}\n", f.help));
+        s.push_str(&format!("  {flag:<23} {}{refused}\n", f.help));
     }
     s.push_str("\nfio was written by Jens Axboe; iolab reimplements its command line.\n");
     s

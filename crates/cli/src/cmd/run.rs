@@ -144,6 +144,9 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
         print!("{}", super::fio::showcmd(&split.job_files)?);
         return Ok(ExitCode::SUCCESS);
     }
+    if fio {
+        unrecognized_options(&split.fio_options)?;
+    }
     let flags = own_flags(&split.other, g)?;
     let has_job = !split.job_files.is_empty()
         || split.fio_options.iter().any(|o| o.starts_with("--name=") || o == "--name");
@@ -236,6 +239,7 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
         eprintln!("iolab: {n}");
     }
     result.meta.command_line = std::env::args().collect();
+    result.global_options = global_options(&parsed.jobs, &opts.cmdline);
     result.meta.interrupted = interrupted;
     result.meta.start_unix_ms = start_unix_ms(&result);
     result.warnings.extend(parsed.warnings.iter().map(|w| w.to_string()));
@@ -288,6 +292,46 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// fio's "unrecognized option" for a `--key` that is neither a job option nor a flag
+/// (init.c `parse_cmd_line`, `case '?'`, with `show_closest_option`).
+fn unrecognized_options(cmdline: &[String]) -> anyhow::Result<()> {
+    for a in cmdline {
+        let key = a.trim_start_matches('-');
+        let key = key.split_once('=').map_or(key, |(k, _)| k);
+        if key != "name" && iolab_job::registry::lookup(key).is_none() {
+            match iolab_job::registry::nearest(key) {
+                Some(n) => bail!("fio: unrecognized option '{a}'\nDid you mean {n}?"),
+                None => bail!("fio: unrecognized option '{a}'"),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// fio's `global options`: what the job files' `[global]` sections and the command line
+/// before the first `--name` set, as written.
+fn global_options(
+    jobs: &[iolab_job::Job],
+    cmdline: &[String],
+) -> std::collections::BTreeMap<String, String> {
+    use iolab_job::Origin;
+    let first_name = cmdline.iter().position(|a| a.starts_with("--name")).unwrap_or(usize::MAX);
+    let mut out = std::collections::BTreeMap::new();
+    for j in jobs {
+        for (k, o) in &j.options {
+            let global = match &o.origin {
+                Origin::File { section, .. } => section.starts_with("global"),
+                Origin::CommandLine { index } => (*index as usize) < first_name,
+                Origin::Default => false,
+            };
+            if global {
+                out.entry(k.clone()).or_insert_with(|| o.raw.clone());
+            }
+        }
+    }
+    out
 }
 
 /// Every `ss_interval`, sum each steady-state job's live counters over its clones and feed its

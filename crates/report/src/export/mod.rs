@@ -37,6 +37,20 @@ impl JobView<'_> {
     }
 }
 
+/// fio's `latency_depth` (the text's `depth=`): the job's iodepth (fio `td->latency_qd`
+/// starts there), or what the `latency_target` search settled on when one was set.
+pub fn latency_depth(v: &JobView<'_>, run: &RunResult) -> u64 {
+    if v.latency_target.target_ns > 0 {
+        return u64::from(v.latency_target.depth);
+    }
+    v.options
+        .get("iodepth")
+        .or_else(|| run.global_options.get("iodepth"))
+        .and_then(|d| d.trim().parse::<u64>().ok())
+        .filter(|&d| d > 0)
+        .unwrap_or(1)
+}
+
 /// fio `unified_rw_reporting`: 0 none, 1 mixed (one "mixed" direction instead of read,
 /// write and trim), 2 both (the three and "mixed").
 pub fn unified_rw(v: &JobView<'_>, run: &RunResult) -> u8 {
