@@ -166,3 +166,17 @@ fn drive_letter_filename_warns_it_names_two_files_and_colons_split_as_fio() {
     let parsed = iolab_job::load(&opts).expect("load");
     assert_eq!(parsed.jobs[0].filenames, ["a", "b"]);
 }
+
+#[test]
+fn profile_options_are_accepted_in_any_job_as_fio_does() {
+    let w = warnings_of(
+        &[],
+        &["--name=x", "--ioengine=null", "--size=4k", "--threads=1", "--prep", "--load=3"],
+    );
+    for (opt, profile) in [("threads", "tiobench"), ("prep", "act"), ("load", "act")] {
+        assert!(
+            w.iter().any(|m| m.contains(&format!("'{opt}'")) && m.contains(profile)),
+            "{opt}: {w:?}"
+        );
+    }
+}
