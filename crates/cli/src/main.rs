@@ -22,6 +22,8 @@ struct Cli {
 enum Command {
     /// Real I/O from fio job files or fio-style arguments (no job: a quick built-in profile).
     Run(cmd::run::Args),
+    /// Speak fio's command-line language exactly (as when iolab is run under the name `fio`).
+    Fio(FioArgs),
     /// The same workload through cache tiers and device models.
     Sim(cmd::sim::Args),
     /// Resolve job files to JSON with every warning; no I/O.
@@ -46,8 +48,32 @@ enum Command {
     Plot(cmd::plot::Args),
 }
 
+/// `iolab fio ARGS…`; never parsed by clap (see [`fio_personality`]), listed for `--help`.
+#[derive(clap::Args)]
+struct FioArgs {
+    /// fio's flags, job options and job files.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    rest: Vec<String>,
+}
+
+/// fio's arguments when iolab runs as `fio` (argv[0]'s file name, a symlink or hard link) or
+/// as `iolab fio …`; `None` otherwise.
+fn fio_personality(argv: &[String]) -> Option<(String, Vec<String>)> {
+    let argv0 = argv.first()?;
+    let name = std::path::Path::new(argv0).file_name()?.to_string_lossy().into_owned();
+    if name == "fio" {
+        return Some((argv0.clone(), argv[1..].to_vec()));
+    }
+    (argv.get(1)? == "fio").then(|| ("fio".to_string(), argv[2..].to_vec()))
+}
+
 fn main() -> ExitCode {
     signals::install();
+    let argv: Vec<String> = std::env::args().collect();
+    if let Some((argv0, args)) = fio_personality(&argv) {
+        signals::polled(std::time::Duration::from_secs(10));
+        return fio_exit(cmd::fio::run(&argv0, &args));
+    }
     let cli = Cli::parse();
     if matches!(
         cli.command,
@@ -62,6 +88,7 @@ fn main() -> ExitCode {
     }
     let result = match cli.command {
         Command::Run(a) => cmd::run::run(a),
+        Command::Fio(a) => return fio_exit(cmd::fio::run("fio", &a.rest)),
         Command::Sim(a) => cmd::sim::run(a),
         Command::Parse(a) => cmd::parse::run(a),
         Command::Options(a) => cmd::options::run(a),
@@ -91,6 +118,16 @@ fn main() -> ExitCode {
             eprintln!("iolab: {}", one_line(&e));
             ExitCode::from(1)
         }
+    }
+}
+
+/// The fio personality's exit: temporaries removed and, after a signal, 128 + its number
+/// (fio prints its own messages).
+fn fio_exit(code: ExitCode) -> ExitCode {
+    iolab_report::output::remove_temporaries();
+    match iolab_core::stop::exit_status() {
+        Some(status) => ExitCode::from(status),
+        None => code,
     }
 }
 

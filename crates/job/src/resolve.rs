@@ -105,6 +105,7 @@ pub fn apply_entry(
         Err(k) => return Err(err(k)),
     };
     check_bounds(def, &typed).map_err(err)?;
+    override_warnings(job, def.name, e, &mut msgs);
     job.options.insert(
         def.name.to_string(),
         ResolvedOption { value: typed, raw: e.raw.clone(), origin: origin(&e.location, section) },
@@ -113,6 +114,49 @@ pub fn apply_entry(
     let loc = e.location.to_string();
     warnings.extend(msgs.into_iter().map(|message| Warning { location: loc.clone(), message }));
     Ok(())
+}
+
+/// What fio does silently and a user would want to know: a command-line option replaced by
+/// the job file, and a Windows drive letter (`F:fiofile`) that fio on Linux splits into two
+/// files at the ':'.
+fn override_warnings(job: &Job, name: &str, e: &RawEntry, msgs: &mut Vec<String>) {
+    if let Some(prev) = job.options.get(name) {
+        let from_cmdline = matches!(prev.origin, Origin::CommandLine { .. });
+        if from_cmdline && matches!(e.location, Location::File { .. }) && prev.raw != e.raw {
+            msgs.push(format!(
+                "{name}={} from the job file overrides {name}={} given on the command line \
+                 (fio does this silently)",
+                quote_short(&e.raw),
+                quote_short(&prev.raw)
+            ));
+        }
+    }
+    if name == "filename" && cfg!(unix) {
+        // Only the first name, an upper-case letter as Windows writes drives (`F:`); a
+        // rooted second name (`D:\x`) is apply.rs's warning (fio #1912).
+        if let Some((letter, rest)) = e.raw.trim().split_once(':') {
+            let drive = letter.len() == 1 && letter.chars().all(|c| c.is_ascii_uppercase());
+            let second = rest.split(':').next().unwrap_or("");
+            if drive && !second.is_empty() && !second.starts_with(['\\', '/']) {
+                msgs.push(format!(
+                    "filename={}: '{letter}:' looks like a drive letter, but ':' separates \
+                     files, so this names '{letter}' and '{}' as two files; write \
+                     '{letter}\\:' for one file",
+                    quote_short(&e.raw),
+                    quote_short(second)
+                ));
+            }
+        }
+    }
+}
+
+/// At most ~100 characters of a value, for messages.
+fn quote_short(v: &str) -> String {
+    if v.chars().count() > 100 {
+        format!("{}…", v.chars().take(100).collect::<String>())
+    } else {
+        v.to_string()
+    }
 }
 
 /// fio's `.prio`: within one job-file section fio sorts the options before parsing them

@@ -202,10 +202,11 @@ pub fn split_filenames(s: &str) -> Vec<String> {
                 if !started {
                     continue; // a leading ':' is skipped
                 }
-                if cur.is_empty() {
-                    return out;
+                // fio get_next_str: an empty name between two ':' is skipped (`a::b` is
+                // the two files a and b).
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
                 }
-                out.push(std::mem::take(&mut cur));
             }
             _ => {
                 cur.push(c);
@@ -336,7 +337,7 @@ mod tests {
         assert_eq!(split_filenames("F\\:\\dir\\file"), ["F:\\dir\\file"]);
         assert_eq!(split_filenames("\\\\.\\PhysicalDrive10"), ["\\\\.\\PhysicalDrive10"]);
         assert_eq!(split_filenames(":a:b"), ["a", "b"]);
-        assert_eq!(split_filenames("a::b"), ["a"]);
+        assert_eq!(split_filenames("a::b"), ["a", "b"]);
         assert_eq!(split_filenames("/dev/sdb:/dev/sda"), ["/dev/sdb", "/dev/sda"]);
     }
 

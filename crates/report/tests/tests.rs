@@ -122,10 +122,11 @@ fn fio_json_has_fios_keys_at_the_right_nesting() {
     key_paths(&ours, "", &mut got);
     let missing: Vec<_> = want.difference(&got).collect();
     assert!(missing.is_empty(), "keys fio has and iolab lacks: {missing:?}");
-    // Everything extra is either iolab's own object or fio HEAD's sector counts.
+    // Everything extra is either iolab's own objects (`iolab`, `iolab_*`) or fio HEAD's sector
+    // counts.
     let extra: Vec<_> = got
         .difference(&want)
-        .filter(|k| !k.starts_with("/jobs[]/iolab"))
+        .filter(|k| !k.starts_with("/jobs[]/iolab") && !k.starts_with("/iolab_"))
         .filter(|k| !k.ends_with("_sectors") && !k.contains("/percentile"))
         .collect();
     assert!(extra.is_empty(), "keys iolab adds outside its own object: {extra:?}");
@@ -134,7 +135,8 @@ fn fio_json_has_fios_keys_at_the_right_nesting() {
 #[test]
 fn fio_json_units_match_fio() {
     let v = render_json(&appendix_b_run(), "json");
-    assert_eq!(v["fio version"], "iolab-0.1.0");
+    assert_eq!(v["fio version"], "fio-3.33");
+    assert_eq!(v["iolab_version"], "iolab-0.1.0");
     assert_eq!(v["timestamp"], 1_795_220_898u64);
     assert_eq!(v["timestamp_ms"], 1_795_220_898_146u64);
     assert_eq!(v["time"], "Sat Nov 21 00:28:18 2026");

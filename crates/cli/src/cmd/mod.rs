@@ -3,6 +3,7 @@
 pub mod compare;
 pub mod data;
 pub mod fill;
+pub mod fio;
 pub mod iolog_export;
 pub mod mrc;
 pub mod options;

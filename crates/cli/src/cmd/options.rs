@@ -15,6 +15,9 @@ pub struct Args {
     /// Print the whole reference as Markdown (the source of docs/options.md).
     #[arg(long, conflicts_with_all = ["name", "json"])]
     markdown: bool,
+    /// Print fio's global flags and what iolab does with each, as Markdown (docs/fio-flags.md).
+    #[arg(long, conflicts_with_all = ["name", "json", "markdown"])]
+    fio_flags: bool,
     /// Print the registry (or the named option) as JSON.
     #[arg(long)]
     json: bool,
@@ -42,7 +45,9 @@ impl StatusFilter {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let text = if args.markdown {
+    let text = if args.fio_flags {
+        iolab_job::cmdline::flags_markdown()
+    } else if args.markdown {
         registry::markdown()
     } else if let Some(name) = &args.name {
         let Some(o) = registry::lookup(name) else {

@@ -39,18 +39,21 @@ pub struct Args {
     rest: Vec<String>,
 }
 
-const OWN_FLAGS: &[&str] = &[
-    "output-format=",
-    "output=",
-    "status-interval=",
-    "allow-destroy",
-    "prefill",
-    "phase-time=",
-    "cache-size=",
-    "write-iolog=",
-];
+/// iolab's own flags; fio's global flags (`--output`, `--output-format`, `--status-interval`,
+/// …) come from `iolab_job::cmdline::FIO_FLAGS` and are read by `super::fio::globals`.
+const OWN_FLAGS: &[&str] =
+    &["allow-destroy", "prefill", "phase-time=", "cache-size=", "write-iolog="];
+
+/// Who is speaking: iolab (advice, notes and progress on stderr) or fio (fio's output only).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Personality {
+    Iolab,
+    Fio { argv0: String },
+}
 
 struct Flags {
+    /// fio's global flags.
+    g: super::fio::Globals,
     format: String,
     output: Option<std::path::PathBuf>,
     status_interval: Option<Duration>,
@@ -65,11 +68,12 @@ struct Flags {
     write_iolog: Option<std::path::PathBuf>,
 }
 
-fn own_flags(other: &[String]) -> anyhow::Result<Flags> {
+fn own_flags(other: &[String], g: super::fio::Globals) -> anyhow::Result<Flags> {
     let mut f = Flags {
-        format: "normal".to_string(),
-        output: None,
-        status_interval: None,
+        format: g.ordered_formats().join(","),
+        output: g.output.clone(),
+        status_interval: g.status_interval,
+        g,
         allow_destroy: false,
         prefill: false,
         phase_time: None,
@@ -90,18 +94,6 @@ fn own_flags(other: &[String]) -> anyhow::Result<Flags> {
             }
         };
         match k {
-            "output-format" => f.format = value()?,
-            "output" => f.output = Some(value()?.into()),
-            "status-interval" => {
-                let s = value()?;
-                let secs: f64 = s.trim_end_matches('s').parse().with_context(|| {
-                    format!("--status-interval={s}: expected seconds, e.g. 1 or 0.5")
-                })?;
-                if secs <= 0.0 {
-                    bail!("--status-interval={s}: must be more than 0 seconds");
-                }
-                f.status_interval = Some(Duration::from_secs_f64(secs));
-            }
             "write-iolog" => f.write_iolog = Some(value()?.into()),
             "allow-destroy" => f.allow_destroy = true,
             "prefill" => f.prefill = true,
@@ -123,16 +115,46 @@ fn own_flags(other: &[String]) -> anyhow::Result<Flags> {
         }
     }
     for fmt in f.format.split(',').filter(|&f| f != "html") {
-        iolab_report::exporter(fmt)?;
+        f.g.exporter(fmt)?;
     }
     Ok(f)
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let split = iolab_job::split_fio_args(&args.rest, OWN_FLAGS);
-    let flags = own_flags(&split.other)?;
+    run_args(&args.rest, Personality::Iolab)
+}
+
+/// `iolab run` with `rest` as its arguments, speaking as `who`.
+pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
+    let fio = matches!(who, Personality::Fio { .. });
+    let split = iolab_job::split_fio_args(rest, if fio { &[] } else { OWN_FLAGS });
+    if let (true, Some(a)) = (fio, split.other.first()) {
+        bail!("fio: unrecognized option '{a}'");
+    }
+    let g = super::fio::globals(&split.flags)?;
+    if let Some(a) = &g.action {
+        let argv0 = match &who {
+            Personality::Fio { argv0 } => argv0.as_str(),
+            Personality::Iolab => "iolab run",
+        };
+        print!("{}", super::fio::action_text(a, argv0)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if g.showcmd {
+        print!("{}", super::fio::showcmd(&split.job_files)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if fio {
+        unrecognized_options(&split.fio_options)?;
+    }
+    let flags = own_flags(&split.other, g)?;
     let has_job = !split.job_files.is_empty()
         || split.fio_options.iter().any(|o| o.starts_with("--name=") || o == "--name");
+    if !has_job && fio {
+        // fio with no job: its usage, exit 1 ("No job(s) defined").
+        print!("{}", super::fio::usage("fio"));
+        return Ok(ExitCode::from(1));
+    }
     if !has_job {
         if flags.write_iolog.is_some() {
             bail!("--write-iolog needs a job (job file or --name=…), not the quick profile");
@@ -157,7 +179,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let parsed = iolab_job::load(&opts)?;
     for w in &parsed.warnings {
-        eprintln!("iolab: {w}");
+        if !fio || flags.g.warnings_fatal {
+            eprintln!("iolab: {w}");
+        }
+    }
+    if flags.g.warnings_fatal && !parsed.warnings.is_empty() {
+        bail!("--warnings-fatal: {} job warning(s)", parsed.warnings.len());
+    }
+    if flags.g.readonly {
+        if let Some(j) = parsed.jobs.iter().find(|j| j.rw.has_write() || j.rw.has_trim()) {
+            bail!("fio: job <{}> has write or trim bit set, but fio is in read-only mode", j.name);
+        }
+    }
+    if flags.g.parse_only {
+        return Ok(ExitCode::SUCCESS);
     }
     // Nor the file a job reads or writes (fio's filename=): checked before any I/O.
     let targets: Vec<std::path::PathBuf> = parsed.jobs.iter().flat_map(job_paths).collect();
@@ -195,26 +230,36 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }),
         ..RunOptions::default()
     };
-    let (mut result, interrupted) = run_with_progress(
-        &parsed.jobs,
-        &run_opts,
-        flags.status_interval,
-        Some(watch.live_devices()),
-    )?;
+    let progress = match flags.g.eta {
+        super::fio::Eta::Never => Show::Off,
+        super::fio::Eta::Always => Show::Every(
+            flags.status_interval.or(flags.g.eta_interval).unwrap_or(Duration::from_secs(1)),
+        ),
+        super::fio::Eta::Auto if fio => match flags.status_interval {
+            Some(t) => Show::Every(t),
+            None => Show::Off,
+        },
+        super::fio::Eta::Auto => Show::Auto(flags.status_interval.or(flags.g.eta_interval)),
+    };
+    let (mut result, interrupted) =
+        run_shown(&parsed.jobs, &run_opts, progress, Some(watch.live_devices()))?;
     let watched = watch.finish(&mut result);
     result.disk_series = watched.series.devices.clone();
-    for n in &watched.notes {
+    for n in watched.notes.iter().filter(|_| !fio) {
         eprintln!("iolab: {n}");
     }
     result.meta.command_line = std::env::args().collect();
+    result.global_options = global_options(&parsed.jobs, &opts.cmdline);
     result.meta.interrupted = interrupted;
     result.meta.start_unix_ms = start_unix_ms(&result);
     result.warnings.extend(parsed.warnings.iter().map(|w| w.to_string()));
-    for n in &result.notes {
-        eprintln!("iolab: {n}");
-    }
-    for n in iolab_report::export::text::job_notes(&result) {
-        eprintln!("iolab: {n}");
+    if !fio {
+        for n in &result.notes {
+            eprintln!("iolab: {n}");
+        }
+        for n in iolab_report::export::text::job_notes(&result) {
+            eprintln!("iolab: {n}");
+        }
     }
     let mut out = Vec::new();
     for fmt in flags.format.split(',') {
@@ -222,15 +267,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             out.extend(super::report::run_page(&result)?);
             continue;
         }
-        out.extend(iolab_report::exporter(fmt)?.render(&result)?);
-        if fmt == "normal" {
+        out.extend(flags.g.exporter(fmt)?.render(&result)?);
+        if fmt == "normal" && !fio {
             // After the summary: the depth issued beside what each device saw, then advice.
             let view = iolab_advice::render_device_view(&result, &watched.evidence);
             out.extend(format!("\n{view}").as_bytes());
             out.extend(iolab_advice::render_text(&watched.advice).as_bytes());
         }
     }
-    if !flags.format.split(',').any(|f| f == "normal") {
+    if !fio && !flags.format.split(',').any(|f| f == "normal") {
         // Machine formats carry the advice in the result; a person still sees it on stderr.
         eprint!("{}", iolab_advice::render_text(&watched.advice));
     }
@@ -244,7 +289,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     for j in &result.jobs {
         if let Some(f) = j.verify.as_ref().and_then(|v| v.failures.first()) {
-            eprintln!("iolab: job {}: {}: {}", j.name, f.file, f.message);
+            let who = if fio { "fio" } else { "iolab" };
+            eprintln!("{who}: job {}: {}: {}", j.name, f.file, f.message);
         }
     }
     // A verify failure is a failed run, as in fio (exit status 1 after "verify: bad magic").
@@ -260,6 +306,46 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// fio's "unrecognized option" for a `--key` that is neither a job option nor a flag
+/// (init.c `parse_cmd_line`, `case '?'`, with `show_closest_option`).
+fn unrecognized_options(cmdline: &[String]) -> anyhow::Result<()> {
+    for a in cmdline {
+        let key = a.trim_start_matches('-');
+        let key = key.split_once('=').map_or(key, |(k, _)| k);
+        if key != "name" && iolab_job::registry::lookup(key).is_none() {
+            match iolab_job::registry::nearest(key) {
+                Some(n) => bail!("fio: unrecognized option '{a}'\nDid you mean {n}?"),
+                None => bail!("fio: unrecognized option '{a}'"),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// fio's `global options`: what the job files' `[global]` sections and the command line
+/// before the first `--name` set, as written.
+fn global_options(
+    jobs: &[iolab_job::Job],
+    cmdline: &[String],
+) -> std::collections::BTreeMap<String, String> {
+    use iolab_job::Origin;
+    let first_name = cmdline.iter().position(|a| a.starts_with("--name")).unwrap_or(usize::MAX);
+    let mut out = std::collections::BTreeMap::new();
+    for j in jobs {
+        for (k, o) in &j.options {
+            let global = match &o.origin {
+                Origin::File { section, .. } => section.starts_with("global"),
+                Origin::CommandLine { index } => (*index as usize) < first_name,
+                Origin::Default => false,
+            };
+            if global {
+                out.entry(k.clone()).or_insert_with(|| o.raw.clone());
+            }
+        }
+    }
+    out
 }
 
 /// Every `ss_interval`, sum each steady-state job's live counters over its clones and feed its
@@ -338,6 +424,16 @@ fn start_unix_ms(_r: &RunResult) -> u64 {
         .unwrap_or(0)
 }
 
+/// When the live progress line shows (fio's `--eta`, `--eta-interval`, `--status-interval`).
+#[derive(Clone, Copy, Debug)]
+pub enum Show {
+    /// On a terminal, or every interval when one is given.
+    Auto(Option<Duration>),
+    /// Every interval, terminal or not.
+    Every(Duration),
+    Off,
+}
+
 /// Run jobs with Ctrl-C handling and the live progress line; returns the result and whether
 /// it was interrupted.
 pub fn run_with_progress(
@@ -346,12 +442,26 @@ pub fn run_with_progress(
     status_interval: Option<Duration>,
     devices: Option<Arc<std::sync::Mutex<Vec<iolab_stats::DiskUtil>>>>,
 ) -> anyhow::Result<(RunResult, bool)> {
+    run_shown(jobs, opts, Show::Auto(status_interval), devices)
+}
+
+/// [`run_with_progress`] with the progress line as `show` says.
+pub fn run_shown(
+    jobs: &[iolab_job::Job],
+    opts: &RunOptions,
+    show: Show,
+    devices: Option<Arc<std::sync::Mutex<Vec<iolab_stats::DiskUtil>>>>,
+) -> anyhow::Result<(RunResult, bool)> {
+    let (status_interval, show) = match show {
+        Show::Auto(t) => (t, std::io::stderr().is_terminal() || t.is_some()),
+        Show::Every(t) => (Some(t), true),
+        Show::Off => (None, false),
+    };
     let stop = Arc::new(AtomicBool::new(false));
     // SIGINT, SIGTERM and SIGHUP (crate::signals) stop every worker through this flag.
     let bridge = crate::signals::bridge(stop.clone());
     let progress = Arc::new(Progress::default());
     let done = Arc::new(AtomicBool::new(false));
-    let show = std::io::stderr().is_terminal() || status_interval.is_some();
     let ticker = show.then(|| {
         let progress = progress.clone();
         let done = done.clone();

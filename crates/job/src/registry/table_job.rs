@@ -12,6 +12,14 @@ use super::Status::*;
 use super::TimeUnit::*;
 use super::{opt, OptionDef};
 
+/// Why the options of fio's built-in profiles (registered globally by fio's `profile.c`
+/// `add_profile_options`, so any job may set them) change nothing here.
+const TIOBENCH: &str = "an option of fio's built-in tiobench profile (profiles/tiobench.c); \
+                        fio accepts it in any job and it acts only under --profile=tiobench, \
+                        which iolab lacks";
+const ACT: &str = "an option of fio's built-in act profile (profiles/act.c); fio accepts it \
+                   in any job and it acts only under --profile=act, which iolab lacks";
+
 pub(super) const OPTIONS: &[OptionDef] = &[
     opt("name", Str, Description, Supported).help(
         "Name of the job; on the command line `--name` starts a new job.",
@@ -361,6 +369,30 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         "Run one of fio's built-in workload profiles (tiobench, act).",
         "A profile expands into a set of generated jobs in fio.",
     ),
+    opt("block", Int, Profile, Ignored(TIOBENCH))
+        .help("Tiobench block size.", "tiobench's block size in bytes."),
+    opt("numruns", Int, Profile, Ignored(TIOBENCH))
+        .help("Tiobench number of runs.", "How many times tiobench repeats its jobs."),
+    opt("dir", Str, Profile, Ignored(TIOBENCH))
+        .help("Tiobench directory.", "The directory tiobench's files go in."),
+    opt("threads", Int, Profile, Ignored(TIOBENCH)).help(
+        "Tiobench threads.",
+        "How many threads each tiobench job runs (fio accepts threads=1 in any job).",
+    ),
+    opt("device-names", Str, Profile, Ignored(ACT))
+        .help("ACT device names.", "The devices the ACT profile tests."),
+    opt("load", Int, Profile, Ignored(ACT))
+        .help("ACT load multiplier.", "The ACT profile's load multiplier."),
+    opt("test-duration", Time { unit: Msec }, Profile, Ignored(ACT))
+        .help("ACT test duration.", "How long the ACT profile runs."),
+    opt("threads-per-queue", Int, Profile, Ignored(ACT))
+        .help("ACT read threads per device.", "Read I/O threads per device in the ACT profile."),
+    opt("read-req-num-512-blocks", Int, Profile, Ignored(ACT))
+        .help("ACT read size in 512 B blocks.", "The ACT profile's read size."),
+    opt("large-block-op-kbytes", Int, Profile, Ignored(ACT))
+        .help("ACT large write size in KiB.", "The ACT profile's large block write size."),
+    opt("prep", Bool, Profile, Ignored(ACT))
+        .help("ACT prep phase.", "Run the ACT profile's preparation phase."),
     opt(
         "flow",
         Int,

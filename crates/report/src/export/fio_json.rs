@@ -61,7 +61,9 @@ fn flag(v: &JobView<'_>, run: &RunResult, name: &str, default: bool) -> bool {
 pub fn fio_json(run: &RunResult, plus: bool) -> J {
     let pcts = fio_percentiles(run);
     let mut root = J::obj();
-    root.put("fio version", format!("iolab-{}", run.meta.iolab_version));
+    // What fio writes (tools check for "fio-3"); iolab names itself in `iolab_version`.
+    root.put("fio version", super::terse::FIO_VERSION);
+    root.put("iolab_version", format!("iolab-{}", run.meta.iolab_version));
     root.put("timestamp", run.meta.start_unix_ms / 1000);
     root.put("timestamp_ms", run.meta.start_unix_ms);
     root.put("time", ctime(run.meta.start_unix_ms / 1000));
@@ -289,7 +291,7 @@ fn job_json(run: &RunResult, v: &JobView<'_>, pcts: &[f64], plus: bool) -> J {
     o.put("latency_us", dist_obj(&LAT_NU_LABELS, &LatDist::pct(&ld.us, total_ios)));
     o.put("latency_ms", dist_obj(&LAT_M_LABELS, &LatDist::pct(&ld.ms, total_ios)));
     let lt = v.latency_target;
-    o.put("latency_depth", lt.depth)
+    o.put("latency_depth", super::latency_depth(v, run))
         .put("latency_target", lt.target_ns / 1000)
         .put("latency_percentile", lt.percentile)
         .put("latency_window", lt.window_ns / 1000);

@@ -4,6 +4,7 @@ pub mod csv;
 pub mod fio_json;
 pub mod fio_log;
 pub mod jsonl;
+pub mod terse;
 pub mod text;
 
 use std::collections::BTreeMap;
@@ -34,6 +35,20 @@ impl JobView<'_> {
     pub fn dir(&self, d: IoDir) -> &DirStats {
         self.dirs[d.fio_ddir() as usize]
     }
+}
+
+/// fio's `latency_depth` (the text's `depth=`): the job's iodepth (fio `td->latency_qd`
+/// starts there), or what the `latency_target` search settled on when one was set.
+pub fn latency_depth(v: &JobView<'_>, run: &RunResult) -> u64 {
+    if v.latency_target.target_ns > 0 {
+        return u64::from(v.latency_target.depth);
+    }
+    v.options
+        .get("iodepth")
+        .or_else(|| run.global_options.get("iodepth"))
+        .and_then(|d| d.trim().parse::<u64>().ok())
+        .filter(|&d| d > 0)
+        .unwrap_or(1)
 }
 
 /// fio `unified_rw_reporting`: 0 none, 1 mixed (one "mixed" direction instead of read,

@@ -304,7 +304,7 @@ fn job(o: &mut String, run: &RunResult, v: &JobView<'_>, pcts: &[f64]) {
         lt.target_ns / 1000,
         lt.window_ns / 1000,
         lt.percentile,
-        lt.depth
+        super::latency_depth(v, run)
     );
     let failed: u64 = ds.iter().map(|d| d.failed_ios).sum();
     if failed > 0 {
