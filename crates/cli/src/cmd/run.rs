@@ -95,10 +95,18 @@ fn own_flags(other: &[String]) -> anyhow::Result<Flags> {
             "status-interval" => {
                 let s = value()?;
                 let secs: f64 = s.trim_end_matches('s').parse().with_context(|| {
-                    format!("--status-interval={s}: expected seconds, e.g. 1 or 0.5")
+                    format!(
+                        "--status-interval={}: expected seconds, e.g. 1 or 0.5",
+                        iolab_core::units::quote(&s)
+                    )
                 })?;
-                if secs <= 0.0 {
-                    bail!("--status-interval={s}: must be more than 0 seconds");
+                // fio refuses anything under 1 s ("status interval too small"); iolab's
+                // progress line allows down to 0.1 s, and at most a day.
+                if !(0.1..=86_400.0).contains(&secs) {
+                    bail!(
+                        "--status-interval={}: expected 0.1 to 86400 seconds",
+                        iolab_core::units::quote(&s)
+                    );
                 }
                 f.status_interval = Some(Duration::from_secs_f64(secs));
             }
