@@ -106,8 +106,7 @@ pub const QUOTE_MAX_CHARS: usize = 100;
 /// then still gives a one-line error.
 pub fn quote(s: &str) -> String {
     let mut out = String::new();
-    let mut shown = 0usize;
-    for c in s.chars() {
+    for (shown, c) in s.chars().enumerate() {
         if shown == QUOTE_MAX_CHARS {
             out.push_str(&format!("… ({} bytes)", s.len()));
             return out;
@@ -117,7 +116,6 @@ pub fn quote(s: &str) -> String {
         } else {
             out.push(c);
         }
-        shown += 1;
     }
     out
 }

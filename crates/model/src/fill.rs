@@ -141,7 +141,7 @@ impl Fill {
                 return Err(FillError::TooManyBins { n, s, bins: bins.ceil() });
             }
             let p_min = (n as f64).powf(-s) / generalized_harmonic(n, s);
-            if !(p_min >= 1e-300) {
+            if p_min.is_nan() || p_min < 1e-300 {
                 return Err(FillError::Underflow { n, s, p_min });
             }
         }
