@@ -89,7 +89,7 @@ pub enum UnitErrorKind {
 /// A value that is not a valid size, time or percentage. `Display` is one line naming the input
 /// and what was expected.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("bad {what} '{input}': {}", describe(kind))]
+#[error("bad {what} '{}': {}", quote(input), describe(kind))]
 pub struct UnitError {
     /// "size", "time" or "percentage".
     pub what: &'static str,
@@ -97,12 +97,35 @@ pub struct UnitError {
     pub kind: UnitErrorKind,
 }
 
+/// Longest part of a user's value an error message repeats.
+pub const QUOTE_MAX_CHARS: usize = 100;
+
+/// A user-supplied value as an error message shows it: control characters, NULs and other
+/// non-printables escaped (`\0`, `\u{1b}`), at most [`QUOTE_MAX_CHARS`] characters, and the
+/// total length when it was cut (`abc… (10485760 bytes)`). A 10 MB file name or a binary blob
+/// then still gives a one-line error.
+pub fn quote(s: &str) -> String {
+    let mut out = String::new();
+    for (shown, c) in s.chars().enumerate() {
+        if shown == QUOTE_MAX_CHARS {
+            out.push_str(&format!("… ({} bytes)", s.len()));
+            return out;
+        }
+        if c.is_control() || c == '\u{feff}' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn describe(kind: &UnitErrorKind) -> String {
     match kind {
         UnitErrorKind::Empty => "empty value; expected a number".into(),
         UnitErrorKind::NotANumber => "not a number; expected digits (or 0x…, or ( … ))".into(),
         UnitErrorKind::UnknownSuffix { suffix, expected } => {
-            format!("unknown suffix '{suffix}'; expected {expected}")
+            format!("unknown suffix '{}'; expected {expected}", quote(suffix))
         }
         UnitErrorKind::Fractional { fio_reads } => format!(
             "fractions are not read by fio outside ( … ) (fio would take {fio_reads} without \
@@ -177,7 +200,15 @@ fn split_number(s: &str) -> Option<Split<'_>> {
     if end == 0 {
         return None;
     }
-    Some(Split { neg, digits: &rest[..end], hex: false, suffix: &rest[end..] })
+    let mut suffix = &rest[end..];
+    // `16777216.0`: a whole number written with a zero fraction and no suffix; fio's strtoll
+    // reads the same value, so it is taken as is (`1.0k` stays refused: fio reads 1 there).
+    if let Some(zeros) = suffix.strip_prefix('.') {
+        if zeros.bytes().all(|b| b == b'0') {
+            suffix = "";
+        }
+    }
+    Some(Split { neg, digits: &rest[..end], hex: false, suffix })
 }
 
 fn err(what: &'static str, input: &str, kind: UnitErrorKind) -> UnitError {

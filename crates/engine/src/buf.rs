@@ -19,21 +19,26 @@ unsafe impl Sync for AlignedBuf {}
 
 impl AlignedBuf {
     /// `len` bytes aligned to `align` (a power of two). A zero length allocates one alignment
-    /// unit so the pointer is always valid.
+    /// unit so the pointer is always valid. Aborts when memory runs out: buffers sized by the
+    /// user go through [`AlignedBuf::try_new`].
     pub fn new(len: usize, align: usize) -> Self {
-        let align = align.max(1).next_power_of_two();
-        let size = len.max(1).div_ceil(align) * align;
-        let layout = match Layout::from_size_align(size, align) {
-            Ok(l) => l,
-            Err(_) => std::process::abort(),
-        };
+        match Self::try_new(len, align) {
+            Ok(b) => b,
+            Err(_) => std::alloc::handle_alloc_error(Layout::new::<u64>()),
+        }
+    }
+
+    /// As [`AlignedBuf::new`], or `ENOMEM` when the size overflows or the allocator refuses
+    /// (fio: `err=12`, "iomem allocation").
+    pub fn try_new(len: usize, align: usize) -> std::io::Result<Self> {
+        let enomem = || std::io::Error::from_raw_os_error(libc::ENOMEM);
+        let align = align.max(1).checked_next_power_of_two().ok_or_else(enomem)?;
+        let size = len.max(1).div_ceil(align).checked_mul(align).ok_or_else(enomem)?;
+        let layout = Layout::from_size_align(size, align).map_err(|_| enomem())?;
         // SAFETY: layout has a non-zero size.
         let raw = unsafe { alloc_zeroed(layout) };
-        let ptr = match NonNull::new(raw) {
-            Some(p) => p,
-            None => std::alloc::handle_alloc_error(layout),
-        };
-        AlignedBuf { ptr, layout }
+        let ptr = NonNull::new(raw).ok_or_else(enomem)?;
+        Ok(AlignedBuf { ptr, layout })
     }
 
     pub fn len(&self) -> usize {
@@ -81,9 +86,37 @@ pub struct BufPool {
 
 impl BufPool {
     pub fn new(depth: usize, slot_size: usize, align: usize) -> Self {
+        match Self::try_new(depth, slot_size, align, "iolab") {
+            Ok(p) => p,
+            Err(_) => std::alloc::handle_alloc_error(Layout::new::<u64>()),
+        }
+    }
+
+    /// As [`BufPool::new`], or an error naming the size when `depth × slot_size` bytes cannot
+    /// be allocated: fio's `init_io_u` fails the job with `err=12` (ENOMEM) in that case.
+    pub fn try_new(
+        depth: usize,
+        slot_size: usize,
+        align: usize,
+        engine: &'static str,
+    ) -> Result<Self, crate::EngineError> {
         let align = align.max(4096);
-        let slot_size = slot_size.max(1).div_ceil(align) * align;
-        BufPool { buf: AlignedBuf::new(slot_size * depth.max(1), align), slot_size, depth }
+        let fail = |source| crate::EngineError::Engine {
+            engine,
+            op: "allocating the I/O buffers (iodepth x bs; fio: err=12)",
+            source,
+        };
+        let enomem = || std::io::Error::from_raw_os_error(libc::ENOMEM);
+        let slot = slot_size.max(1).div_ceil(align).checked_mul(align).ok_or_else(enomem);
+        let slot = slot.map_err(fail)?;
+        let total = slot.checked_mul(depth.max(1)).ok_or_else(enomem).map_err(fail)?;
+        let buf = AlignedBuf::try_new(total, align).map_err(|e| {
+            fail(std::io::Error::new(
+                e.kind(),
+                format!("{e}: {depth} x {slot} bytes = {total} bytes"),
+            ))
+        })?;
+        Ok(BufPool { buf, slot_size: slot, depth })
     }
 
     pub fn depth(&self) -> usize {

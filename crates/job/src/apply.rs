@@ -256,6 +256,7 @@ pub fn apply(
         }
         "filename" => {
             let s = need(name, v)?;
+            value::check_path_lengths(name, s)?;
             job.filenames = value::split_filenames(s);
             if job.filenames.is_empty() {
                 return Err(bad(name, s, "one or more file names separated by ':'"));

@@ -3,7 +3,7 @@
 //! `Display` is one line, `file:line: what was wrong; expected …`, like a compiler message, so
 //! an editor can jump to it. Each kind carries its context as fields (no string-only variants).
 
-use iolab_core::units::UnitError;
+use iolab_core::units::{quote as q, UnitError};
 use std::fmt;
 
 /// Where in the input an error or warning points.
@@ -20,9 +20,9 @@ pub enum Location {
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Location::File { file, line } => write!(f, "{file}:{line}"),
+            Location::File { file, line } => write!(f, "{}:{line}", q(file)),
             Location::CommandLine { index } => write!(f, "command line (argument {})", index + 1),
-            Location::Path { file } => write!(f, "{file}"),
+            Location::Path { file } => write!(f, "{}", q(file)),
         }
     }
 }
@@ -44,48 +44,65 @@ impl JobError {
 /// What was wrong.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum JobErrorKind {
-    #[error("cannot read job file: {message}")]
+    #[error("cannot read job file: {}", q(message))]
     Read { message: String },
     #[error("job file is not UTF-8 text; expected a text file")]
     NotText,
-    #[error("option '{option}' outside of a [section]; expected a [job] or [global] line first")]
+    #[error(
+        "option '{}' outside of a [section]; expected a [job] or [global] line first",
+        q(option)
+    )]
     OutsideSection { option: String },
-    #[error("bad section header '{text}'; expected [name] with a name of 1 to 255 characters")]
+    #[error(
+        "bad section header '{}'; expected [name] with a name of 1 to 255 characters",
+        q(text)
+    )]
     BadSection { text: String },
-    #[error("included file '{path}' contains a [section]; expected only options in an include")]
+    #[error(
+        "included file '{}' contains a [section]; expected only options in an include",
+        q(path)
+    )]
     SectionInInclude { path: String },
-    #[error("include '{path}' nests deeper than {depth} levels; expected no include loop")]
+    #[error("include '{}' nests deeper than {depth} levels; expected no include loop", q(path))]
     IncludeDepth { path: String, depth: u32 },
-    #[error("cannot read included file '{path}': {message}")]
+    #[error("cannot read included file '{}': {}", q(path), q(message))]
     Include { path: String, message: String },
-    #[error("unknown option '{name}'; {}", suggestion.as_ref()
+    #[error("unknown option '{}'; {}", q(name), suggestion.as_ref()
         .map(|s| format!("did you mean '{s}'?"))
         .unwrap_or_else(|| "expected an option listed by `iolab options`".to_string()))]
     UnknownOption { name: String, suggestion: Option<String> },
-    #[error("option '{name}' is not supported by iolab: {reason}")]
+    #[error("option '{}' is not supported by iolab: {reason}", q(name))]
     Unsupported { name: String, reason: String },
-    #[error("option '{name}' needs a value; expected {name}=<value>")]
+    #[error("option '{}' needs a value; expected {}=<value>", q(name), q(name))]
     MissingValue { name: String },
-    #[error("option '{name}': {source}")]
+    #[error("option '{}': {source}", q(name))]
     Unit { name: String, source: Box<UnitError> },
-    #[error("option '{name}': bad value '{value}'; expected {expected}")]
+    #[error("option '{}': bad value '{}'; expected {expected}", q(name), q(value))]
     BadValue { name: String, value: String, expected: String },
     #[error("option '{name}': {value} is out of range; expected {}", range_text(*min, *max))]
     OutOfRange { name: String, value: i64, min: Option<i64>, max: Option<i64> },
-    #[error("option '{name}': {what} shares add up to {total}%; expected at most 100%")]
+    #[error("option '{}': {what} shares add up to {total}%; expected at most 100%", q(name))]
     SplitOver100 { name: String, what: &'static str, total: u32 },
-    #[error("option '{name}': {count} entries for one direction; expected at most {max}")]
+    #[error("option '{}': {count} entries for one direction; expected at most {max}", q(name))]
     TooManySplits { name: String, count: usize, max: usize },
-    #[error("wait_for='{target}' names no earlier job; expected the name of a job defined above")]
+    #[error(
+        "wait_for='{}' names no earlier job; expected the name of a job defined above",
+        q(target)
+    )]
     WaitForUnknown { target: String },
-    #[error("wait_for='{target}' names {count} jobs; expected a unique job name")]
+    #[error("wait_for='{}' names {count} jobs; expected a unique job name", q(target))]
     WaitForAmbiguous { target: String, count: usize },
-    #[error("'{value}' in ${{…}} or $keyword: {message}")]
+    #[error("'{}' in ${{…}} or $keyword: {}", q(value), q(message))]
     Substitution { value: String, message: String },
-    #[error("bad command-line argument '{arg}'; expected --option=value or --option")]
+    #[error("bad command-line argument '{}'; expected --option=value or --option", q(arg))]
     BadArgument { arg: String },
-    #[error("--section={name} matches no job; expected one of: {available}")]
+    #[error("--section={} matches no job; expected one of: {available}", q(name))]
     NoSuchSection { name: String, available: String },
+    #[error(
+        "maximum number of jobs reached: {total} jobs (numjobs summed over all sections); \
+         expected at most {max}, fio's limit (REAL_MAX_JOBS, --max-jobs)"
+    )]
+    TooManyJobs { total: u64, max: u32 },
     #[error("no jobs defined; expected at least one [job] section or --name=")]
     NoJobs,
 }

@@ -290,6 +290,7 @@ pub fn resolve(
             ));
         }
     }
+    check_job_count(&jobs)?;
     assign_groups(&mut jobs);
     check_wait_for(&jobs)?;
     Ok(jobs)
@@ -309,6 +310,30 @@ fn engine_option_check(job: &Job, msgs: &mut Vec<String>) {
             }
         }
     }
+}
+
+/// fio's job table has `REAL_MAX_JOBS` (4096) slots; `add_job` fails with "maximum number of
+/// jobs reached" before any job starts. Checked here, before threads are spawned.
+pub const MAX_JOBS: u32 = 4096;
+
+fn check_job_count(jobs: &[Job]) -> Result<(), JobError> {
+    let mut total = 0u64;
+    for j in jobs {
+        total += u64::from(j.numjobs.max(1));
+        if total > u64::from(MAX_JOBS) {
+            let location = j
+                .options
+                .get("numjobs")
+                .and_then(|o| origin_location(&o.origin))
+                .unwrap_or(Location::CommandLine { index: 0 });
+            let total = jobs.iter().map(|j| u64::from(j.numjobs.max(1))).sum();
+            return Err(JobError::new(
+                location,
+                JobErrorKind::TooManyJobs { total, max: MAX_JOBS },
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// fio `add_job`: a new group id at each stonewall/new_group after at least one job.

@@ -220,6 +220,25 @@ pub fn split_filenames(s: &str) -> Vec<String> {
     out
 }
 
+/// Linux's `PATH_MAX` (including the NUL): no longer path can be opened.
+pub const PATH_MAX: usize = 4096;
+
+/// A file or directory name that no `open` could accept is refused where it is written, so a
+/// 10 MB `filename=` gives a short error here instead of an ENAMETOOLONG echoing it later.
+pub fn check_path_lengths(name: &str, v: &str) -> Result<(), JobErrorKind> {
+    if !matches!(name, "filename" | "directory" | "opendir" | "read_iolog" | "write_iolog") {
+        return Ok(());
+    }
+    match split_filenames(v).iter().find(|p| p.len() >= PATH_MAX) {
+        Some(p) => Err(bad(
+            name,
+            v,
+            format!("paths of at most {} bytes (PATH_MAX); this one has {}", PATH_MAX - 1, p.len()),
+        )),
+        None => Ok(()),
+    }
+}
+
 fn time_default(u: TimeUnit) -> TimeUnitDefault {
     match u {
         TimeUnit::Sec => TimeUnitDefault::Seconds,

@@ -58,15 +58,51 @@ impl std::str::FromStr for Pattern {
             "randommap" | "random_map" => Ok(Pattern::RandomMap),
             _ => match s.strip_prefix("zipf:") {
                 Some(t) => match t.parse::<f64>() {
-                    Ok(v) if v > 0.0 && v.is_finite() => Ok(Pattern::Zipf(v)),
-                    _ => Err(format!("bad zipf exponent `{t}` in `{s}` (expected a number > 0)")),
+                    Ok(v) if v > 0.0 && v <= MAX_ZIPF_EXPONENT => Ok(Pattern::Zipf(v)),
+                    _ => Err(format!(
+                        "bad zipf exponent `{}` (expected a number > 0 and at most \
+                         {MAX_ZIPF_EXPONENT})",
+                        iolab_core::units::quote(t)
+                    )),
                 },
                 None => Err(format!(
-                    "unknown pattern `{s}` (expected uniform, randommap or zipf:S, e.g. zipf:1.1)"
+                    "unknown pattern `{}` (expected uniform, randommap or zipf:S, e.g. zipf:1.1)",
+                    iolab_core::units::quote(s)
                 )),
             },
         }
     }
+}
+
+/// Largest zipf exponent the model takes: beyond it the least likely of even a few thousand
+/// entries has a probability below 1e-300 and every figure is an overflow.
+pub const MAX_ZIPF_EXPONENT: f64 = 20.0;
+
+/// Most zipf probability bins one model holds (each evaluation is O(bins)).
+const MAX_BINS: usize = 100_000;
+
+/// A model or a simulation that would not finish in reasonable time or memory.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum FillError {
+    #[error(
+        "zipf:{s} over {n} entries: the least likely entry is read with probability {p_min:e}, \
+         below what f64 resolves (1e-300); expected a smaller exponent or fewer entries"
+    )]
+    Underflow { n: u64, s: f64, p_min: f64 },
+    #[error(
+        "zipf:{s} over {n} entries needs about {bins} probability bins (at most {MAX_BINS}); \
+         expected a smaller exponent or fewer entries"
+    )]
+    TooManyBins { n: u64, s: f64, bins: f64 },
+}
+
+/// What a Monte-Carlo check would cost, from [`Fill::monte_carlo_cost`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct McCost {
+    /// Random draws over all runs (each run stops at the fill or at the cap).
+    pub draws: f64,
+    /// Bytes held at once: the bitmap, plus the CDF table for zipf.
+    pub bytes: f64,
 }
 
 /// The fill model for N entries under one pattern.
@@ -74,18 +110,54 @@ impl std::str::FromStr for Pattern {
 pub struct Fill {
     pub n: u64,
     pub pattern: Pattern,
-    /// (entries in the bin, access probability of each).
+    /// (entries in the bin, ln(1 − p) for the access probability p of each): the logarithm
+    /// is what every evaluation needs, so it is taken once.
     bins: Vec<(f64, f64)>,
 }
 
 impl Fill {
+    /// The model, unbounded in time for extreme zipf inputs: use [`Fill::try_new`] for user
+    /// input.
     pub fn new(n: u64, pattern: Pattern) -> Self {
         let n = n.max(1);
         let bins = match pattern {
             Pattern::Uniform | Pattern::RandomMap => vec![(n as f64, 1.0 / n as f64)],
             Pattern::Zipf(s) => zipf_bins(n, s),
         };
+        let bins = bins.into_iter().map(|(c, p)| (c, f64::ln_1p(-p))).collect();
         Fill { n, pattern, bins }
+    }
+
+    /// As [`Fill::new`], refusing a zipf model whose probabilities underflow or whose bin
+    /// table would be too large to evaluate quickly.
+    pub fn try_new(n: u64, pattern: Pattern) -> Result<Self, FillError> {
+        let n = n.max(1);
+        if let Pattern::Zipf(s) = pattern {
+            // Width-1 bins up to rank 1/((1+1e-3)^(1/s) - 1), then geometric bins.
+            let growth = (1.0 + 1e-3f64).powf(1.0 / s) - 1.0;
+            let head = (1.0 / growth).min(n as f64);
+            let bins = head + ((n as f64 / head.max(1.0)).ln() / growth.ln_1p()).max(0.0);
+            if bins > MAX_BINS as f64 {
+                return Err(FillError::TooManyBins { n, s, bins: bins.ceil() });
+            }
+            let p_min = (n as f64).powf(-s) / generalized_harmonic(n, s);
+            if p_min.is_nan() || p_min < 1e-300 {
+                return Err(FillError::Underflow { n, s, p_min });
+            }
+        }
+        Ok(Self::new(n, pattern))
+    }
+
+    /// The draws and memory [`Fill::monte_carlo`] would need for `runs` runs capped at `cap`
+    /// draws, so a caller can refuse before starting.
+    pub fn monte_carlo_cost(&self, runs: usize, cap: u64) -> McCost {
+        let n = self.n as f64;
+        let per_run = match self.pattern {
+            Pattern::RandomMap => 0.0,
+            _ => self.quantile(0.99).min(cap as f64),
+        };
+        let table = if matches!(self.pattern, Pattern::Zipf(_)) { 8.0 * n } else { 0.0 };
+        McCost { draws: per_run * runs as f64, bytes: n / 8.0 + table }
     }
 
     /// Probability that a given read lands on rank `i` (1-based).
@@ -101,7 +173,7 @@ impl Fill {
         if self.pattern == Pattern::RandomMap {
             return (k / self.n as f64).min(1.0);
         }
-        let d: f64 = self.bins.iter().map(|&(c, p)| c * -f64::exp_m1(k * f64::ln_1p(-p))).sum();
+        let d: f64 = self.bins.iter().map(|&(c, l)| c * -f64::exp_m1(k * l)).sum();
         (d / self.n as f64).min(1.0)
     }
 
@@ -112,8 +184,8 @@ impl Fill {
             return if k >= self.n as f64 { 1.0 } else { 0.0 };
         }
         let mut ln = 0.0;
-        for &(c, p) in &self.bins {
-            let miss = (k * f64::ln_1p(-p)).exp();
+        for &(c, l) in &self.bins {
+            let miss = (k * l).exp();
             if miss >= 1.0 {
                 return 0.0;
             }
@@ -265,9 +337,35 @@ impl Fill {
     }
 }
 
-/// Σ_{i≤n} i^−s.
+/// Σ_{i≤n} i^−s: summed exactly up to 10^3 terms, the rest by Euler–Maclaurin (error far
+/// below f64 resolution there), so a 10^12-entry model costs the same as a 10^3 one.
 pub fn generalized_harmonic(n: u64, s: f64) -> f64 {
-    (1..=n).rev().map(|i| (i as f64).powf(-s)).sum()
+    power_sum(1, n, s)
+}
+
+/// Σ_{a≤i≤b} i^−s.
+fn power_sum(a: u64, b: u64, s: f64) -> f64 {
+    const EXACT: u64 = 1_000;
+    if a > b {
+        return 0.0;
+    }
+    if b - a < EXACT {
+        return (a..=b).rev().map(|i| (i as f64).powf(-s)).sum();
+    }
+    let m = a + EXACT - 1;
+    let head: f64 = (a..=m).rev().map(|i| (i as f64).powf(-s)).sum();
+    // Σ_{m<i≤b} f(i) = ∫_m^b f + (f(b) − f(m))/2 + (f1(b) − f1(m))/12 − (f3(b) − f3(m))/720,
+    // f1 and f3 the first and third derivatives.
+    let (x, y) = (m as f64, b as f64);
+    let f = |t: f64| t.powf(-s);
+    let d1 = |t: f64| -s * t.powf(-s - 1.0);
+    let d3 = |t: f64| -s * (s + 1.0) * (s + 2.0) * t.powf(-s - 3.0);
+    let integral = if (s - 1.0).abs() < 1e-12 {
+        (y / x).ln()
+    } else {
+        (y.powf(1.0 - s) - x.powf(1.0 - s)) / (1.0 - s)
+    };
+    head + integral + (f(y) - f(x)) / 2.0 + (d1(y) - d1(x)) / 12.0 - (d3(y) - d3(x)) / 720.0
 }
 
 fn zipf_cdf(n: u64, s: f64) -> Vec<f64> {
@@ -291,7 +389,7 @@ fn zipf_bins(n: u64, s: f64) -> Vec<(f64, f64)> {
         let j = ((i as f64) * (1.0 + 1e-3f64).powf(1.0 / s)).floor().max(i as f64) as u64;
         let j = j.min(n);
         let c = (j - i + 1) as f64;
-        let p_mean = (i..=j).map(|r| (r as f64).powf(-s)).sum::<f64>() / c / h;
+        let p_mean = power_sum(i, j, s) / c / h;
         bins.push((c, p_mean));
         i = j + 1;
     }

@@ -448,7 +448,9 @@ impl Workload {
                 },
                 lfsr_seed: seeds.get(Slot::BlockOff),
                 map: if use_map {
-                    Some(RandMap::new(io_size.min(r.file_size) / map_unit))
+                    Some(RandMap::try_new(io_size.min(r.file_size) / map_unit).map_err(|e| {
+                        WorkloadError::RandMap { job: job.name.clone(), file: i as u32, source: e }
+                    })?)
                 } else {
                     None
                 },

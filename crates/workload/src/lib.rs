@@ -102,6 +102,8 @@ pub enum WorkloadError {
     RegionTooSmall { job: String, file: u32, region: u64, bs: u64 },
     #[error("job '{job}': {option}={value} is invalid: {expected}")]
     BadOption { job: String, option: &'static str, value: String, expected: &'static str },
+    #[error("job '{job}': file {file}: {source}")]
+    RandMap { job: String, file: u32, source: crate::randmap::RandMapAllocError },
     #[error("job '{job}': {option} is not supported by iolab's workload generator: {why}")]
     Unsupported { job: String, option: &'static str, why: &'static str },
 }

@@ -34,27 +34,63 @@ pub struct RandMap {
     nlevels: usize,
 }
 
+/// The random map could not be allocated (fio: "failed allocating random map. If running a
+/// large number of jobs, try the 'norandommap' option or set 'softrandommap'", filesetup.c
+/// `init_random_map`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "failed allocating random map of {bytes} bytes for {blocks} blocks; \
+     try norandommap=1 (or a larger bs, or a smaller size)"
+)]
+pub struct RandMapAllocError {
+    pub blocks: u64,
+    pub bytes: u64,
+}
+
 impl RandMap {
+    /// A map over `nr_bits` blocks. Aborts if the words cannot be allocated: callers with
+    /// user-sized maps use [`RandMap::try_new`].
     pub fn new(nr_bits: u64) -> Self {
+        match Self::try_new(nr_bits) {
+            Ok(m) => m,
+            Err(_) => std::alloc::handle_alloc_error(std::alloc::Layout::new::<u64>()),
+        }
+    }
+
+    /// A map over `nr_bits` blocks, or an error when its words (about `nr_bits / 8` bytes)
+    /// cannot be allocated or would exceed [`RandMap::MAX_BYTES`].
+    pub fn try_new(nr_bits: u64) -> Result<Self, RandMapAllocError> {
         let mut off = [0usize; MAX_LEVELS + 1];
         let mut nlevels = 0;
-        let mut total = 0usize;
+        let mut total = 0u64;
         let mut n = nr_bits.max(1);
         loop {
-            let words = n.div_ceil(64) as usize;
-            off[nlevels] = total;
+            let words = n.div_ceil(64);
+            off[nlevels] = total as usize;
             total += words;
             nlevels += 1;
             if words == 1 {
                 break;
             }
-            n = words as u64;
+            n = words;
         }
-        off[nlevels] = total;
-        let mut m = RandMap { nr_bits, used: 0, words: vec![0u64; total], off, nlevels };
+        let bytes = total.saturating_mul(8);
+        let err = || RandMapAllocError { blocks: nr_bits, bytes };
+        if bytes > Self::MAX_BYTES || usize::try_from(total).is_err() {
+            return Err(err());
+        }
+        off[nlevels] = total as usize;
+        let mut words = Vec::new();
+        words.try_reserve_exact(total as usize).map_err(|_| err())?;
+        words.resize(total as usize, 0u64);
+        let mut m = RandMap { nr_bits, used: 0, words, off, nlevels };
         m.pad();
-        m
+        Ok(m)
     }
+
+    /// The largest map iolab allocates: 4 GiB of bitmap covers 2^35 blocks (128 TiB at 4 KiB).
+    /// Beyond it the allocation would crowd out the page cache the benchmark measures.
+    pub const MAX_BYTES: u64 = 4 << 30;
 
     /// Number of blocks in the map.
     pub fn len(&self) -> u64 {

@@ -3,6 +3,7 @@
 //! iolab-model's `fill` module (notes/caches-and-models.md §5).
 
 use anyhow::{bail, Context};
+use iolab_core::units::quote;
 use iolab_model::fill::{Fill, Oversubscribed, Pattern};
 use std::process::ExitCode;
 
@@ -44,16 +45,16 @@ pub fn parse_count(s: &str) -> anyhow::Result<u64> {
                 'm' => 1e6,
                 'g' => 1e9,
                 't' => 1e12,
-                _ => bail!("count `{s}`: unknown suffix `{c}` (expected k, M, G or T)"),
+                _ => bail!("count `{}`: unknown suffix `{c}` (expected k, M, G or T)", quote(s)),
             };
             (&t[..i], m)
         }
         _ => (t, 1.0),
     };
-    let v: f64 = num.parse().with_context(|| format!("count `{s}`: expected a number"))?;
+    let v: f64 = num.parse().with_context(|| format!("count `{}`: expected a number", quote(s)))?;
     let v = v * mult;
     if !(1.0..1e15).contains(&v) {
-        bail!("count `{s}`: must be between 1 and 10^15");
+        bail!("count `{}`: must be between 1 and 10^15", quote(s));
     }
     Ok(v.round() as u64)
 }
@@ -81,16 +82,52 @@ fn ordinal(p: f64) -> String {
     format!("{r}{suf}")
 }
 
+/// Most random draws `--monte-carlo` makes in total (about a minute on one core).
+const MC_MAX_DRAWS: f64 = 4e9;
+/// Most memory `--monte-carlo` holds (bitmap, and the CDF table for zipf).
+const MC_MAX_BYTES: f64 = 2.0 * (1u64 << 30) as f64;
+
+/// Refuses a Monte-Carlo check that would run for hours or exhaust memory, before it starts.
+fn check_mc_cost(f: &Fill, runs: usize, cap: u64) -> anyhow::Result<()> {
+    let c = f.monte_carlo_cost(runs, cap);
+    if c.bytes > MC_MAX_BYTES {
+        bail!(
+            "--monte-carlo {runs} over {} entries needs {:.1} GiB of memory (at most {:.0} GiB); \
+             expected fewer --entries, or no --monte-carlo (the model needs no simulation)",
+            f.n,
+            c.bytes / (1u64 << 30) as f64,
+            MC_MAX_BYTES / (1u64 << 30) as f64
+        );
+    }
+    if c.draws > MC_MAX_DRAWS {
+        bail!(
+            "--monte-carlo {runs} over {} entries would draw about {:.1e} random numbers (at \
+             most {MC_MAX_DRAWS:.0e}); expected fewer runs or --entries",
+            f.n,
+            c.draws
+        );
+    }
+    Ok(())
+}
+
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let n = parse_count(&a.entries).context("--entries")?;
     let pattern: Pattern =
         a.pattern.parse().map_err(|e: String| anyhow::anyhow!("--pattern: {e}"))?;
     if let Some(iops) = a.iops {
-        if !(iops > 0.0 && iops.is_finite()) {
-            bail!("--iops {iops}: must be > 0");
+        if !(1e-3..=1e12).contains(&iops) {
+            bail!("--iops {iops}: expected 0.001 to 1e12 reads per second");
         }
     }
-    let f = Fill::new(n, pattern);
+    if let Some(o) = a.observed_passes {
+        if !(o > 0.0 && o <= 1e12) {
+            bail!("--observed-passes {o}: expected a number of passes > 0 (at most 1e12)");
+        }
+    }
+    let f = Fill::try_new(n, pattern).context("--pattern")?;
+    if a.monte_carlo > 0 {
+        check_mc_cost(&f, a.monte_carlo, 1e12 as u64)?;
+    }
     let nf = n as f64;
     let time = |reads: f64| a.iops.map(|i| duration(reads / i));
     let mean = f.expected_reads();

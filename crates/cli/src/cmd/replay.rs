@@ -58,10 +58,31 @@ pub struct Args {
     output: Option<std::path::PathBuf>,
 }
 
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    if args.speed <= 0.0 {
-        bail!("--speed={}: must be more than 0", args.speed);
+/// Flag checks before anything is opened or created: fio's ranges where fio has the option
+/// (`iodepth` 1..=65536, `direct` a bool), and a `--speed` whose scaled waits stay finite.
+fn validate(args: &Args) -> anyhow::Result<()> {
+    if !(1..=65536).contains(&args.iodepth) {
+        bail!("--iodepth={}: expected 1 to 65536", args.iodepth);
     }
+    if args.direct > 1 {
+        bail!("--direct={}: expected 0 or 1", args.direct);
+    }
+    if !(1e-3..=1e9).contains(&args.speed) {
+        bail!("--speed={}: expected 0.001 to 1e9 (times faster than recorded)", args.speed);
+    }
+    if engines::lookup(&args.ioengine).is_err() {
+        let known: Vec<&str> = engines::ENGINES.iter().map(|e| e.name).collect();
+        bail!(
+            "--ioengine={}: not known; expected one of {}",
+            iolab_core::units::quote(&args.ioengine),
+            known.join(", ")
+        );
+    }
+    Ok(())
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    validate(&args)?;
     let exporter = iolab_report::exporter(&args.output_format)?;
     if let Some(p) = &args.output {
         iolab_report::output::check(p, &[&args.trace, &args.filename])?;

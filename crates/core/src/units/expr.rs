@@ -59,6 +59,9 @@ pub enum ExprError {
     Overflow,
     #[error("expressions nest deeper than 64 levels")]
     TooDeep,
+    /// NaN, e.g. `(-1)^0.5` or `0/0.0` (fio's expression parser yields 0 here).
+    #[error("the value is not a number (NaN); expected a real result")]
+    NotANumber,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -96,7 +99,11 @@ pub fn eval(text: &str, ctx: Context) -> Result<f64, ExprError> {
         return Err(p.unexpected("an operator or the end"));
     }
     let v = v.f();
-    Ok(if p.units_specified { v } else { v * ctx.implied })
+    let v = if p.units_specified { v } else { v * ctx.implied };
+    if v.is_nan() {
+        return Err(ExprError::NotANumber);
+    }
+    Ok(v)
 }
 
 /// Evaluate to an integer without going through `f64` when no float is involved (exact for
@@ -109,10 +116,11 @@ pub fn eval_int(text: &str, ctx: Context) -> Result<i128, ExprError> {
         return Err(p.unexpected("an operator or the end"));
     }
     let v = if p.units_specified { v } else { mul(v, implied_num(ctx.implied))? };
-    Ok(match v {
-        Num::Int(i) => i,
-        Num::Float(f) => f as i128,
-    })
+    match v {
+        Num::Int(i) => Ok(i),
+        Num::Float(f) if f.is_nan() => Err(ExprError::NotANumber),
+        Num::Float(f) => Ok(f as i128),
+    }
 }
 
 fn implied_num(f: f64) -> Num {

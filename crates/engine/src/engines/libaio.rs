@@ -106,7 +106,7 @@ impl Libaio {
         let depth = cfg.depth as usize;
         Ok(Box::new(Libaio {
             ctx,
-            pool: BufPool::new(depth, cfg.slot_size, 4096),
+            pool: BufPool::try_new(depth, cfg.slot_size, 4096, "libaio")?,
             files: cfg.files.clone(),
             iocbs: vec![Iocb::default(); depth],
             pending: Vec::with_capacity(depth),

@@ -21,19 +21,19 @@ pub struct Null {
 }
 
 impl Null {
-    pub fn new(cfg: &EngineConfig) -> Self {
+    pub fn new(cfg: &EngineConfig) -> Result<Self, EngineError> {
         // Buffers are still handed out (writes fill them), but no alignment is needed.
-        Null {
-            pool: BufPool::new(cfg.depth as usize, cfg.slot_size, 4096),
+        Ok(Null {
+            pool: BufPool::try_new(cfg.depth as usize, cfg.slot_size, 4096, "null")?,
             depth: cfg.depth,
             queued: Vec::with_capacity(cfg.depth as usize),
             done: Vec::with_capacity(cfg.depth as usize),
             reap_max: if cfg.reap_max == 0 { usize::MAX } else { cfg.reap_max as usize },
-        }
+        })
     }
 
     pub fn boxed(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
-        Ok(Box::new(Null::new(cfg)))
+        Ok(Box::new(Null::new(cfg)?))
     }
 }
 
@@ -93,14 +93,14 @@ mod tests {
 
     #[test]
     fn depth_one_completes_in_queue() {
-        let mut e = Null::new(&EngineConfig::new(1, 4096, vec![]));
+        let mut e = Null::new(&EngineConfig::new(1, 4096, vec![])).unwrap();
         assert!(e.caps().sync);
         assert_eq!(e.queue(op(0)).unwrap(), Queued::Completed(4096));
     }
 
     #[test]
     fn deep_queue_batches_and_answers_busy_until_reaped() {
-        let mut e = Null::new(&EngineConfig::new(4, 4096, vec![]));
+        let mut e = Null::new(&EngineConfig::new(4, 4096, vec![])).unwrap();
         for s in 0..4 {
             assert_eq!(e.queue(op(s)).unwrap(), Queued::Queued);
         }

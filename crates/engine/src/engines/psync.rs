@@ -15,16 +15,17 @@ pub struct Psync {
 }
 
 impl Psync {
-    pub fn new(cfg: &EngineConfig, vectored: bool) -> Self {
-        Psync { pool: BufPool::new(1, cfg.slot_size, 4096), files: cfg.files.clone(), vectored }
+    pub fn new(cfg: &EngineConfig, vectored: bool) -> Result<Self, EngineError> {
+        let pool = BufPool::try_new(1, cfg.slot_size, 4096, "psync")?;
+        Ok(Psync { pool, files: cfg.files.clone(), vectored })
     }
 
     pub fn boxed_psync(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
-        Ok(Box::new(Psync::new(cfg, false)))
+        Ok(Box::new(Psync::new(cfg, false)?))
     }
 
     pub fn boxed_pvsync(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
-        Ok(Box::new(Psync::new(cfg, true)))
+        Ok(Box::new(Psync::new(cfg, true)?))
     }
 }
 

@@ -20,7 +20,7 @@ pub struct Sync {
 impl Sync {
     pub fn boxed(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
         Ok(Box::new(Sync {
-            pool: BufPool::new(1, cfg.slot_size, 4096),
+            pool: BufPool::try_new(1, cfg.slot_size, 4096, "sync")?,
             files: cfg.files.clone(),
             pos: vec![None; cfg.files.len()],
         }))

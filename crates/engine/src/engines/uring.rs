@@ -153,7 +153,7 @@ impl Uring {
         // Best effort: the crate's `enter` uses the registered index once this succeeds.
         let _ = ring.submitter().register_ring_fd();
         let mut fallbacks = Vec::new();
-        let mut pool = BufPool::new(cfg.depth as usize, cfg.slot_size, 4096);
+        let mut pool = BufPool::try_new(cfg.depth as usize, cfg.slot_size, 4096, "io_uring")?;
         let mut fixed_files = false;
         if !cfg.files.is_empty() && cfg.registerfiles != Some(false) {
             let fds: Vec<i32> = cfg.files.iter().map(|f| f.fd).collect();

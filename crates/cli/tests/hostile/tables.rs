@@ -1,0 +1,691 @@
+//! The probe tables of the hostile-input harness: generated combinations of numeric flags ×
+//! hostile values, input paths × hostile file kinds, output paths × special files, job-file
+//! texts, traces, devices and signals, grouped by the family that owns the fix (issue 12 §4,
+//! §6; the reliability review of November 2026).
+
+use super::runner::{After, Oracle, Prep, Probe};
+
+fn err(needles: &[&str]) -> Oracle {
+    Oracle::Err(needles.iter().map(|s| s.to_string()).collect())
+}
+
+fn ok_or_err(needles: &[&str]) -> Oracle {
+    Oracle::OkOrErr(needles.iter().map(|s| s.to_string()).collect())
+}
+
+/// A 100 KiB value: the longest single argument is 128 KiB (MAX_ARG_STRLEN); the 10 MB case
+/// goes through a job file.
+fn long_value() -> String {
+    "7".repeat(100 * 1024)
+}
+
+/// Hostile values for a numeric option: (label, value, must it be refused).
+fn numeric_values() -> Vec<(&'static str, String, bool)> {
+    vec![
+        ("huge", "99999999999999999999999".into(), true),
+        ("negative", "-1".into(), true),
+        ("nan", "nan".into(), true),
+        ("inf", "inf".into(), true),
+        ("zero", "0".into(), false),
+        ("u64+1", "18446744073709551616".into(), true),
+        ("1e-300", "1e-300".into(), true),
+        ("long", long_value(), true),
+        // fio's per-direction lists keep the default for an empty element.
+        ("empty", String::new(), false),
+    ]
+}
+
+const RUN_BASE: &[&str] = &["run", "--name=h", "--ioengine=null", "--directory={W}"];
+
+/// Each fio numeric option × each hostile value, on a null-engine run; the family owning it.
+fn fio_numeric() -> Vec<Probe> {
+    let opts: &[(&str, &str, &[&str])] = &[
+        ("hostile", "bs", &["--size=1m"]),
+        ("hostile", "size", &[]),
+        ("hostile", "numjobs", &["--size=64k"]),
+        ("hostile", "iodepth", &["--size=64k"]),
+        ("hostile", "filesize", &["--size=64k"]),
+        ("hostile", "io_size", &["--size=64k"]),
+        ("hostile", "rwmixread", &["--size=64k", "--rw=randrw"]),
+        ("hostile", "bssplit", &["--size=64k"]),
+        ("hostile", "blockalign", &["--size=64k", "--rw=randread"]),
+        ("safety", "offset", &["--size=64k"]),
+        ("safety", "offset_increment", &["--size=64k", "--numjobs=2"]),
+        ("clock", "runtime", &["--size=64k"]),
+        ("clock", "ramp_time", &["--size=64k"]),
+        ("clock", "thinktime", &["--size=64k"]),
+        ("clock", "rate_iops", &["--size=64k"]),
+        ("clock", "rate", &["--size=64k"]),
+        ("clock", "startdelay", &["--size=64k"]),
+        ("perf", "nrfiles", &["--size=64k"]),
+        ("dropin", "randseed", &["--size=64k", "--rw=randread"]),
+        ("dropin", "zonesize", &["--size=64k", "--zonerange=64k"]),
+    ];
+    let mut v = Vec::new();
+    for &(fam, opt, extra) in opts {
+        for (label, val, refuse) in numeric_values() {
+            // Zero is a valid value for several options (offset, runtime, thinktime, seeds).
+            // The registry's name of blockalign is its alias `ba`.
+            let need = if opt == "blockalign" { "ba" } else { opt };
+            let o = if refuse { err(&[need]) } else { ok_or_err(&[need]) };
+            let fam = if label == "1e-300" && fam == "hostile" { "hostile" } else { fam };
+            let mut args: Vec<String> = RUN_BASE.iter().map(|s| s.to_string()).collect();
+            args.extend(extra.iter().map(|s| s.to_string()));
+            args.push(format!("--{opt}={val}"));
+            let refs: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+            v.push(Probe::new(fam, format!("run --{opt}={label}"), &refs, o).limit(10.0));
+        }
+        let mut args: Vec<&str> = RUN_BASE.to_vec();
+        args.extend(extra);
+        args.push("x");
+        // Not UTF-8: refused by the argument parser before any option is read.
+        let p = Probe::new(fam, format!("run --{opt}=<binary>"), &args, err(&["invalid UTF-8"]));
+        let mut raw = format!("--{opt}=").into_bytes();
+        raw.extend_from_slice(&[0xff, 0xfe, 0x01, 0x1b, b'[', b'2', b'J', 0x80]);
+        v.push(p.raw_last(raw));
+    }
+    v
+}
+
+/// The limits of issue 12 §6 that this branch fixes, each with the figure a user checks.
+fn own_limits() -> Vec<Probe> {
+    let r = |name: &str, extra: &[&str], o: Oracle| {
+        let mut a: Vec<&str> = RUN_BASE.to_vec();
+        a.extend(extra);
+        Probe::new("hostile", name.to_string(), &a, o).limit(15.0)
+    };
+    let mut v = vec![
+        r(
+            "run randread size=1p (random map)",
+            &["--rw=randread", "--size=1p"],
+            err(&["random map", "norandommap"]),
+        ),
+        r(
+            "run randread size=1p norandommap",
+            &["--rw=randread", "--size=1p", "--norandommap", "--number_ios=1000"],
+            Oracle::Ok,
+        ),
+        r("run bs=32g", &["--bs=32g", "--size=64g"], err(&["err=12"])),
+        r("run bsrange=4k-1t", &["--bsrange=4k-1t", "--size=2t"], err(&["err=12"])),
+        r(
+            "run numjobs=100000",
+            &["--size=64k", "--numjobs=100000"],
+            err(&["maximum number of jobs", "4096"]),
+        )
+        .limit(5.0),
+        r(
+            "run two sections over 4096 jobs",
+            &["--size=64k", "--numjobs=3000", "--name=b", "--size=64k", "--numjobs=1100"],
+            err(&["maximum number of jobs"]),
+        )
+        .limit(5.0),
+        r("run size=((-1)^0.5)", &["--size=((-1)^0.5)"], err(&["size", "NaN"])),
+        r("run size=(0/0.0)", &["--size=(0/0.0)"], err(&["size"])),
+        r(
+            "run size=16777216.0 (fio reads 16 MiB)",
+            &["--size=16777216.0", "--rw=read"],
+            Oracle::Ok,
+        ),
+        r("run size=65536. (fio reads 64 KiB)", &["--size=65536.", "--rw=read"], Oracle::Ok),
+        r("run size=+65536", &["--size=+65536"], Oracle::Ok),
+        r("run size=0x10000", &["--size=0x10000"], Oracle::Ok),
+        r("run size=1.0k (fio reads 1)", &["--size=1.0k"], err(&["size"])),
+    ];
+    for val in ["nan", "inf", "1e30", "99999999999999999999", "1e-300", "0", "-1", "0.01"] {
+        v.push(r(
+            &format!("run --status-interval={val}"),
+            &["--size=64k", &format!("--status-interval={val}")],
+            err(&["status-interval"]),
+        ));
+    }
+    v.push(r("run --status-interval=1", &["--size=64k", "--status-interval=1"], Oracle::Ok));
+    v
+}
+
+fn fill_probes() -> Vec<Probe> {
+    let f = |name: &str, a: &[&str], o: Oracle| {
+        let mut args = vec!["fill"];
+        args.extend(a);
+        Probe::new("hostile", format!("fill {name}"), &args, o).limit(20.0)
+    };
+    let mut v = vec![
+        f("1T monte-carlo 1", &["--entries", "1T", "--monte-carlo", "1"], err(&["monte-carlo"])),
+        f("1G monte-carlo 5", &["--entries", "1G", "--monte-carlo", "5"], err(&["monte-carlo"])),
+        f(
+            "zipf:3 monte-carlo 1",
+            &["--entries", "1M", "--pattern", "zipf:3", "--monte-carlo", "1"],
+            err(&["monte-carlo"]),
+        ),
+        f("1T zipf:1.1", &["--entries", "1T", "--pattern", "zipf:1.1"], Oracle::Ok).limit(40.0),
+        f("1T uniform", &["--entries", "1T"], Oracle::Ok),
+        f("1M monte-carlo 3", &["--entries", "100k", "--monte-carlo", "3"], Oracle::Ok)
+            .after(After::Stdout("3 of 3 runs filled")),
+        f("zipf:1e300", &["--entries", "1M", "--pattern", "zipf:1e300"], err(&["zipf"])),
+        f(
+            "zipf:15 over 1G (underflow)",
+            &["--entries", "1G", "--pattern", "zipf:15"],
+            err(&["zipf"]),
+        ),
+        f("zipf:nan", &["--entries", "1M", "--pattern", "zipf:nan"], err(&["zipf"])),
+        f("zipf:0", &["--entries", "1M", "--pattern", "zipf:0"], err(&["zipf"])),
+        f("pattern junk", &["--entries", "1M", "--pattern", "\u{1b}[2J"], err(&["pattern"])),
+    ];
+    for val in ["nan", "inf", "-1", "0", "1e300"] {
+        v.push(f(
+            &format!("--observed-passes {val}"),
+            &["--entries=1M", &format!("--observed-passes={val}")],
+            err(&["observed-passes"]),
+        ));
+    }
+    for (label, val, _) in numeric_values() {
+        v.push(f(&format!("--entries {label}"), &[&format!("--entries={val}")], err(&["entries"])));
+        if label != "zero" {
+            v.push(f(
+                &format!("--iops {label}"),
+                &["--entries=1M", &format!("--iops={val}")],
+                err(&["iops"]),
+            ));
+        }
+    }
+    v
+}
+
+fn trace_fixture() -> String {
+    "{F}/t.csv".into()
+}
+
+fn replay_probes() -> Vec<Probe> {
+    let rp = |name: &str, a: &[&str], o: Oracle| {
+        let t = trace_fixture();
+        let mut args = vec!["replay", t.as_str(), "--filename", "{W}/target", "--limit", "50"];
+        args.extend(a);
+        Probe::new("hostile", format!("replay {name}"), &args, o).after(After::NoLeftovers(vec![]))
+    };
+    let mut v = Vec::new();
+    for (flag, vals) in [
+        ("--iodepth", &["0", "65537", "-1", "nan", "99999999999"][..]),
+        ("--direct", &["2", "255", "-1", "x"][..]),
+        ("--speed", &["nan", "inf", "1e-300", "0", "-1", "1e300"][..]),
+        ("--ioengine", &["bogus", "\u{1}", ""][..]),
+        ("--limit", &["-1", "nan", "18446744073709551616"][..]),
+        ("--output-format", &["bogus"][..]),
+    ] {
+        for val in vals {
+            let fv = format!("{flag}={val}");
+            let a = [fv.as_str(), "--timed"];
+            let need = flag.trim_start_matches('-').trim_end_matches('-');
+            let need = if flag == "--output-format" { "output" } else { need };
+            let need = if flag == "--ioengine" { "ioengine" } else { need };
+            v.push(rp(&format!("{flag} {}", val.escape_debug()), &a, err(&[need])));
+        }
+    }
+    v
+}
+
+/// Hostile input kinds for a path argument.
+fn input_kinds() -> Vec<(&'static str, Prep)> {
+    vec![
+        ("/dev/zero (mknod)", Prep::CharDev("in", 1, 5)),
+        ("FIFO", Prep::Fifo("in")),
+        ("directory", Prep::Dir("in")),
+        ("symlink loop", Prep::SymlinkLoop("in")),
+        ("empty file", Prep::File("in", Vec::new())),
+        ("binary garbage", Prep::File("in", garbage(64 * 1024))),
+        ("NUL bytes", Prep::File("in", vec![0u8; 4096])),
+    ]
+}
+
+/// Deterministic pseudo-random bytes (xorshift, fixed seed).
+pub fn garbage(n: usize) -> Vec<u8> {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+/// Every subcommand that reads a path × every hostile input kind ("io": inputs and FIFOs).
+fn input_probes() -> Vec<Probe> {
+    let cmds: &[(&str, &[&str])] = &[
+        ("parse", &["parse", "{W}/in"]),
+        ("run", &["run", "{W}/in"]),
+        ("sim", &["sim", "{W}/in"]),
+        ("sim --hierarchy", &["sim", "--hierarchy={W}/in", "--name=x", "--size=1m"]),
+        ("trace stat", &["trace", "stat", "{W}/in"]),
+        ("trace stat --format csv", &["trace", "stat", "--format", "cloudphysics", "{W}/in"]),
+        ("trace convert", &["trace", "convert", "--to", "oracle", "{W}/in", "{W}/out.bin"]),
+        ("mrc", &["mrc", "{W}/in"]),
+        ("replay", &["replay", "{W}/in", "--filename", "{W}/target"]),
+        ("data measure", &["data", "measure", "{W}/in"]),
+    ];
+    let mut v = Vec::new();
+    for &(cname, args) in cmds {
+        for (kname, prep) in input_kinds() {
+            // An empty or NUL-filled job file is a clean error; the device, FIFO, directory and
+            // loop must be refused by name, without reading forever or blocking in open.
+            let p = Probe::new("io", format!("{cname} <- {kname}"), args, err(&["/in"]))
+                .prep(prep)
+                .after(After::NoLeftovers(vec![]))
+                .limit(5.0);
+            v.push(p);
+        }
+    }
+    v
+}
+
+/// Output paths × special files ("io": output replacement).
+fn output_probes() -> Vec<Probe> {
+    let t = trace_fixture();
+    let cmds: Vec<(&str, Vec<&str>)> = vec![
+        (
+            "run --output",
+            vec![
+                "run",
+                "--name=x",
+                "--ioengine=null",
+                "--size=64k",
+                "--filename={W}/data",
+                "--output={W}/out",
+            ],
+        ),
+        ("data gen -o", vec!["data", "gen", "--size", "64k", "--output", "{W}/out"]),
+        ("trace convert", vec!["trace", "convert", "--to", "oracle", t.as_str(), "{W}/out"]),
+        (
+            "replay --output",
+            vec![
+                "replay",
+                t.as_str(),
+                "--filename",
+                "{W}/target",
+                "--limit",
+                "20",
+                "--ioengine",
+                "psync",
+                "--direct",
+                "0",
+                "--output",
+                "{W}/out",
+            ],
+        ),
+    ];
+    let mut v = Vec::new();
+    for (cname, args) in &cmds {
+        v.push(
+            Probe::new("io", format!("{cname} -> char device"), args, err(&["/out"]))
+                .prep(Prep::CharDev("out", 1, 3))
+                .after(After::StillCharDev("out"))
+                .limit(8.0),
+        );
+        v.push(
+            Probe::new("io", format!("{cname} -> FIFO"), args, err(&["/out"]))
+                .prep(Prep::Fifo("out"))
+                .after(After::StillFifo("out"))
+                .limit(5.0),
+        );
+        v.push(
+            Probe::new("io", format!("{cname} -> directory"), args, err(&["/out"]))
+                .prep(Prep::Dir("out"))
+                .limit(8.0),
+        );
+        v.push(
+            Probe::new("io", format!("{cname} -> symlink loop"), args, err(&["/out"]))
+                .prep(Prep::SymlinkLoop("out"))
+                .limit(8.0),
+        );
+        let missing: Vec<&str> =
+            args.iter().map(|a| if *a == "{W}/out" { "{W}/no/such/dir/out" } else { a }).collect();
+        v.push(
+            Probe::new("io", format!("{cname} -> missing directory"), &missing, err(&["/out"]))
+                .limit(8.0),
+        );
+    }
+    v.push(
+        Probe::new(
+            "io",
+            "trace convert in.csv in.csv (input replaced)",
+            &["trace", "convert", "--to", "oracle", "{W}/in.csv", "{W}/in.csv"],
+            err(&["in.csv"]),
+        )
+        .prep(Prep::Copy(std::path::PathBuf::from("{F}/t.csv"), "in.csv"))
+        .after(After::Unchanged("in.csv")),
+    );
+    v
+}
+
+/// Job files with hostile contents ("hostile": the parser and value limits).
+fn jobfile_probes() -> Vec<Probe> {
+    let mut big = b"[x]\nioengine=null\nsize=64k\nfilename=".to_vec();
+    big.extend(std::iter::repeat_n(b'a', 10 << 20));
+    big.push(b'\n');
+    let mut bin = b"[x]\nioengine=null\nsize=".to_vec();
+    bin.extend_from_slice(&[0, 1, 2, 0xff, 0x1b, b'[', b'2', b'J']);
+    bin.push(b'\n');
+    let cases: Vec<(&str, Vec<u8>, Oracle)> = vec![
+        ("empty", Vec::new(), err(&["no jobs"])),
+        ("only [global]", b"[global]\nsize=1m\n".to_vec(), err(&["no jobs"])),
+        ("option before section", b"size=1m\n[x]\n".to_vec(), err(&["size"])),
+        ("unterminated section", b"[x\nsize=1m\n".to_vec(), err(&["section"])),
+        ("empty section name", b"[]\nsize=1m\n".to_vec(), err(&["section"])),
+        ("unknown option", b"[x]\nsizee=1m\n".to_vec(), err(&["sizee"])),
+        ("value without =", b"[x]\nsize\n".to_vec(), err(&["size"])),
+        ("size NaN expression", b"[x]\nsize=((-1)^0.5)\n".to_vec(), err(&["size"])),
+        ("size 1/0", b"[x]\nsize=(1/0)\n".to_vec(), err(&["size"])),
+        ("size 2^64", b"[x]\nsize=(2^64)\n".to_vec(), err(&["size"])),
+        ("size 16777216.0", b"[x]\nioengine=null\nsize=16777216.0\n".to_vec(), Oracle::Ok),
+        ("bs 4096.0", b"[x]\nioengine=null\nsize=64k\nbs=4096.0\n".to_vec(), Oracle::Ok),
+        ("10 MB filename", big, err(&["filename"])),
+        ("binary value", bin, err(&["UTF-8"])),
+        ("NUL bytes", vec![0u8; 4096], err(&["job"])),
+        ("garbage", garbage(8192), err(&["job"])),
+        ("deep ( ) nesting", format!("[x]\nsize={}1{}\n", "(".repeat(500), ")".repeat(500))
+            .into_bytes(), err(&["size"])),
+        ("numjobs over 4096", b"[x]\nioengine=null\nsize=64k\nnumjobs=5000\n".to_vec(), err(
+            &["maximum number of jobs"],
+        )),
+        ("two jobs over 4096", b"[a]\nioengine=null\nsize=64k\nnumjobs=4000\n[b]\nioengine=null\nsize=64k\nnumjobs=97\n".to_vec(), err(&["maximum number of jobs"])),
+        ("include itself", b"[x]\ninclude job.fio\n".to_vec(), err(&["include"])),
+        ("include missing", b"[x]\ninclude nope.fio\n".to_vec(), err(&["nope.fio"])),
+        ("$var unknown", b"[x]\nsize=${NOPE_NOT_SET_HOSTILE}\n".to_vec(), err(&["size"])),
+    ];
+    let mut v = Vec::new();
+    for (name, body, o) in cases {
+        for cmd in ["parse", "run"] {
+            let o = if cmd == "parse" {
+                match &o {
+                    Oracle::Ok => Oracle::Ok,
+                    other => other.clone(),
+                }
+            } else {
+                o.clone()
+            };
+            v.push(
+                Probe::new("hostile", format!("{cmd} job file: {name}"), &[cmd, "{W}/job.fio"], o)
+                    .prep(Prep::File("job.fio", body.clone()))
+                    .after(After::Unchanged("job.fio"))
+                    .limit(10.0),
+            );
+        }
+    }
+    v.push(
+        Probe::new(
+            "dropin",
+            "parse job file with UTF-8 BOM",
+            &["parse", "{W}/job.fio"],
+            Oracle::Ok,
+        )
+        .prep(Prep::File("job.fio", b"\xef\xbb\xbf[x]\nsize=1m\n".to_vec())),
+    );
+    v.push(
+        Probe::new(
+            "perf",
+            "parse 100k one-line sections",
+            &["parse", "{W}/job.fio"],
+            err(&["maximum number of jobs"]),
+        )
+        .prep(Prep::File(
+            "job.fio",
+            (0..100_000).map(|i| format!("[j{i}]\n")).collect::<String>().into_bytes(),
+        ))
+        .limit(10.0),
+    );
+    v
+}
+
+/// Simulator, mrc and trace limits (families "sim" and "perf").
+fn sim_mrc_probes() -> Vec<Probe> {
+    let t = trace_fixture();
+    let mut v = vec![
+        Probe::new(
+            "sim",
+            "sim --trace-iodepth=0",
+            &["sim", "--trace", t.as_str(), "--trace-iodepth=0"],
+            err(&["trace-iodepth"]),
+        ),
+        Probe::new(
+            "sim",
+            "sim randread size=1p",
+            &["sim", "--name=x", "--rw=randread", "--size=1p"],
+            err(&["random map"]),
+        )
+        .limit(15.0),
+        Probe::new(
+            "sim",
+            "sim numjobs=100000",
+            &["sim", "--name=x", "--size=1m", "--numjobs=100000"],
+            err(&["jobs"]),
+        ),
+        Probe::new(
+            "sim",
+            "sim --object-level --cache-size=u64max",
+            &["sim", "--trace", t.as_str(), "--object-level", "--cache-size=18446744073709551615"],
+            ok_or_err(&["cache-size"]),
+        )
+        .limit(15.0),
+        Probe::new(
+            "sim",
+            "sim --tier=ram:100TiB:lru",
+            &["sim", "--name=x", "--size=1m", "--tier=ram:100TiB:lru"],
+            ok_or_err(&["tier"]),
+        )
+        .limit(15.0),
+    ];
+    for val in ["1e-300", "0", "-1", "nan", "2"] {
+        v.push(
+            Probe::new(
+                "perf",
+                format!("mrc --shards {val}"),
+                &["mrc", t.as_str(), &format!("--shards={val}")],
+                err(&["shards"]),
+            )
+            .limit(10.0),
+        );
+    }
+    for val in ["0", "1", "nan", "-1", "99999999999999999999999"] {
+        for cmd in [&["mrc"][..], &["trace", "stat"][..]] {
+            let mut a: Vec<&str> = cmd.to_vec();
+            let bsz = format!("--block-size={val}");
+            a.extend([t.as_str(), bsz.as_str()]);
+            let o = if val == "1" { ok_or_err(&["block-size"]) } else { err(&["block-size"]) };
+            v.push(
+                Probe::new("perf", format!("{} --block-size {val}", cmd.join(" ")), &a, o)
+                    .limit(10.0),
+            );
+        }
+    }
+    for val in ["0", "-1", "nan", "1e-300"] {
+        let o = if val == "0" { ok_or_err(&["size"]) } else { err(&["size"]) };
+        let sz = format!("--size={val}");
+        v.push(
+            Probe::new(
+                "hostile",
+                format!("data gen --size {val}"),
+                &["data", "gen", &sz, "--output", "{W}/g"],
+                o,
+            )
+            .after(After::NoLeftovers(vec!["g"])),
+        );
+        let bs = format!("--bs={val}");
+        v.push(
+            Probe::new(
+                "hostile",
+                format!("data measure --bs {val}"),
+                &["data", "measure", &bs, "{W}/f"],
+                err(&["bs"]),
+            )
+            .prep(Prep::File("f", garbage(8192))),
+        );
+    }
+    v.push(
+        Probe::new(
+            "hostile",
+            "data gen 64k",
+            &["data", "gen", "--size", "64k", "--output", "{W}/g"],
+            Oracle::Ok,
+        )
+        .after(After::FileLen("g", 65536))
+        .after(After::NoLeftovers(vec!["g"])),
+    );
+    v.push(Probe::new(
+        "hostile",
+        "options bogus name",
+        &["options", "no_such_option_x"],
+        err(&["no_such_option_x"]),
+    ));
+    v.push(Probe::new("hostile", "options bs", &["options", "bs"], Oracle::Ok));
+    v.push(Probe::new("hostile", "trace stat valid", &["trace", "stat", t.as_str()], Oracle::Ok));
+    v.push(
+        Probe::new(
+            "hostile",
+            "trace convert --to bogus",
+            &["trace", "convert", "--to", "bogus", t.as_str(), "{W}/o"],
+            err(&["bogus"]),
+        )
+        .after(After::NoLeftovers(vec![])),
+    );
+    v
+}
+
+/// fio global flags a pasted fio command line carries ("dropin").
+fn dropin_probes() -> Vec<Probe> {
+    let mut v = Vec::new();
+    for flag in [
+        "--output-format=bogus",
+        "--minimal",
+        "--eta=never",
+        "--max-jobs=8",
+        "--parse-only",
+        "--bandwidth-log",
+        "--warnings-fatal",
+    ] {
+        let mut a: Vec<&str> = RUN_BASE.to_vec();
+        a.extend(["--size=64k", flag]);
+        let o = if flag.contains("bogus") {
+            err(&["output format"])
+        } else {
+            ok_or_err(&[flag.trim_start_matches('-').split('=').next().unwrap_or("")])
+        };
+        v.push(Probe::new("dropin", format!("run {flag}"), &a, o));
+    }
+    v.push(
+        Probe::new(
+            "dropin",
+            "filename=a::b uses both",
+            &["parse", "--name=x", "--filename=a::b"],
+            Oracle::Ok,
+        )
+        .after(After::Stdout("\"b\"")),
+    );
+    v
+}
+
+/// Signals during work ("io": signals).
+fn signal_probes() -> Vec<Probe> {
+    let run = [
+        "run",
+        "--name=s",
+        "--ioengine=null",
+        "--size=1m",
+        "--time_based",
+        "--runtime=30",
+        "--output-format=json",
+        "--directory={W}",
+    ];
+    vec![
+        Probe::new("io", "SIGINT during run", &run, Oracle::Interrupted)
+            .signal(libc::SIGINT, 1.0)
+            .limit(8.0),
+        Probe::new("io", "SIGTERM during run", &run, Oracle::Interrupted)
+            .signal(libc::SIGTERM, 1.0)
+            .limit(8.0),
+        Probe::new(
+            "io",
+            "SIGINT during data gen",
+            &["data", "gen", "--size", "2g", "--output", "{W}/g"],
+            Oracle::Signalled,
+        )
+        .signal(libc::SIGINT, 0.5)
+        .after(After::NoLeftovers(vec![]))
+        .limit(8.0),
+        Probe::new(
+            "io",
+            "SIGTERM during data gen",
+            &["data", "gen", "--size", "2g", "--output", "{W}/g"],
+            Oracle::Signalled,
+        )
+        .signal(libc::SIGTERM, 0.5)
+        .after(After::NoLeftovers(vec![]))
+        .limit(8.0),
+    ]
+}
+
+/// Clock limits ("clock").
+fn clock_probes() -> Vec<Probe> {
+    let mut v = Vec::new();
+    for (name, extra) in [
+        ("rate_iops=1 runtime=2", &["--rate_iops=1", "--runtime=2", "--size=1m"][..]),
+        (
+            "thinktime=3s runtime=2 time_based",
+            &["--thinktime=3s", "--runtime=2", "--time_based", "--size=1m"][..],
+        ),
+        (
+            "thinktime=u64max ns runtime=1",
+            &["--thinktime=18446744073709551615ns", "--runtime=1", "--size=1m"][..],
+        ),
+        (
+            "bsrange=4k-u64max runtime=1",
+            &["--bsrange=4k-18446744073709551615", "--runtime=1", "--size=1m"][..],
+        ),
+    ] {
+        let mut a: Vec<&str> = RUN_BASE.to_vec();
+        a.extend(extra);
+        v.push(
+            Probe::new("clock", format!("run {name} stops within runtime"), &a, ok_or_err(&["bs"]))
+                .limit(6.0),
+        );
+    }
+    v.push(
+        Probe::new(
+            "clock",
+            "replay --timed --speed 0.001 with --limit",
+            &[
+                "replay",
+                "{F}/t.csv",
+                "--filename",
+                "{W}/target",
+                "--limit",
+                "3",
+                "--timed",
+                "--speed",
+                "0.001",
+                "--ioengine",
+                "psync",
+                "--direct",
+                "0",
+            ],
+            ok_or_err(&["speed"]),
+        )
+        .limit(6.0),
+    );
+    v
+}
+
+/// All probes except the device ones (which need root and loop devices).
+pub fn all() -> Vec<Probe> {
+    let mut v = Vec::new();
+    v.extend(own_limits());
+    v.extend(fio_numeric());
+    v.extend(fill_probes());
+    v.extend(replay_probes());
+    v.extend(jobfile_probes());
+    v.extend(sim_mrc_probes());
+    v.extend(input_probes());
+    v.extend(output_probes());
+    v.extend(dropin_probes());
+    v.extend(signal_probes());
+    v.extend(clock_probes());
+    v
+}
