@@ -118,6 +118,9 @@ fn check_page(page: &Path, max_bytes: u64) -> Vec<(String, usize, usize)> {
     }
     let list = charts(&html);
     assert!(!list.is_empty(), "no charts in {}", page.display());
+    for c in &list {
+        assert!(c.1 > 0 && c.2 > 0, "{}: chart without data: {c:?}", page.display());
+    }
     assert_eq!(body_attr(&html, "data-charts"), Some(list.len().to_string().as_str()));
     let Some(chrome) = chromium() else {
         println!("skip: chromium not installed");

@@ -230,6 +230,16 @@ pub fn fmt_coord(scale: Scale, c: f64) -> String {
     }
 }
 
+/// Labels on an axis: on log and nines axes one per whole decade or nine (plotters then picks
+/// integer steps, so labels read 1, 10, 100 or 90, 99, 99.9), else `linear`.
+fn label_count(scale: Scale, span: f64, linear: usize) -> usize {
+    match scale {
+        Scale::Linear => linear,
+        _ if span >= 2.0 => (span.ceil() as usize + 1).clamp(2, 12),
+        _ => 4,
+    }
+}
+
 static FONT: Once = Once::new();
 
 /// Register DejaVu Sans as plotters' "sans-serif" (ab_glyph has no system font lookup).
@@ -271,8 +281,8 @@ pub fn draw<DB: DrawingBackend>(chart: &Chart, root: &DrawingArea<DB, Shift>) ->
         .y_desc(chart.y.label.as_str())
         .x_label_formatter(&xf)
         .y_label_formatter(&yf)
-        .x_labels(8)
-        .y_labels(6)
+        .x_labels(label_count(xs, x1 - x0, 8))
+        .y_labels(label_count(ys, y1 - y0, 6))
         .light_line_style(TRANSPARENT)
         .bold_line_style(GRID)
         .label_style(("sans-serif", 17))

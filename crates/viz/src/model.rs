@@ -80,6 +80,14 @@ pub fn build(inputs: &[Input]) -> Result<Report, VizError> {
     if !fill.is_empty() {
         sections.push(fill_section(&fill));
     }
+    // A result without some data (no intervals of one direction, a device that saw no I/O
+    // counters) gets no empty line or chart.
+    for s in &mut sections {
+        for c in &mut s.charts {
+            c.series.retain(|s| !s.points.is_empty());
+        }
+        s.charts.retain(|c| c.point_count() > 0);
+    }
     let names: Vec<&str> = inputs.iter().map(|i| i.label.as_str()).collect();
     Ok(Report { title: format!("iolab report: {}", names.join(", ")), sections })
 }

@@ -71,10 +71,14 @@ fn describe(doc: &Value) -> Table {
         engines.push(g);
     }
     engines.dedup();
-    row(
-        "engine",
-        if engines.is_empty() { "psync (fio default)".into() } else { engines.join(", ") },
-    );
+    let engine = if doc.get("iolab_sim").is_some() {
+        "none: cache and device models (iolab sim)".to_string()
+    } else if engines.is_empty() {
+        "psync (fio default)".to_string()
+    } else {
+        engines.join(", ")
+    };
+    row("engine", engine);
     let mut targets = Vec::new();
     for o in
         std::iter::once(&doc["global options"]).chain(jobs(doc).iter().map(|j| &j["job options"]))
@@ -293,9 +297,7 @@ fn devices(doc: &Value, n: usize) -> Vec<Chart> {
                     name: label.to_string(),
                     points: downsample(
                         &pts.iter()
-                            .filter_map(|p| {
-                                Some((num(p, "/end_ms")? / 1000.0, num(p, &format!("/{key}"))?))
-                            })
+                            .filter_map(|p| Some((num(p, "/end_ms")? / 1000.0, num(p, &ptr(key))?)))
                             .collect::<Vec<_>>(),
                         MAX_POINTS,
                     ),
@@ -333,6 +335,11 @@ fn devices(doc: &Value, n: usize) -> Vec<Chart> {
         out.push(mk("util", "utilisation", "%util", series(&[("util", "%util")])));
     }
     out
+}
+
+/// A JSON pointer to `key` (RFC 6901: `~` and `/` escaped, as in iostat's `r/s`).
+fn ptr(key: &str) -> String {
+    format!("/{}", key.replace('~', "~0").replace('/', "~1"))
 }
 
 fn advice(doc: &Value) -> Vec<Advice> {
