@@ -45,7 +45,7 @@ fn chromium() -> Option<PathBuf> {
         .find(|c| c.is_file())
 }
 
-fn headless(chrome: &Path, page: &Path, extra: &[String]) -> String {
+fn headless(chrome: &Path, page: &Path, hash: &str, extra: &[String]) -> String {
     let profile = tempfile::tempdir().unwrap();
     let o = Command::new(chrome)
         .args([
@@ -60,7 +60,7 @@ fn headless(chrome: &Path, page: &Path, extra: &[String]) -> String {
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(extra)
-        .arg(format!("file://{}", page.canonicalize().unwrap().display()))
+        .arg(format!("file://{}{hash}", page.canonicalize().unwrap().display()))
         .output()
         .unwrap();
     assert!(o.status.success(), "chromium: {}", String::from_utf8_lossy(&o.stderr));
@@ -126,11 +126,12 @@ fn check_page(page: &Path, max_bytes: u64) -> Vec<(String, usize, usize)> {
         println!("skip: chromium not installed");
         return list;
     };
-    let dom = headless(&chrome, page, &["--dump-dom".into()]);
+    let dom = headless(&chrome, page, "#selftest", &["--dump-dom".into()]);
     assert_eq!(body_attr(&dom, "data-script"), Some("ok"), "the page's script did not run");
     assert_eq!(body_attr(&dom, "data-errors"), None, "script errors: {dom}");
     let n = |a: &str| body_attr(&dom, a).unwrap().parse::<usize>().unwrap();
     assert_eq!(n("data-hover-charts"), list.len());
+    assert_eq!(n("data-hover-test"), list.len(), "a tooltip with values over every chart");
     assert_eq!(n("data-hover-series"), attr_sum(&html, "data-series"));
     assert_eq!(n("data-hover-points"), attr_sum(&html, "data-points"));
     assert_eq!(dom.matches("<svg").count(), list.len(), "one inline SVG per chart");
@@ -138,6 +139,7 @@ fn check_page(page: &Path, max_bytes: u64) -> Vec<(String, usize, usize)> {
     headless(
         &chrome,
         page,
+        "",
         &[format!("--screenshot={}", shot.display()), "--window-size=1200,2000".into()],
     );
     let (colours, dims) = png_colours(&shot);
@@ -354,6 +356,39 @@ fn plot_writes_svg_and_png_per_chart() {
             assert!(colours > 20, "{f}: only {colours} colours: blank or no text");
         }
     }
+}
+
+#[test]
+fn fio_json_plus_report() {
+    if Command::new("fio").arg("--version").output().is_err() {
+        println!("skip: fio not installed");
+        return;
+    }
+    let d = scratch("fio");
+    let json = p(&d, "fio.json");
+    let o = Command::new("fio")
+        .args([
+            "--name=f",
+            "--ioengine=null",
+            "--rw=randrw",
+            "--bs=4k",
+            "--size=64m",
+            "--time_based",
+            "--runtime=1",
+            "--output-format=json+",
+            &format!("--output={json}"),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let page = d.join("fio.html");
+    iolab(&["report", &json, "-o", &page.display().to_string()]);
+    let list = check_page(&page, 256 << 10);
+    // fio's JSON has no interval series: the json+ latency charts, read and write overlaid.
+    assert_eq!(list.len(), 2, "{list:?}");
+    assert_eq!(find(&list, "lat-hist").1, 2);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("<th>version</th><td>fio-"), "fio's version in the description");
 }
 
 #[test]

@@ -15,7 +15,7 @@ const DIRS: [&str; 3] = ["read", "write", "trim"];
 
 /// The section of one run or sim document (plus JSON Lines after it in the same file).
 pub fn section(input: &Input, n: usize) -> Section {
-    let doc = &input.values[0];
+    let doc = input.doc();
     let sim = doc.get("iolab_sim").is_some();
     let mut s = Section {
         title: format!("{}: {}", if sim { "Simulation" } else { "Run" }, input.label),
@@ -228,7 +228,7 @@ pub fn add_intervals(s: &mut Section, input: &Input, n: usize) {
             }
         }
     }
-    let band = steady_window(&input.values[0]);
+    let band = steady_window(input.doc());
     for (j, js) in by_job.iter().enumerate() {
         let end = js.dirs.iter().flatten().map(|p| p.0).fold(0.0, f64::max);
         let band = band.map(|d| ((end - d).max(0.0), end, "steady-state window".to_string()));
