@@ -301,6 +301,10 @@ fn mrc_of_the_bundled_trace_for_six_policies() {
     for pol in POLICIES.split(',') {
         assert!(html.contains(&format!("policies.json {pol}")), "legend names {pol}");
     }
+    // `iolab mrc --html`: the exact curve's page (miss and byte miss ratio).
+    let (direct, _) = iolab(&["mrc", &trace.display().to_string(), "--html"]);
+    let list = charts(&direct);
+    assert_eq!(list.iter().map(|c| (c.1, c.2)).collect::<Vec<_>>(), [(1, 38), (1, 38)]);
 }
 
 #[test]
@@ -317,6 +321,10 @@ fn fill_of_a_million_entries() {
     assert_eq!(find(&list, "fill").2, rows);
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("<td>1M</td><td>uniform</td><td>14.39</td>"), "the fill table");
+    // The same page straight from `iolab fill --html`.
+    let (direct, _) = iolab(&["fill", "--entries", "1M", "--iops", "20000", "--html"]);
+    assert_eq!(charts(&direct).len(), 2);
+    assert!(direct.contains("<td>1M</td><td>uniform</td><td>14.39</td>"));
 }
 
 #[test]

@@ -48,6 +48,9 @@ pub struct Args {
     csv: bool,
     #[arg(long)]
     json: bool,
+    /// Write the curve as an offline HTML page (`iolab report`'s) to stdout.
+    #[arg(long, conflicts_with_all = ["json", "csv"])]
+    html: bool,
     #[command(flatten)]
     opts: TraceOpts,
 }
@@ -158,7 +161,7 @@ fn print_curve(
     pts: &[CurvePoint],
     unit: u64,
 ) -> anyhow::Result<ExitCode> {
-    if a.json {
+    if a.json || a.html {
         let v = serde_json::json!({
             "trace": label,
             "format": format,
@@ -176,7 +179,11 @@ fn print_curve(
                 "byte_miss_ratio": p.byte_miss_ratio,
             })).collect::<Vec<_>>(),
         });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        if a.html {
+            print!("{}", super::report::page_of("mrc", &v)?);
+        } else {
+            println!("{}", serde_json::to_string_pretty(&v)?);
+        }
     } else if a.csv {
         println!("cache_entries,cache_bytes,miss_ratio,byte_miss_ratio");
         for p in pts {
