@@ -219,6 +219,37 @@ fn file_engine_run_json_plus_jsonl_to_report() {
 }
 
 #[test]
+fn steady_state_window_is_shaded() {
+    let d = scratch("ss");
+    let json = p(&d, "ss.json");
+    iolab(&[
+        "run",
+        "--name=s",
+        "--ioengine=null",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=64m",
+        "--time_based",
+        "--runtime=20",
+        "--ss=iops:50%",
+        "--ss_dur=2",
+        "--status-interval=0.5",
+        "--output-format=json+,jsonl",
+        &format!("--output={json}"),
+    ]);
+    let page = d.join("ss.html");
+    iolab(&["report", &json, "-o", &page.display().to_string()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let tag = html.split("data-chart=\"i0-j0-iops\"").nth(1).unwrap().split('>').next().unwrap();
+    let band: Vec<f64> =
+        attrs(tag, "data-band")[0].split(',').map(|v| v.parse().unwrap()).collect();
+    // fio's `ss_dur=2`: the last 2 s of the job's intervals, which stop when it is attained.
+    assert!((band[1] - band[0] - 2.0).abs() < 1e-9, "{band:?}");
+    assert!(band[1] < 20.0, "the job stopped once steady: {band:?}");
+    check_page(&page, 1 << 20);
+}
+
+#[test]
 fn three_tier_sim_report() {
     let d = scratch("sim");
     let json = p(&d, "sim.json");

@@ -125,15 +125,18 @@ fn figure(o: &mut String, c: &Chart) -> Result<(), VizError> {
         Some(k) => format!("{}<title>{}</title>{}", &svg[..=k], esc(&c.title), &svg[k + 1..]),
         None => svg,
     };
+    // The shaded window (steady state), in x values.
+    let band = c.band.as_ref().map(|b| format!(" data-band=\"{},{}\"", b.0, b.1));
     let _ = write!(
         o,
         "<figure class=\"chart\" id=\"c-{id}\" data-chart=\"{id}\" data-series=\"{}\" \
-         data-points=\"{}\" data-x-scale=\"{}\" data-y-scale=\"{}\">\n{svg}\n\
+         data-points=\"{}\" data-x-scale=\"{}\" data-y-scale=\"{}\"{}>\n{svg}\n\
          <figcaption>{}</figcaption>\n<script type=\"application/json\">{}</script>\n</figure>\n",
         c.series.len(),
         c.point_count(),
         c.x.scale.name(),
         c.y.scale.name(),
+        band.unwrap_or_default(),
         esc(&c.title),
         island(c, &frame),
         id = esc(&c.id),
