@@ -426,6 +426,31 @@ fn fio_json_plus_report() {
     // fio's JSON has no interval series: the json+ latency charts, read and write overlaid.
     assert_eq!(list.len(), 2, "{list:?}");
     assert_eq!(find(&list, "lat-hist").1, 2);
+    // With --status-interval fio prints a cumulative document per interval: their
+    // differences are the interval series (3 s at 1 s: 3 or 4 documents, 2 or 3 intervals).
+    let st = p(&d, "status.json");
+    let o = Command::new("fio")
+        .args([
+            "--name=f",
+            "--ioengine=null",
+            "--rw=randrw",
+            "--bs=4k",
+            "--size=64m",
+            "--time_based",
+            "--runtime=3",
+            "--status-interval=1",
+            "--output-format=json",
+            &format!("--output={st}"),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let page = d.join("status.html");
+    iolab(&["report", &st, "-o", &page.display().to_string()]);
+    let list = check_page(&page, 256 << 10);
+    let c = find(&list, "j0-iops");
+    assert_eq!(c.1, 2, "read and write: {c:?}");
+    assert!((4..=6).contains(&c.2), "{c:?}");
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("<th>version</th><td>fio-"), "fio's version in the description");
 }

@@ -208,7 +208,11 @@ struct JobSeries {
 /// Per-job IOPS, bandwidth and latency charts from `input`'s JSON Lines.
 pub fn add_intervals(s: &mut Section, input: &Input, n: usize) {
     let mut by_job: Vec<JobSeries> = Vec::new();
-    for l in input.intervals() {
+    let mut lines: Vec<Value> = input.intervals().cloned().collect();
+    if lines.is_empty() {
+        lines = status_intervals(input);
+    }
+    for l in &lines {
         let name =
             format!("{} ({})", text(l, "/job").unwrap_or("?"), num(l, "/jobidx").unwrap_or(0.0));
         let idx = match by_job.iter().position(|j| j.name == name) {
@@ -264,6 +268,45 @@ pub fn add_intervals(s: &mut Section, input: &Input, n: usize) {
             pick(|p| p.3),
         ));
     }
+}
+
+/// Intervals from fio's `--status-interval` JSON: a cumulative document per interval, so each
+/// interval is the difference of two (`total_ios`, `io_bytes`, `clat_ns` mean × N) over the
+/// difference of `job_runtime` (ms), in the JSON Lines shape [`add_intervals`] reads.
+fn status_intervals(input: &Input) -> Vec<Value> {
+    let docs: Vec<&Value> =
+        input.values.iter().filter(|v| v.get("jobs").is_some_and(Value::is_array)).collect();
+    let mut out = Vec::new();
+    for w in docs.windows(2) {
+        for (k, (a, b)) in jobs(w[0]).iter().zip(jobs(w[1])).enumerate() {
+            let dt = num(b, "/job_runtime").unwrap_or(0.0) - num(a, "/job_runtime").unwrap_or(0.0);
+            if dt <= 0.0 {
+                continue;
+            }
+            let mut line = serde_json::json!({
+                "time_ms": num(b, "/job_runtime"),
+                "job": text(b, "/jobname").unwrap_or("?"),
+                "jobidx": k,
+            });
+            for dir in DIRS {
+                let d = |f: &str| num(&b[dir], f).unwrap_or(0.0) - num(&a[dir], f).unwrap_or(0.0);
+                let ios = d("/total_ios");
+                if ios <= 0.0 {
+                    continue;
+                }
+                let sum = |v: &Value| {
+                    num(v, "/clat_ns/mean").unwrap_or(0.0) * num(v, "/total_ios").unwrap_or(0.0)
+                };
+                line[dir] = serde_json::json!({
+                    "iops": ios * 1000.0 / dt,
+                    "bw_bytes": d("/io_bytes") * 1000.0 / dt,
+                    "clat_mean_ns": (sum(&b[dir]) - sum(&a[dir])) / ios,
+                });
+            }
+            out.push(line);
+        }
+    }
+    out
 }
 
 /// The steady-state window's length in seconds: fio's `steadystate.duration` when the job had
