@@ -178,6 +178,13 @@ fn ten_second_null_run_as_html() {
     }
     assert_eq!(find(&list, "lat-hist").1, 2);
     assert_eq!(find(&list, "lat-pct").1, 2);
+    if let Some(chrome) = chromium() {
+        // It prints (`@media print`): a PDF with the charts in it.
+        let pdf = d.join("run.pdf");
+        headless(&chrome, &page, "", &[format!("--print-to-pdf={}", pdf.display())]);
+        let bytes = std::fs::read(&pdf).unwrap();
+        assert!(bytes.starts_with(b"%PDF") && bytes.len() > 20_000, "{} bytes", bytes.len());
+    }
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("<th>engine</th><td>null</td>"), "description names the engine");
     assert!(html.contains("<th>kernel</th>"));
