@@ -238,7 +238,7 @@ fn steady_state_window_is_shaded() {
         "--size=64m",
         "--time_based",
         "--runtime=20",
-        "--ss=iops:50%",
+        "--ss=iops:90%",
         "--ss_dur=2",
         "--status-interval=0.5",
         "--output-format=json+,jsonl",
