@@ -290,7 +290,20 @@ pub fn draw<DB: DrawingBackend>(chart: &Chart, root: &DrawingArea<DB, Shift>) ->
         .draw()
         .map_err(err)?;
     draw_band(chart, &mut cc, y0, y1)?;
-    for (i, (s, pts)) in chart.series.iter().zip(&coords).enumerate() {
+    draw_lines(chart, &coords, &mut cc)?;
+    let (px, py) = cc.plotting_area().get_pixel_range();
+    Ok(Frame { px: (px.start, px.end), py: (py.start, py.end), x: (x0, x1), y: (y0, y1) })
+}
+
+type Cc<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The series (a single point as a dot) and the legend.
+fn draw_lines<'a, DB: DrawingBackend + 'a>(
+    chart: &Chart,
+    coords: &[Vec<(f64, f64)>],
+    cc: &mut Cc<'a, DB>,
+) -> DrawResult<()> {
+    for (i, (s, pts)) in chart.series.iter().zip(coords).enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let style = ShapeStyle { color: color.to_rgba(), filled: false, stroke_width: 2 };
         let drawn = if pts.len() == 1 {
@@ -316,11 +329,8 @@ pub fn draw<DB: DrawingBackend>(chart: &Chart, root: &DrawingArea<DB, Shift>) ->
             .draw()
             .map_err(err)?;
     }
-    let (px, py) = cc.plotting_area().get_pixel_range();
-    Ok(Frame { px: (px.start, px.end), py: (py.start, py.end), x: (x0, x1), y: (y0, y1) })
+    Ok(())
 }
-
-type Cc<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 fn draw_band<DB: DrawingBackend>(
     chart: &Chart,

@@ -65,32 +65,8 @@ fn describe(doc: &Value) -> Table {
             row(key, v.to_string());
         }
     }
-    let mut engines: Vec<&str> =
-        jobs(doc).iter().filter_map(|j| text(j, "/job options/ioengine")).collect();
-    if let Some(g) = text(doc, "/global options/ioengine") {
-        engines.push(g);
-    }
-    engines.dedup();
-    let engine = if doc.get("iolab_sim").is_some() {
-        "none: cache and device models (iolab sim)".to_string()
-    } else if engines.is_empty() {
-        "psync (fio default)".to_string()
-    } else {
-        engines.join(", ")
-    };
-    row("engine", engine);
-    let mut targets = Vec::new();
-    for o in
-        std::iter::once(&doc["global options"]).chain(jobs(doc).iter().map(|j| &j["job options"]))
-    {
-        for k in ["filename", "directory"] {
-            if let Some(t) = o.get(k).and_then(Value::as_str) {
-                if !targets.iter().any(|x: &String| x.ends_with(t)) {
-                    targets.push(format!("{k}={t}"));
-                }
-            }
-        }
-    }
+    row("engine", engine(doc));
+    let targets = targets(doc);
     if !targets.is_empty() {
         row("target", targets.join(", "));
     }
@@ -108,6 +84,40 @@ fn describe(doc: &Value) -> Table {
         row("global options", opts.join(" "));
     }
     Table { caption: "Description".into(), head: vec!["".into(), "".into()], rows }
+}
+
+/// The jobs' `ioengine`s (a sim has none: its I/O is modelled).
+fn engine(doc: &Value) -> String {
+    let mut engines: Vec<&str> =
+        jobs(doc).iter().filter_map(|j| text(j, "/job options/ioengine")).collect();
+    if let Some(g) = text(doc, "/global options/ioengine") {
+        engines.push(g);
+    }
+    engines.dedup();
+    if doc.get("iolab_sim").is_some() {
+        "none: cache and device models (iolab sim)".to_string()
+    } else if engines.is_empty() {
+        "psync (fio default)".to_string()
+    } else {
+        engines.join(", ")
+    }
+}
+
+/// Every `filename=`/`directory=` of the global section and the jobs, once each.
+fn targets(doc: &Value) -> Vec<String> {
+    let mut targets = Vec::new();
+    let sections =
+        std::iter::once(&doc["global options"]).chain(jobs(doc).iter().map(|j| &j["job options"]));
+    for o in sections {
+        for k in ["filename", "directory"] {
+            if let Some(t) = o.get(k).and_then(Value::as_str) {
+                if !targets.iter().any(|x: &String| x.ends_with(t)) {
+                    targets.push(format!("{k}={t}"));
+                }
+            }
+        }
+    }
+    targets
 }
 
 fn opt(k: &str, v: &Value) -> String {
@@ -205,8 +215,8 @@ struct JobSeries {
     dirs: [Vec<(f64, f64, f64, f64)>; 3],
 }
 
-/// Per-job IOPS, bandwidth and latency charts from `input`'s JSON Lines.
-pub fn add_intervals(s: &mut Section, input: &Input, n: usize) {
+/// `input`'s intervals (its JSON Lines, else fio's status documents) per job clone.
+fn group_intervals(input: &Input) -> Vec<JobSeries> {
     let mut by_job: Vec<JobSeries> = Vec::new();
     let mut lines: Vec<Value> = input.intervals().cloned().collect();
     if lines.is_empty() {
@@ -232,6 +242,12 @@ pub fn add_intervals(s: &mut Section, input: &Input, n: usize) {
             }
         }
     }
+    by_job
+}
+
+/// Per-job IOPS, bandwidth and latency charts from `input`'s JSON Lines.
+pub fn add_intervals(s: &mut Section, input: &Input, n: usize) {
+    let by_job = group_intervals(input);
     let band = steady_window(input.doc());
     for (j, js) in by_job.iter().enumerate() {
         let end = js.dirs.iter().flatten().map(|p| p.0).fold(0.0, f64::max);
