@@ -226,6 +226,11 @@ pub fn fmt_coord(scale: Scale, c: f64) -> String {
             let s = format!("{v:.4}");
             s.trim_end_matches('0').trim_end_matches('.').to_string()
         }
+        // Between whole decades, two significant digits (3.2k, not 3162).
+        Scale::Log if (c - c.round()).abs() > 1e-9 => {
+            let m = 10f64.powi(v.log10().floor() as i32 - 1);
+            fmt_num((v / m).round() * m)
+        }
         _ => fmt_num(v),
     }
 }
@@ -420,6 +425,9 @@ mod tests {
         assert_eq!(fmt_num(250.0), "250");
         assert_eq!(fmt_num(0.5), "0.5");
         assert_eq!(fmt_coord(Scale::Nines, 2.0), "99");
+        assert_eq!(fmt_coord(Scale::Log, 3.5), "3200");
+        assert_eq!(fmt_coord(Scale::Log, 4.5), "32k");
+        assert_eq!(fmt_coord(Scale::Log, 2.0), "100");
     }
 
     #[test]
