@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod cmd;
+mod signals;
 
 #[derive(Parser)]
 #[command(
@@ -37,6 +38,8 @@ enum Command {
     Mrc(cmd::mrc::Args),
     /// How many reads and how long to fill a cache.
     Fill(cmd::fill::Args),
+    /// Result files side by side: differences, and whether each is beyond run-to-run noise.
+    Compare(cmd::compare::Args),
     /// One offline HTML report of result files.
     Report(cmd::report::Args),
     /// The report's charts as SVG and PNG files.
@@ -44,8 +47,19 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    restore_sigpipe();
+    signals::install();
     let cli = Cli::parse();
+    if matches!(
+        cli.command,
+        Command::Run(_)
+            | Command::Data(_)
+            | Command::Trace(_)
+            | Command::Replay(_)
+            | Command::Mrc(_)
+    ) {
+        // These poll the stop and write what they gathered, marked interrupted.
+        signals::polled(std::time::Duration::from_secs(10));
+    }
     let result = match cli.command {
         Command::Run(a) => cmd::run::run(a),
         Command::Sim(a) => cmd::sim::run(a),
@@ -56,9 +70,21 @@ fn main() -> ExitCode {
         Command::Replay(a) => cmd::replay::run(a),
         Command::Mrc(a) => cmd::mrc::run(a),
         Command::Fill(a) => cmd::fill::run(a),
+        Command::Compare(a) => cmd::compare::run(a),
         Command::Report(a) => cmd::report::run(a),
         Command::Plot(a) => cmd::plot::run(a),
     };
+    if let Err(e) = &result {
+        if signals::is_broken_pipe(e) {
+            signals::broken_pipe_exit();
+        }
+    }
+    iolab_report::output::remove_temporaries();
+    if let Some(status) = iolab_core::stop::exit_status() {
+        let why = result.err().map(|e| format!(": {}", one_line(&e))).unwrap_or_default();
+        eprintln!("iolab: interrupted by {}{why}", iolab_core::stop::signal_name());
+        return ExitCode::from(status);
+    }
     match result {
         Ok(code) => code,
         Err(e) => {
@@ -80,15 +106,4 @@ fn one_line(e: &anyhow::Error) -> String {
         }
     }
     msg
-}
-
-/// Rust ignores SIGPIPE, so `iolab options | head` would panic inside `println!` once the
-/// reader goes away. Restoring the default makes iolab end quietly, like other Unix tools.
-fn restore_sigpipe() {
-    // SAFETY: called first thing in main, before any thread exists; `signal` with SIG_DFL
-    // installs no handler code, so nothing can run concurrently with or inside it. This is
-    // the one `unsafe` outside the engine crate, for that reason.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
 }

@@ -12,8 +12,10 @@
 //! ```
 
 pub mod dir;
+pub mod input;
 pub mod rand;
 pub mod request;
+pub mod stop;
 pub mod time;
 pub mod units;
 

@@ -15,7 +15,6 @@
 use crate::error::DataError;
 use serde::Serialize;
 use std::collections::HashSet;
-use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
@@ -353,9 +352,21 @@ pub fn measure_bytes(data: &[u8], block: usize) -> Result<Measurement, DataError
 /// Measure a file or block device, read-only.
 pub fn measure_path(path: &Path, opts: &MeasureOptions) -> Result<Measurement, DataError> {
     let src = path.display().to_string();
-    let mut f = File::open(path).map_err(io(&src, "opening read-only"))?;
+    // A regular file or block device: a FIFO, socket or /dev/zero is refused at open.
+    let accept = iolab_core::input::Accept { block_devices: true };
+    let mut f = iolab_core::input::open_input(path, "input", accept).map_err(|e| {
+        let kind = match &e {
+            iolab_core::input::InputError::Open { source, .. } => source.kind(),
+            _ => std::io::ErrorKind::InvalidInput,
+        };
+        io(&src, "opening read-only")(std::io::Error::new(kind, e.reason()))
+    })?;
     // Seeking to the end gives the size of block devices too (metadata says 0 for them).
     let size = f.seek(SeekFrom::End(0)).map_err(io(&src, "finding the size"))?;
+    if size == 0 {
+        let e = std::io::Error::new(std::io::ErrorKind::InvalidInput, "the input is empty");
+        return Err(io(&src, "nothing to measure")(e));
+    }
     let seg = SEGMENT as u64;
     let nseg = size.div_ceil(seg);
     let want = opts.sample.map_or(nseg, |s| s.div_ceil(seg).max(1)).min(nseg);
@@ -363,6 +374,10 @@ pub fn measure_path(path: &Path, opts: &MeasureOptions) -> Result<Measurement, D
     let mut acc = Acc::new(opts.block.max(1), &src)?;
     let mut buf = vec![0u8; SEGMENT];
     for i in 0..want {
+        if iolab_core::stop::requested() {
+            let e = std::io::Error::new(std::io::ErrorKind::Interrupted, "stopped by a signal");
+            return Err(io(&src, "reading")(e));
+        }
         // Evenly spaced segments when sampling, all of them otherwise.
         let idx = if sampled { i * nseg / want } else { i };
         let off = idx * seg;

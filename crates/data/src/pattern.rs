@@ -16,6 +16,9 @@ use crate::error::{DataError, PatternErrorKind};
 pub const MAX_PATTERN_SIZE: usize = 128 << 20;
 
 /// Parse a `buffer_pattern` value into its bytes.
+use std::io::Read;
+use std::path::Path;
+
 pub fn parse_pattern(input: &str) -> Result<Vec<u8>, DataError> {
     let err = |at: usize, kind| DataError::Pattern { input: input.to_string(), at, kind };
     let s = input.trim();
@@ -44,15 +47,21 @@ pub fn parse_pattern(input: &str) -> Result<Vec<u8>, DataError> {
                     .find('\'')
                     .ok_or_else(|| err(at, PatternErrorKind::UnterminatedFile))?;
                 let path = &s[i + 1..i + 1 + end];
-                let bytes = std::fs::read(path).map_err(|e| {
-                    err(
-                        at,
-                        PatternErrorKind::FileUnreadable {
-                            path: path.to_string(),
-                            reason: e.to_string(),
-                        },
-                    )
-                })?;
+                // A regular file, read up to the pattern limit (fio reads as much as fits):
+                // `'/dev/zero'` or a FIFO is refused at open instead of read forever.
+                let unreadable = |reason: String| {
+                    err(at, PatternErrorKind::FileUnreadable { path: path.to_string(), reason })
+                };
+                let f = iolab_core::input::open_input(
+                    Path::new(path),
+                    "pattern file",
+                    Default::default(),
+                )
+                .map_err(|e| unreadable(e.reason()))?;
+                let mut bytes = Vec::new();
+                f.take(MAX_PATTERN_SIZE as u64)
+                    .read_to_end(&mut bytes)
+                    .map_err(|e| unreadable(e.to_string()))?;
                 if bytes.is_empty() {
                     return Err(err(at, PatternErrorKind::EmptyFile { path: path.to_string() }));
                 }

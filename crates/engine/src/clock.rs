@@ -9,9 +9,24 @@
 //!
 //! The TSC is used only when it is invariant (CPUID 0x80000007 EDX bit 8, what fio's
 //! `arch_init` checks) *and* the kernel itself runs on it (`current_clocksource` is `tsc`, so
-//! the kernel has checked it is synchronised across CPUs). It is calibrated once per process
-//! against `CLOCK_MONOTONIC` over 20 ms, bracketing each monotonic read between two TSC
-//! reads; the rate error is then a few ppm (fio calibrates over ~50 × 1 ms).
+//! the kernel has checked it is synchronised across CPUs).
+//!
+//! **Calibration method** (once per process): [`CAL_WINDOWS`] windows of [`CAL_WINDOW_NS`]
+//! each, back to back, so the span is at least 50 ms (fio gettime.c `calibrate_cpu_clock`
+//! takes ~50 × 1 ms and drops outliers). Each window end is a *bracket*: a TSC read between
+//! two `CLOCK_MONOTONIC` reads. The narrowest of [`BRACKET_TRIES`] brackets is kept, and a
+//! bracket still wider than [`BRACKET_MAX_NS`] means the thread was preempted or interrupted
+//! between the reads, so the windows it ends or starts are rejected. The rate is the median
+//! of the surviving windows' ticks-per-ns; fewer than [`CAL_MIN_WINDOWS`] survivors and the
+//! TSC is not used (`clock_gettime` instead, with the reason). Between window ends the
+//! thread sleeps, so preemption there costs nothing. One 20 ms window without a preemption
+//! check, as before, reported 1000 ms of runtime from a 623 ms process under CPU load.
+//!
+//! **End-of-job cross-check**: [`Clock::start`] ties its TSC base to a bracketed
+//! `CLOCK_MONOTONIC` read, and [`Clock::cross_check`] compares the job's elapsed TSC time
+//! with `CLOCK_MONOTONIC` at its end. Beyond [`CROSS_CHECK_TOLERANCE`] (0.1 %) the worker
+//! rescales every time it recorded (runtime, so IOPS and bandwidth, and the latencies) by the
+//! monotonic/TSC ratio and says so in the job's notes.
 
 use std::sync::OnceLock;
 
@@ -70,6 +85,8 @@ pub struct Clock {
     base: u64,
     /// TSC → ns: `(ticks * mult) >> 32`.
     mult: u64,
+    /// `CLOCK_MONOTONIC` at `base` (for the end-of-job cross-check).
+    mono_base: u64,
 }
 
 impl Clock {
@@ -79,9 +96,33 @@ impl Clock {
             (ClockSource::Cpu, None) => (ClockSource::ClockGettime, 0),
             (s, _) => (s, 0),
         };
-        let mut c = Clock { source, base: 0, mult };
-        c.base = c.raw();
+        let mut c = Clock { source, base: 0, mult, mono_base: 0 };
+        match source {
+            ClockSource::Cpu => {
+                let b = narrowest_bracket(BRACKET_TRIES);
+                (c.base, c.mono_base) = (b.tsc, b.mono_mid());
+            }
+            _ => {
+                c.base = c.raw();
+                c.mono_base = monotonic_ns();
+            }
+        }
         c
+    }
+
+    /// The job's elapsed time by this clock and by `CLOCK_MONOTONIC`, read now (for the TSC
+    /// the two reads are bracketed, so they describe the same instant to within a few
+    /// hundred ns). Pass the result to [`cross_check`].
+    pub fn elapsed_pair(&self) -> ElapsedPair {
+        let (ns, mono) = match self.source {
+            ClockSource::Cpu => {
+                let b = narrowest_bracket(BRACKET_TRIES);
+                let d = b.tsc.saturating_sub(self.base);
+                (((d as u128 * self.mult as u128) >> 32) as u64, b.mono_mid())
+            }
+            _ => (self.elapsed_ns(), monotonic_ns()),
+        };
+        ElapsedPair { clock_ns: ns, mono_ns: mono.saturating_sub(self.mono_base) }
     }
 
     pub fn source(&self) -> ClockSource {
@@ -112,6 +153,33 @@ impl Clock {
             _ => d,
         }
     }
+}
+
+/// A job's elapsed time read from its clock and from `CLOCK_MONOTONIC` at the same instant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ElapsedPair {
+    pub clock_ns: u64,
+    pub mono_ns: u64,
+}
+
+/// Largest disagreement between the job's clock and `CLOCK_MONOTONIC` accepted as is.
+pub const CROSS_CHECK_TOLERANCE: f64 = 1e-3;
+/// Disagreement below this many ns is always accepted (the reads' own uncertainty on very
+/// short jobs).
+const CROSS_CHECK_SLACK_NS: u64 = 20_000;
+
+/// The end-of-job check: `None` when the clock agreed with `CLOCK_MONOTONIC` to within 0.1 %
+/// (plus 20 µs), else the factor (monotonic / clock) every recorded time must be multiplied
+/// by.
+pub fn cross_check(p: ElapsedPair) -> Option<f64> {
+    let diff = p.clock_ns.abs_diff(p.mono_ns);
+    if diff <= CROSS_CHECK_SLACK_NS || (diff as f64) <= p.mono_ns as f64 * CROSS_CHECK_TOLERANCE {
+        return None;
+    }
+    if p.clock_ns == 0 {
+        return None;
+    }
+    Some(p.mono_ns as f64 / p.clock_ns as f64)
 }
 
 #[inline(always)]
@@ -146,12 +214,33 @@ struct Tsc {
 
 /// The calibrated TSC, or `None` where it must not be used.
 fn tsc() -> Option<Tsc> {
-    static CAL: OnceLock<Option<Tsc>> = OnceLock::new();
-    *CAL.get_or_init(|| if tsc_refusal().is_empty() { calibrate() } else { None })
+    tsc_state().as_ref().ok().copied()
 }
 
 /// Why the TSC is not used here ("" when it is usable).
 fn tsc_refusal() -> String {
+    tsc_state().as_ref().err().cloned().unwrap_or_default()
+}
+
+/// The TSC, calibrated once per process, or why it is not used.
+fn tsc_state() -> &'static Result<Tsc, String> {
+    static CAL: OnceLock<Result<Tsc, String>> = OnceLock::new();
+    CAL.get_or_init(|| {
+        let why = host_refusal();
+        if !why.is_empty() {
+            return Err(why);
+        }
+        calibrate().ok_or_else(|| {
+            format!(
+                "calibration failed: fewer than {CAL_MIN_WINDOWS} of {CAL_WINDOWS} windows \
+                 had unpreempted brackets (CPU too busy)"
+            )
+        })
+    })
+}
+
+/// Why this host's TSC must not be used ("" when it may be).
+fn host_refusal() -> String {
     if !cfg!(target_arch = "x86_64") {
         return "not x86_64".into();
     }
@@ -183,25 +272,109 @@ fn invariant_tsc() -> bool {
     false
 }
 
-/// Ticks per nanosecond against CLOCK_MONOTONIC over 20 ms.
-fn calibrate() -> Option<Tsc> {
-    let bracket = || {
-        let a = rdtsc();
-        let t = monotonic_ns();
-        let b = rdtsc();
-        (a / 2 + b / 2, t)
-    };
-    let (c0, t0) = bracket();
-    let mut last = (c0, t0);
-    while last.1.saturating_sub(t0) < 20_000_000 {
-        last = bracket();
+/// Windows the calibration takes (fio takes ~50; five medians out one preempted window or two).
+pub const CAL_WINDOWS: usize = 5;
+/// Each window's length; [`CAL_WINDOWS`] of them make the ≥ 50 ms span.
+pub const CAL_WINDOW_NS: u64 = 11_000_000;
+/// Fewest surviving windows the rate is taken from.
+pub const CAL_MIN_WINDOWS: usize = 3;
+/// A bracket (two `CLOCK_MONOTONIC` reads around one TSC read) wider than this was
+/// preempted or interrupted: an uninterrupted one is well under 1 µs even on a KVM guest.
+pub const BRACKET_MAX_NS: u64 = 5_000;
+/// Brackets tried per window end; the narrowest is kept.
+const BRACKET_TRIES: usize = 8;
+
+/// One TSC read between two `CLOCK_MONOTONIC` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bracket {
+    pub mono_before: u64,
+    pub tsc: u64,
+    pub mono_after: u64,
+}
+
+impl Bracket {
+    fn width(&self) -> u64 {
+        self.mono_after.saturating_sub(self.mono_before)
     }
-    let (c1, t1) = last;
-    let (dc, dt) = (c1.checked_sub(c0)?, t1 - t0);
-    if dc == 0 {
+
+    /// The monotonic time the TSC read stands for (the middle of the bracket).
+    fn mono_mid(&self) -> u64 {
+        self.mono_before + self.width() / 2
+    }
+}
+
+fn read_bracket() -> Bracket {
+    let mono_before = monotonic_ns();
+    let tsc = rdtsc();
+    let mono_after = monotonic_ns();
+    Bracket { mono_before, tsc, mono_after }
+}
+
+fn narrowest_bracket(tries: usize) -> Bracket {
+    let mut best = read_bracket();
+    for _ in 1..tries {
+        let b = read_bracket();
+        if b.width() < best.width() {
+            best = b;
+        }
+    }
+    best
+}
+
+/// What a calibration made of its brackets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Calibration {
+    /// TSC → ns multiplier: `(ticks * mult) >> 32`.
+    pub mult: u64,
+    /// Windows whose two ends were narrow brackets.
+    pub used: usize,
+    /// Windows rejected for a wide (preempted) bracket or a TSC that did not advance.
+    pub rejected: usize,
+}
+
+/// The rate from consecutive window-end brackets: each pair is one window, kept only when
+/// both its brackets are at most `max_width` ns wide and both clocks advanced; the median
+/// of the kept windows' rates. `None` with fewer than [`CAL_MIN_WINDOWS`] kept.
+pub fn calibrate_from(ends: &[Bracket], max_width: u64) -> Option<Calibration> {
+    let mut rates: Vec<u64> = Vec::with_capacity(ends.len());
+    let mut rejected = 0;
+    for w in ends.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let narrow = a.width() <= max_width && b.width() <= max_width;
+        let dc = b.tsc.checked_sub(a.tsc).filter(|&d| d > 0);
+        let dt = b.mono_mid().checked_sub(a.mono_mid()).filter(|&d| d > 0);
+        match (narrow, dc, dt) {
+            (true, Some(dc), Some(dt)) => match ((dt as u128) << 32).checked_div(dc as u128) {
+                Some(m) if m <= u64::MAX as u128 => rates.push(m as u64),
+                _ => rejected += 1,
+            },
+            _ => rejected += 1,
+        }
+    }
+    if rates.len() < CAL_MIN_WINDOWS {
         return None;
     }
-    Some(Tsc { mult: ((dt as u128) << 32).checked_div(dc as u128)? as u64 })
+    rates.sort_unstable();
+    let n = rates.len();
+    let mult = if n % 2 == 1 { rates[n / 2] } else { rates[n / 2 - 1] / 2 + rates[n / 2] / 2 };
+    Some(Calibration { mult, used: n, rejected })
+}
+
+/// Calibrate against `CLOCK_MONOTONIC` (see the file's header); `None` when too many
+/// windows were preempted even after one retry of the whole run.
+fn calibrate() -> Option<Tsc> {
+    for _ in 0..2 {
+        let mut ends = Vec::with_capacity(CAL_WINDOWS + 1);
+        ends.push(narrowest_bracket(BRACKET_TRIES));
+        for _ in 0..CAL_WINDOWS {
+            std::thread::sleep(std::time::Duration::from_nanos(CAL_WINDOW_NS));
+            ends.push(narrowest_bracket(BRACKET_TRIES));
+        }
+        if let Some(c) = calibrate_from(&ends, BRACKET_MAX_NS) {
+            return Some(Tsc { mult: c.mult });
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -229,6 +402,77 @@ mod tests {
         if tsc().is_none() {
             println!("TSC not used here: {}", tsc_refusal());
         }
+    }
+
+    /// Synthetic window ends at a true rate of 3 ticks/ns, 10 ms apart.
+    fn ends(widths: &[u64]) -> Vec<Bracket> {
+        widths
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| {
+                let mid = 1_000_000_000 + i as u64 * 10_000_000;
+                Bracket { mono_before: mid - w / 2, tsc: 3 * mid, mono_after: mid + w - w / 2 }
+            })
+            .collect()
+    }
+
+    fn ns_per_tick(c: &Calibration) -> f64 {
+        c.mult as f64 / (1u64 << 32) as f64
+    }
+
+    /// A preempted bracket (its monotonic pair 4 ms apart, its TSC read late by 3 ms) is
+    /// rejected with both windows it bounds; the rate comes from the others, exact.
+    #[test]
+    fn calibration_rejects_windows_with_a_wide_bracket() {
+        let mut e = ends(&[200, 300, 250, 180, 220, 260, 240]);
+        e[3].mono_after += 4_000_000;
+        e[3].tsc += 3 * 3_000_000;
+        let c = calibrate_from(&e, BRACKET_MAX_NS).unwrap();
+        assert_eq!((c.used, c.rejected), (4, 2));
+        assert!((ns_per_tick(&c) - 1.0 / 3.0).abs() < 1e-6, "{}", ns_per_tick(&c));
+        // Without the width check the two windows it bounds are kept (8 % and 14 % off).
+        let naive = calibrate_from(&e, u64::MAX).unwrap();
+        assert_eq!((naive.used, naive.rejected), (6, 0));
+    }
+
+    /// A window whose TSC reads moved by a preemption-free but wrong amount is outvoted by
+    /// the median; too few narrow windows give no rate at all (clock_gettime is used).
+    #[test]
+    fn calibration_takes_the_median_and_needs_three_windows() {
+        let mut e = ends(&[100; 6]);
+        e[5].tsc += 3 * 5_000_000; // the last window looks 50 % longer
+        let c = calibrate_from(&e, BRACKET_MAX_NS).unwrap();
+        assert_eq!((c.used, c.rejected), (5, 0));
+        assert!((ns_per_tick(&c) - 1.0 / 3.0).abs() < 1e-6);
+        let mut few = ends(&[100, 100, 100, 9_000, 100]);
+        few[3].tsc += 1;
+        assert_eq!(calibrate_from(&few, BRACKET_MAX_NS), None);
+        // A TSC that went backwards rejects its window (no negative rate); the median of the
+        // rest is still exact.
+        let mut back = ends(&[100; 5]);
+        back[2].tsc = 0;
+        let c = calibrate_from(&back, BRACKET_MAX_NS).unwrap();
+        assert_eq!((c.used, c.rejected), (3, 1));
+        assert!((ns_per_tick(&c) - 1.0 / 3.0).abs() < 1e-6);
+    }
+
+    /// The end-of-job check: 1000 ms by the clock for a job CLOCK_MONOTONIC saw last 623 ms
+    /// (the reported case) is rescaled by 0.623; 0.05 % off is accepted; so is 15 µs on a
+    /// 1 ms job.
+    #[test]
+    fn cross_check_rescales_beyond_a_tenth_of_a_percent() {
+        let p = |c: u64, m: u64| ElapsedPair { clock_ns: c, mono_ns: m };
+        let f = cross_check(p(1_000_000_000, 623_000_000)).unwrap();
+        assert!((f - 0.623).abs() < 1e-12, "{f}");
+        assert_eq!(cross_check(p(1_000_500_000, 1_000_000_000)), None);
+        let f = cross_check(p(1_002_000_000, 1_000_000_000)).unwrap();
+        assert!((f - 1.0 / 1.002).abs() < 1e-12);
+        assert_eq!(cross_check(p(1_015_000, 1_000_000)), None);
+        assert_eq!(cross_check(p(0, 0)), None);
+        // The live clock agrees with itself over a short job.
+        let c = Clock::start(ClockSource::default_for_host());
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        assert_eq!(cross_check(c.elapsed_pair()), None, "{:?}", c.elapsed_pair());
     }
 
     #[test]

@@ -628,7 +628,8 @@ pub fn run_jobs(
                 .into_iter()
                 .chain(job.bs.iter().flat_map(|(_, b)| b.split.iter().map(|s| s.bs)))
                 .max()
-                .unwrap_or(4096) as usize;
+                .unwrap_or(4096);
+            let max_bs = buffer_size(job, max_bs, wcfg.depth)?;
             let mut ecfg = EngineConfig::new(wcfg.depth, max_bs, efiles);
             ecfg.fixedbufs = job.opt_bool("fixedbufs");
             ecfg.registerfiles = job.opt_bool("registerfiles");
@@ -707,7 +708,9 @@ pub fn run_jobs(
                         ),
                     };
                     let out = out.and_then(|mut out| {
-                        out.notes = engine.notes();
+                        let mut notes = engine.notes();
+                        notes.append(&mut out.notes);
+                        out.notes = notes;
                         if let Some(c) = check.as_ref().and_then(|c| c.verify.as_ref()) {
                             out.verify = Some(c.result());
                         }
@@ -780,6 +783,21 @@ pub fn run_jobs(
     result.meta.percentile_list = opts.percentiles.clone();
     result.meta.iolab_version = env!("CARGO_PKG_VERSION").to_string();
     Ok(RunOutput { result, files, logs })
+}
+
+/// The largest block size as a buffer length, refused (naming `bs`/`bsrange`) when one
+/// buffer per queue slot cannot even be addressed: fio fails such a job with err=12.
+fn buffer_size(job: &Job, max_bs: u64, depth: u32) -> Result<usize, EngineError> {
+    usize::try_from(max_bs)
+        .ok()
+        .filter(|&b| b.checked_mul(depth.max(1) as usize).is_some_and(|t| t <= isize::MAX as usize))
+        .ok_or_else(|| EngineError::Job {
+            job: job.name.clone(),
+            what: format!(
+                "bs/bsrange: a largest block size of {max_bs} bytes times iodepth {depth} \
+                 cannot be allocated (fio: err=12); use a smaller bs or bsrange"
+            ),
+        })
 }
 
 /// Kernel names of the block device a target lives on (its partition and the whole disk),

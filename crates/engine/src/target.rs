@@ -218,6 +218,10 @@ fn lay_out(
     let mut buf = vec![0u8; CHUNK as usize];
     let mut off = from;
     while off < to {
+        if iolab_core::stop::requested() {
+            let e = std::io::Error::new(std::io::ErrorKind::Interrupted, "stopped by a signal");
+            return Err(EngineError::io(path, "layout", e));
+        }
         let n = (to - off).min(CHUNK) as usize;
         fill(&mut buf[..n], off);
         f.write_all_at(&buf[..n], off).map_err(|e| EngineError::io(path, "layout write", e))?;

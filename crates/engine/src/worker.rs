@@ -269,6 +269,11 @@ pub fn run_worker(
     // fio's gtod_reduce(): nothing per I/O needs a timestamp.
     let untimed = !meas.slat && !meas.clat && !meas.lat;
     let mut lat_logs = cfg.lat_log.as_ref().map(LatLogs::new);
+    // When `runtime` runs out, in ns since `t0`: every wait ends there, and every completion
+    // is compared with it (one comparison per I/O), so a job ends within about one I/O's
+    // latency whatever its rate, thinktime or block size (u64::MAX: no runtime).
+    let run_deadline = |from: u64| cfg.runtime.map_or(u64::MAX, |rt| from.saturating_add(rt.0));
+    let mut deadline = run_deadline(cfg.ramp.map_or(0, |r| r.0));
 
     'main: loop {
         // Time checks every few units: ramp end, runtime cap, stop flag, interval ticks.
@@ -289,6 +294,7 @@ pub fn run_worker(
                 cpu0 = iolab_stats::CpuUsage::sample(iolab_stats::Who::Thread);
                 meas.epoch = t.0;
                 lat_logs = cfg.lat_log.as_ref().map(LatLogs::new);
+                deadline = run_deadline(t.0);
             }
             if !ramping {
                 rec.tick_interval(t.saturating_sub(measure_start));
@@ -346,7 +352,11 @@ pub fn run_worker(
                         pending_req = Some(r);
                         break;
                     }
-                    wait_until(&t0, at, stop);
+                    if !wait_until(&t0, at, deadline, stop) {
+                        // runtime ran out or Ctrl-C during the wait: the unit is not issued.
+                        stream_done = true;
+                        break;
+                    }
                     t_start = now().0;
                 }
             }
@@ -378,6 +388,9 @@ pub fn run_worker(
                     let t_done = if untimed { 0 } else { now().0 };
                     if caps.sync {
                         reuse_t = Some(t_done);
+                    }
+                    if t_done >= deadline {
+                        stream_done = true;
                     }
                     count_file(&mut per_file, r.file, res, ramping);
                     rec.record_submit(r.dir, 1);
@@ -473,6 +486,9 @@ pub fn run_worker(
         if !untimed {
             reuse_t = Some(t_done);
         }
+        if t_done >= deadline {
+            stream_done = true;
+        }
         rec.record_complete_batch(comps.len() as u32);
         for c in comps.drain(..) {
             let s = slots[c.slot as usize];
@@ -533,10 +549,20 @@ pub fn run_worker(
         }
     }
     let end = now();
-    let runtime = end.saturating_sub(measure_start);
+    let mut runtime = end.saturating_sub(measure_start);
     rec.finish_intervals(runtime);
     if let Some(l) = lat_logs.as_mut() {
         l.finish(runtime);
+    }
+    let mut notes = Vec::new();
+    let pair = t0.elapsed_pair();
+    if let Some(f) = crate::clock::cross_check(pair) {
+        // The clock ran at the wrong rate (see clock.rs): CLOCK_MONOTONIC is the truth.
+        let sc = |n: Nanos| Nanos((n.0 as f64 * f).round() as u64);
+        rec.rescale_time(f);
+        runtime = sc(runtime);
+        measure_start = sc(measure_start);
+        notes.push(clock_note(cfg.clock, pair, f));
     }
     let cpu = iolab_stats::CpuUsage::sample(iolab_stats::Who::Thread).since(&cpu0);
     Ok(WorkerOutcome {
@@ -549,8 +575,22 @@ pub fn run_worker(
         per_file,
         verify: None,
         lat_logs,
-        notes: Vec::new(),
+        notes,
     })
+}
+
+/// The job note for a clock the end-of-job cross-check found off.
+fn clock_note(src: crate::clock::ClockSource, p: crate::clock::ElapsedPair, f: f64) -> String {
+    format!(
+        "clocksource={}: the job's clock read {:.3} ms where CLOCK_MONOTONIC read {:.3} ms \
+         ({:+.3} %); runtime, IOPS, bandwidth and latencies were rescaled by {:.6} \
+         (latency logs were not)",
+        src.name(),
+        p.clock_ns as f64 / 1e6,
+        p.mono_ns as f64 / 1e6,
+        (p.clock_ns as f64 / p.mono_ns.max(1) as f64 - 1.0) * 100.0,
+        f
+    )
 }
 
 #[inline]
@@ -668,16 +708,25 @@ fn complete(
     }
 }
 
-/// Sleep (then spin the last 20 µs) until `at` ns after `t0`, or until `stop`.
-fn wait_until(t0: &crate::clock::Clock, at: u64, stop: &AtomicBool) {
+/// Longest single sleep of a wait: how soon Ctrl-C (`stop`) is noticed.
+const WAIT_SLICE_NS: u64 = 20_000_000;
+
+/// Sleep (then spin the last 20 µs) until `at` ns after `t0`. Returns `false` instead when
+/// `deadline` (the end of `runtime`) comes first or `stop` is set: then it returns at the
+/// deadline, not at `at`, so a think time or rate gap longer than the runtime never
+/// outlasts it.
+fn wait_until(t0: &crate::clock::Clock, at: u64, deadline: u64, stop: &AtomicBool) -> bool {
     loop {
         let t = t0.elapsed_ns();
-        if t >= at || stop.load(Ordering::Relaxed) {
-            return;
+        if t >= at {
+            return true;
         }
-        let left = at - t;
+        if t >= deadline || stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        let left = at.min(deadline) - t;
         if left > 20_000 {
-            std::thread::sleep(std::time::Duration::from_nanos((left - 20_000).min(100_000_000)));
+            std::thread::sleep(std::time::Duration::from_nanos((left - 20_000).min(WAIT_SLICE_NS)));
         } else {
             std::hint::spin_loop();
         }

@@ -160,15 +160,25 @@ pub fn read_file(
     warnings: &mut Vec<Warning>,
 ) -> Result<Vec<RawSection>, JobError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| {
-        JobError::new(
-            Location::Path { file: name.clone() },
-            JobErrorKind::Read { message: e.to_string() },
-        )
-    })?;
+    // A regular file of bounded size: a FIFO, socket, /dev/zero or directory is refused at
+    // open (O_NONBLOCK + fstat) instead of blocking or reading forever.
+    let bytes = iolab_core::input::read_bounded(path, "job file", MAX_INCLUDE_BYTES)
+        .map_err(|e| read_error(Location::Path { file: name.clone() }, e))?;
     let text = String::from_utf8(bytes)
         .map_err(|_| JobError::new(Location::Path { file: name.clone() }, JobErrorKind::NotText))?;
-    parse_text(&name, &text, path.parent(), env, warnings)
+    parse_text(&name, strip_bom(&text), path.parent(), env, warnings)
+}
+
+/// The message of an input error, without the leading `job file PATH: ` that the location
+/// already gives.
+fn read_error(loc: Location, e: iolab_core::input::InputError) -> JobError {
+    JobError::new(loc, JobErrorKind::Read { message: e.reason() })
+}
+
+/// Text without a leading UTF-8 byte-order mark (editors on Windows write one; fio's
+/// parser would see it as part of the first line).
+pub fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
 /// Split job-file text into sections. `base_dir` is where relative includes are looked up
@@ -270,32 +280,22 @@ impl Reader<'_> {
                 candidate = b.join(path);
             }
         }
-        // A job file is small text; refuse devices and huge files (`include /dev/zero`).
-        let too_big = match std::fs::metadata(&candidate) {
-            Ok(m) => !m.is_file() || m.len() > MAX_INCLUDE_BYTES,
-            Err(_) => false, // reported by the read below
-        };
-        if too_big {
-            return Err(JobError::new(
-                loc,
-                JobErrorKind::Include {
-                    path: candidate.display().to_string(),
-                    message: format!("not a regular file of at most {MAX_INCLUDE_BYTES} bytes"),
-                },
-            ));
-        }
-        let text = std::fs::read_to_string(&candidate).map_err(|e| {
+        // A job file is small text; refuse devices, FIFOs and huge files (`include /dev/zero`)
+        // at open, before any read.
+        let include_err = |message: String| {
             JobError::new(
                 loc.clone(),
-                JobErrorKind::Include {
-                    path: candidate.display().to_string(),
-                    message: e.to_string(),
-                },
+                JobErrorKind::Include { path: candidate.display().to_string(), message },
             )
-        })?;
+        };
+        let bytes = iolab_core::input::read_bounded(&candidate, "include", MAX_INCLUDE_BYTES)
+            .map_err(|e| include_err(e.reason()))?;
+        let text =
+            String::from_utf8(bytes).map_err(|_| include_err("not UTF-8 text".to_string()))?;
+        let text = strip_bom(&text);
         let name = candidate.display().to_string();
         let dir = candidate.parent().map(Path::to_path_buf);
-        self.lines(&name, &text, dir.as_deref(), depth + 1)
+        self.lines(&name, text, dir.as_deref(), depth + 1)
     }
 
     fn entry(&mut self, line: &str, loc: Location) -> Result<RawEntry, JobError> {

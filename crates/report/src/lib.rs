@@ -1,8 +1,8 @@
 //! iolab's exporters: a [`RunResult`](iolab_stats::RunResult) rendered as fio-like text, fio's
 //! JSON and json+ (same field names and units, so fio's consumers read it), JSON Lines status
 //! intervals, CSV, and fio's bandwidth/IOPS/latency log files. One file per exporter under
-//! [`export`], one trait, one registry ([`exporter`]); results files are written atomically
-//! ([`write_atomic`]).
+//! [`export`], one trait, one registry ([`exporter`]); every output file is written by
+//! [`output`] (atomically, or through for devices and FIFOs).
 //!
 //! ```
 //! use iolab_report::exporter;
@@ -12,13 +12,16 @@
 //! ```
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod compare;
 pub mod export;
 pub mod fio_plat;
 pub mod json;
 pub mod num;
+pub mod output;
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+pub use output::write_atomic;
+
+use std::path::PathBuf;
 
 use iolab_stats::RunResult;
 
@@ -33,6 +36,8 @@ pub enum ReportError {
         #[source]
         source: std::io::Error,
     },
+    #[error("output {path}: {why}")]
+    BadOutput { path: String, why: String },
 }
 
 /// Renders a whole run into one document.
@@ -65,35 +70,6 @@ pub fn exporter(name: &str) -> Result<Box<dyn Exporter>, ReportError> {
     })
 }
 
-/// Write `bytes` to `path` atomically: a temporary file in the same directory, fsync, rename
-/// over `path`, then fsync the directory so the rename itself is durable. A reader sees the
-/// old file or the new one, never a partial one.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
-    let io = |source| ReportError::Io { path: path.to_path_buf(), source };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        // Directory fsync makes the rename durable; some filesystems refuse it, which does
-        // not undo the (already atomic) rename.
-        if let Ok(d) = std::fs::File::open(&dir) {
-            let _ = d.sync_all();
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(io)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,7 +83,7 @@ mod tests {
         assert_eq!(std::fs::read(&p).unwrap(), b"new");
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
         let e = write_atomic(&d.path().join("missing/x"), b"x").unwrap_err();
-        assert!(e.to_string().starts_with("writing "), "{e}");
+        assert!(e.to_string().contains("missing/x: cannot create a file in "), "{e}");
     }
 
     #[test]

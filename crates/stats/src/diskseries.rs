@@ -8,14 +8,18 @@
 //! (a few tens of µs for a few dozen devices) and keeps only the selected devices' counters,
 //! so an interval thread can call it every second without measurable cost. The counters are
 //! kept per tick, which is what allows exact window summaries later: a window's figures are
-//! the delta between the two snapshots that bracket it, not an average of averages.
+//! the sum of the wrap-safe deltas of every interval inside it, not an average of averages
+//! and not one first-to-last delta (a 32-bit counter such as `time_in_queue` on an older
+//! kernel can wrap several times over a long run; one delta would see at most one wrap).
 
 use std::path::PathBuf;
 
 use iolab_core::Nanos;
 use serde::{Deserialize, Serialize};
 
-use crate::diskstats::{delta, DiskCounters, DiskStatsError, DiskStatsSampler};
+use crate::diskstats::{
+    counter_delta, delta, DiskCounters, DiskStatsError, DiskStatsSampler, NFIELDS,
+};
 use crate::result::{DiskUtil, IostatX, SampleStats};
 
 /// One device over one interval.
@@ -105,9 +109,7 @@ impl DiskSeriesSampler {
         if j <= i {
             return Vec::new();
         }
-        let (t0, a) = &self.snaps[i];
-        let (t1, b) = &self.snaps[j];
-        pair(a, b, t1 - t0)
+        summed(&self.snaps[i..=j])
     }
 
     /// Summary per device for a phase `[start, end]`: the samples *inside* it when they span
@@ -118,10 +120,9 @@ impl DiskSeriesSampler {
         let i = self.snaps.iter().position(|(t, _)| *t >= start.0);
         let j = self.snaps.iter().rposition(|(t, _)| *t <= end.0);
         if let (Some(i), Some(j)) = (i, j) {
-            let (t0, a) = &self.snaps[i];
-            let (t1, b) = &self.snaps[j];
+            let (t0, t1) = (self.snaps[i].0, self.snaps[j].0);
             if j > i && (t1 - t0) * 2 >= end.0.saturating_sub(start.0) {
-                return pair(a, b, t1 - t0);
+                return summed(&self.snaps[i..=j]);
             }
         }
         self.window(start, end)
@@ -146,8 +147,8 @@ impl DiskSeriesSampler {
                 }
             }
         }
-        if let (Some((t0, a)), Some((t1, b))) = (self.snaps.first(), self.snaps.last()) {
-            for u in pair(a, b, t1 - t0) {
+        if self.snaps.len() >= 2 {
+            for u in summed(&self.snaps) {
                 if let Some(d) = devices.iter_mut().find(|d| d.name == u.name) {
                     let aq: Vec<f64> = d.points.iter().map(|p| p.iostat.aqu_sz).collect();
                     d.aqu_sz = SampleStats::from_samples(&aq);
@@ -174,6 +175,39 @@ fn pair(a: &[DiskCounters], b: &[DiskCounters], window_ns: u64) -> Vec<DiskUtil>
                 .find(|p| p.major == c.major && p.minor == c.minor && p.name == c.name)
                 .map(|p| delta(p, c, window_ns))
         })
+        .collect()
+}
+
+/// Summary per device over consecutive samples: each counter is the sum of its wrap-safe
+/// per-interval deltas, so any number of 32-bit wraps over the span is counted (one
+/// first-to-last delta would lose all but one). Devices present in the first and last
+/// samples are reported; an interval a device is missing from adds nothing for it.
+fn summed(snaps: &[(u64, Vec<DiskCounters>)]) -> Vec<DiskUtil> {
+    let (Some((t0, first)), Some((t1, last))) = (snaps.first(), snaps.last()) else {
+        return Vec::new();
+    };
+    let same = |a: &DiskCounters, b: &DiskCounters| {
+        a.major == b.major && a.minor == b.minor && a.name == b.name
+    };
+    let mut acc: Vec<DiskCounters> = last
+        .iter()
+        .filter(|c| first.iter().any(|f| same(f, c)))
+        .map(|c| DiskCounters { fields: [0; NFIELDS], ..c.clone() })
+        .collect();
+    for w in snaps.windows(2) {
+        for a in acc.iter_mut() {
+            let (Some(p), Some(c)) =
+                (w[0].1.iter().find(|x| same(x, a)), w[1].1.iter().find(|x| same(x, a)))
+            else {
+                continue;
+            };
+            for k in 0..NFIELDS {
+                a.fields[k] = a.fields[k].saturating_add(counter_delta(p.fields[k], c.fields[k]));
+            }
+        }
+    }
+    acc.iter()
+        .map(|a| delta(&DiskCounters { fields: [0; NFIELDS], ..a.clone() }, a, t1 - t0))
         .collect()
 }
 

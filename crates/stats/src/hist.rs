@@ -97,6 +97,22 @@ impl LatHist {
         self.n
     }
 
+    /// The same samples with every value multiplied by `f` (a clock found running at the
+    /// wrong rate after the fact): buckets are re-recorded at their scaled value, the moments
+    /// are scaled exactly enough for a mean and deviation.
+    pub fn scaled(&self, f: f64) -> LatHist {
+        let sc = |v: u64| (v as f64 * f).round() as u64;
+        let mut out = LatHist::new();
+        for v in self.h.iter_recorded() {
+            out.h.saturating_record_n(sc(v.value_iterated_to()), v.count_at_value());
+        }
+        out.n = self.n;
+        (out.min, out.max) = if self.n == 0 { (u64::MAX, 0) } else { (sc(self.min), sc(self.max)) };
+        out.sum = (self.sum as f64 * f) as u128;
+        out.sum_sq = (self.sum_sq as f64 * f * f) as u128;
+        out
+    }
+
     /// The underlying HdrHistogram (for callers that want its iterators).
     pub fn histogram(&self) -> &Histogram<u64> {
         &self.h

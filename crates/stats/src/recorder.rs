@@ -415,6 +415,28 @@ impl Recorder {
         }
     }
 
+    /// Multiply every recorded time by `f`: the latency histograms, the interval series'
+    /// times and clat sums (the worker's end-of-job clock cross-check found its clock off).
+    pub fn rescale_time(&mut self, f: f64) {
+        let sc = |v: u64| (v as f64 * f).round() as u64;
+        for d in self.dirs.iter_mut() {
+            for h in [&mut d.slat, &mut d.clat, &mut d.lat] {
+                if let Some(x) = h.as_mut() {
+                    **x = x.scaled(f);
+                }
+            }
+            d.clat_sum = sc(d.clat_sum);
+        }
+        for iv in self.intervals.iter_mut() {
+            iv.end_ns = sc(iv.end_ns);
+            iv.dur_ns = sc(iv.dur_ns);
+            iv.clat_sum_ns = iv.clat_sum_ns.map(sc);
+        }
+        self.last.clat_sum_ns = self.last.clat_sum_ns.map(sc);
+        self.next_tick = Nanos(sc(self.next_tick.0));
+        self.last_tick = Nanos(sc(self.last_tick.0));
+    }
+
     /// The closed intervals so far (per-interval deltas, not cumulative).
     pub fn intervals(&self) -> &[RawInterval] {
         &self.intervals

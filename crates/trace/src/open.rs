@@ -1,10 +1,10 @@
 //! Opening a trace: transparent zstd and gzip (by magic bytes, not by name), then the format
-//! from `--format`, the file extension, or the content (each format's sniffer).
+//! from `--format`, the file extension, or the content (each format's sniffer). Only regular
+//! files are opened (`iolab_core::input`: FIFOs, sockets and devices are refused at open).
 
 use crate::reader::{ReaderConfig, TraceReader};
 use crate::registry::{self, FormatInfo, FORMATS};
 use crate::{TraceError, TraceErrorKind};
-use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
@@ -19,7 +19,14 @@ pub fn open(
     cfg: &ReaderConfig,
 ) -> Result<Box<dyn TraceReader>, TraceError> {
     let name = path.display().to_string();
-    let file = File::open(path).map_err(|e| TraceError::whole(&name, e.into()))?;
+    // A regular file only: a FIFO would block the open, /dev/zero would read forever.
+    let file = iolab_core::input::open_input(path, "trace", Default::default()).map_err(|e| {
+        let kind = match &e {
+            iolab_core::input::InputError::Open { source, .. } => source.kind(),
+            _ => std::io::ErrorKind::InvalidInput,
+        };
+        TraceError::whole(&name, std::io::Error::new(kind, e.reason()).into())
+    })?;
     open_reader(Box::new(BufReader::with_capacity(BUF, file)), &name, format, cfg)
 }
 

@@ -9,7 +9,7 @@ use iolab_data::measure::{measure_path, MeasureOptions};
 use iolab_data::{DataConfig, DataGen};
 use iolab_job::{Job, OptionValue, Origin, ResolvedOption, RwKind, SizeSpec};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -68,7 +68,8 @@ struct GenArgs {
     bs: String,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Output file (written to FILE.tmp, then renamed).
+    /// Output file (written to a temporary beside it, then renamed; a device or FIFO is
+    /// written through).
     #[arg(short = 'o', long)]
     output: PathBuf,
 }
@@ -168,15 +169,12 @@ fn gen(a: GenArgs) -> anyhow::Result<ExitCode> {
     for w in cfg.warnings() {
         eprintln!("iolab: warning: {w}");
     }
-    let tmp = tmp_path(&a.output);
+    iolab_report::output::check(&a.output, &[])?;
     let start = Instant::now();
-    let res = write_file(&tmp, &cfg, a.seed, total, bs);
-    if let Err(e) = res {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
-    std::fs::rename(&tmp, &a.output)
-        .with_context(|| format!("renaming {} to {}", tmp.display(), a.output.display()))?;
+    // A temporary beside the output, renamed into place when whole (removed on error, drop or
+    // signal); a device or FIFO is written through.
+    let out = iolab_report::output::OutputFile::create(&a.output)?;
+    write_file(out, &cfg, a.seed, total, bs)?;
     let secs = start.elapsed().as_secs_f64();
     println!(
         "wrote {} ({} B) to {} in {:.2} s ({:.0} MiB/s): bs {}, compress {}%, dedupe {}% ({:?}{}), seed {}",
@@ -195,30 +193,34 @@ fn gen(a: GenArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn tmp_path(out: &Path) -> PathBuf {
-    let mut s = out.as_os_str().to_owned();
-    s.push(".tmp");
-    PathBuf::from(s)
-}
-
-fn write_file(tmp: &Path, cfg: &DataConfig, seed: u64, total: u64, bs: u64) -> anyhow::Result<()> {
-    let mut f =
-        std::fs::File::create(tmp).with_context(|| format!("creating {}", tmp.display()))?;
+fn write_file(
+    f: iolab_report::output::OutputFile,
+    cfg: &DataConfig,
+    seed: u64,
+    total: u64,
+    bs: u64,
+) -> anyhow::Result<()> {
+    let name = f.path().display().to_string();
+    let mut f = std::io::BufWriter::with_capacity(1 << 20, f);
     let mut g = DataGen::new(cfg, seed);
     // Batches of whole blocks, about 4 MiB, so each write(2) is large.
     let per_batch = (4u64 << 20).div_ceil(bs).max(1);
     let mut buf = vec![0u8; (per_batch * bs) as usize];
     let mut off = 0u64;
     while off < total {
+        if iolab_core::stop::requested() {
+            bail!("{name}: stopped after {off} of {total} bytes; nothing written");
+        }
         let len = (per_batch * bs).min(total - off) as usize;
         for (i, blk) in buf[..len].chunks_mut(bs as usize).enumerate() {
             g.fill(blk, 0, off + i as u64 * bs, 0);
         }
-        f.write_all(&buf[..len]).with_context(|| format!("writing {}", tmp.display()))?;
+        f.write_all(&buf[..len]).with_context(|| format!("writing {name}"))?;
         off += len as u64;
     }
-    f.sync_all().with_context(|| format!("syncing {}", tmp.display()))?;
-    Ok(())
+    let f =
+        f.into_inner().map_err(|e| e.into_error()).with_context(|| format!("writing {name}"))?;
+    Ok(f.commit()?)
 }
 
 fn measure(a: MeasureArgs) -> anyhow::Result<ExitCode> {
@@ -278,7 +280,7 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(std::fs::metadata(&out).unwrap().len(), 4 << 20);
-        assert!(!tmp_path(&out).exists(), "the .tmp file was renamed");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary left");
         let m = measure_path(&out, &MeasureOptions::default()).unwrap();
         let unique = m.dedupe[0].unique as f64 / m.dedupe[0].blocks as f64;
         assert!((unique - 0.70).abs() < 0.04, "unique {unique}");
@@ -317,7 +319,7 @@ mod tests {
         assert!(format!("{e:#}").contains("buffer_compress_percentage=150"), "{e:#}");
         let e = run_args(&["gen", "--size", "lots", "-o", &o]).unwrap_err();
         assert!(format!("{e:#}").contains("--size"), "{e:#}");
-        assert!(!Path::new(&o).exists());
+        assert!(!std::path::Path::new(&o).exists());
         let e = run_args(&["measure", "/nonexistent/iolab"]).unwrap_err();
         assert!(format!("{e:#}").contains("/nonexistent/iolab: opening read-only"), "{e:#}");
     }

@@ -151,16 +151,19 @@ impl Streams {
 /// Write the clones' requests, interleaved by [`Streams::merged`], to a fio iolog v3 at
 /// `path`; returns the number of requests written. Timestamps are the pacing schedule or 0.
 pub fn write_iolog(path: &Path, streams: Streams) -> anyhow::Result<u64> {
-    let f = std::fs::File::create(path)
-        .with_context(|| format!("--write-iolog {}: cannot create", path.display()))?;
+    // The one output writer: a temporary renamed into place when whole (no torn log on a
+    // full filesystem), or written through for a device or FIFO.
+    let mut f = iolab_report::output::OutputFile::create(path).context("--write-iolog")?;
     let name = path.display().to_string();
-    let mut w = IologWriter::new(std::io::BufWriter::new(f), &name, streams.files.clone());
+    let mut w = IologWriter::new(std::io::BufWriter::new(&mut f), &name, streams.files.clone());
     let mut rec = TraceRecord::default();
     let n = streams.merged(|job, req| {
         rec.req = *req;
         w.write(&rec).with_context(|| format!("job '{job}'"))
     })?;
     w.finish()?;
+    drop(w);
+    f.commit()?;
     Ok(n)
 }
 

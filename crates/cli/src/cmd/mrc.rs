@@ -76,6 +76,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             let mut r = a.opts.open(t)?;
             let mut rec = TraceRecord::default();
             while r.read_into(&mut rec)? {
+                // SIGINT/SIGTERM/SIGHUP: the curve of the records read so far, marked.
+                if iolab_core::stop::requested() {
+                    break;
+                }
                 match block {
                     None => builder.access(rec.obj_id, rec.size),
                     // A block cache holds data: trims and syncs are not accesses to it.
@@ -100,7 +104,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let pts: Vec<CurvePoint> =
         if a.sizes.is_empty() { curve.table(a.points) } else { curve.at(&a.sizes) };
     let unit = block.unwrap_or(0);
-    print_curve(&a, &label, &format, requests, skipped, block, &method, &curve, &pts, unit)
+    let head =
+        Head { label, format, requests, skipped, interrupted: iolab_core::stop::requested() };
+    print_curve(&a, &head, block, &method, &curve, &pts, unit)
 }
 
 /// Feed the jobs' request streams into `builder` at `block` (default: the smallest data block
@@ -137,24 +143,35 @@ fn job_accesses(
         eprintln!("iolab: {n}");
     }
     // The clones interleaved as they would run, so a shared file's blocks mix in one cache.
+    let mut seen = 0u64;
     let n = s.merged(|_, req| {
+        // SIGINT/SIGTERM/SIGHUP: the curve of the requests so far, marked interrupted.
+        if iolab_core::stop::requested() {
+            return Err(seen);
+        }
+        seen += 1;
         // A block cache holds data: trims and syncs are not accesses to it.
         if !matches!(req.dir, IoDir::Trim | IoDir::Sync) {
             split_blocks(req.file, req.offset, req.len, bs, |k, b| builder.access(k, b));
         }
-        Ok::<(), std::convert::Infallible>(())
+        Ok(())
     });
-    let Ok(n) = n;
-    Ok((n, bs))
+    Ok((n.unwrap_or_else(|seen| seen), bs))
 }
 
-#[allow(clippy::too_many_arguments)]
-fn print_curve(
-    a: &Args,
-    label: &str,
-    format: &str,
+/// What the curve was built from.
+struct Head {
+    label: String,
+    format: String,
     requests: u64,
     skipped: u64,
+    /// A signal ended the reading early: the curve covers the records read until then.
+    interrupted: bool,
+}
+
+fn print_curve(
+    a: &Args,
+    h: &Head,
     block: Option<u64>,
     method: &str,
     curve: &iolab_model::mrc::curve::MissRatioCurve,
@@ -162,9 +179,11 @@ fn print_curve(
     unit: u64,
 ) -> anyhow::Result<ExitCode> {
     if a.json || a.html {
+        let (label, format, requests, skipped) = (&h.label, &h.format, h.requests, h.skipped);
         let v = serde_json::json!({
             "trace": label,
             "format": format,
+            "interrupted": h.interrupted,
             "method": method,
             "granularity": if block.is_some() { "block" } else { "object" },
             "block_size": block,
@@ -185,6 +204,9 @@ fn print_curve(
             println!("{}", serde_json::to_string_pretty(&v)?);
         }
     } else if a.csv {
+        if h.interrupted {
+            eprintln!("iolab: interrupted: the curve covers the {} records read", h.requests);
+        }
         println!("cache_entries,cache_bytes,miss_ratio,byte_miss_ratio");
         for p in pts {
             let bytes = if unit > 0 { (p.size * unit).to_string() } else { String::new() };
@@ -195,6 +217,10 @@ fn print_curve(
             Some(b) => format!("{b}-byte blocks"),
             None => "objects (obj_id, size 1 each)".to_string(),
         };
+        let (label, format, requests, skipped) = (&h.label, &h.format, h.requests, h.skipped);
+        if h.interrupted {
+            println!("# interrupted: the curve covers the records read until the signal");
+        }
         println!(
             "# {} ({}): {} requests, {:.0} accesses, footprint {:.0} entries; LRU, {method}, {gran}",
             label,

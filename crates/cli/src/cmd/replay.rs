@@ -63,12 +63,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         bail!("--speed={}: must be more than 0", args.speed);
     }
     let exporter = iolab_report::exporter(&args.output_format)?;
+    if let Some(p) = &args.output {
+        iolab_report::output::check(p, &[&args.trace, &args.filename])?;
+    }
     let mut reader =
         iolab_trace::open(&args.trace, args.format.as_deref(), &ReaderConfig::default())?;
     let mut reqs: Vec<IoRequest> = Vec::new();
     let mut rec = TraceRecord::default();
     let (mut skipped_dirs, mut max_end) = (0u64, 0u64);
     while args.limit.is_none_or(|l| (reqs.len() as u64) < l) && reader.read_into(&mut rec)? {
+        if iolab_core::stop::requested() {
+            bail!("{}: stopped while reading the trace", args.trace.display());
+        }
         let mut r = rec.req;
         if r.len == 0 || r.dir == IoDir::Sync || (args.read_only && r.dir != IoDir::Read) {
             skipped_dirs += 1;
@@ -136,10 +142,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         (engines::lookup(&args.ioengine)?.ctor)(&EngineConfig::new(depth, max_bs, files))?;
     let cfg = WorkerConfig { depth, depth_low: depth.saturating_sub(1), ..WorkerConfig::default() };
     let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        let _ = ctrlc::set_handler(move || stop.store(true, std::sync::atomic::Ordering::SeqCst));
-    }
+    // SIGINT, SIGTERM and SIGHUP (crate::signals) end the replay through this flag.
+    let bridge = crate::signals::bridge(stop.clone());
     let mut it = reqs.into_iter();
     let mut src = move |r: &mut IoRequest| match it.next() {
         Some(x) => {
@@ -151,6 +155,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut fill = |b: &mut [u8], _f: u32, off: u64| iolab_data::gen::random::fill_random(b, off);
     let out = run_worker(&mut *engine, &mut src, &mut fill, None, &cfg, &stop, None)
         .context("replaying")?;
+    drop(bridge);
     let mut job = iolab_stats::summarize(&out.rec, out.runtime, &iolab_stats::DEFAULT_PERCENTILES);
     job.name = format!("replay:{}", args.trace.display());
     job.cpu = out.cpu;
@@ -162,7 +167,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut result = iolab_stats::RunResult::default();
     result.groups.push(iolab_stats::group(0, &[(0, &job)], &iolab_stats::DEFAULT_PERCENTILES));
     result.jobs.push(job);
-    result.meta.interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
+    result.meta.interrupted = iolab_core::stop::requested();
     result.meta.command_line = std::env::args().collect();
     result.meta.iolab_version = env!("CARGO_PKG_VERSION").to_string();
     for n in &result.jobs[0].notes {
@@ -175,5 +180,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             std::io::Write::write_all(&mut std::io::stdout(), &bytes).context("writing results")?
         }
     }
-    Ok(if result.jobs[0].error != 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(match iolab_core::stop::exit_status() {
+        Some(status) => ExitCode::from(status),
+        None if result.jobs[0].error != 0 => ExitCode::from(1),
+        None => ExitCode::SUCCESS,
+    })
 }

@@ -137,6 +137,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if flags.write_iolog.is_some() {
             bail!("--write-iolog needs a job (job file or --name=…), not the quick profile");
         }
+        if let Some(p) = &flags.output {
+            iolab_report::output::check(p, &[])?;
+        }
         return quick::run_quick(&split.fio_options, &flags_to_quick(&flags));
     }
     if flags.phase_time.is_some() {
@@ -146,6 +149,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!(
             "iolab: --prefill with --allow-destroy: block devices will be written before reads"
         );
+    }
+    let inputs: Vec<&Path> = split.job_files.iter().map(|p| p.as_path()).collect();
+    for p in flags.output.iter().chain(&flags.write_iolog) {
+        iolab_report::output::check(p, &inputs)?;
     }
     let opts = LoadOptions {
         files: split.job_files,
@@ -243,8 +250,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .iter()
         .any(|j| j.error != 0 || j.verify.as_ref().is_some_and(|v| v.failed() > 0));
     Ok(if interrupted {
-        eprintln!("iolab: interrupted; the results cover the time until Ctrl-C");
-        ExitCode::from(130)
+        eprintln!("iolab: interrupted; the results cover the time until the signal");
+        ExitCode::from(iolab_core::stop::exit_status().unwrap_or(130))
     } else if failed {
         ExitCode::from(1)
     } else {
@@ -337,16 +344,8 @@ pub fn run_with_progress(
     devices: Option<Arc<std::sync::Mutex<Vec<iolab_stats::DiskUtil>>>>,
 ) -> anyhow::Result<(RunResult, bool)> {
     let stop = Arc::new(AtomicBool::new(false));
-    let interrupted = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        let interrupted = interrupted.clone();
-        // A second handler registration (tests, repeated runs) fails harmlessly.
-        let _ = ctrlc::set_handler(move || {
-            interrupted.store(true, Ordering::SeqCst);
-            stop.store(true, Ordering::SeqCst);
-        });
-    }
+    // SIGINT, SIGTERM and SIGHUP (crate::signals) stop every worker through this flag.
+    let bridge = crate::signals::bridge(stop.clone());
     let progress = Arc::new(Progress::default());
     let done = Arc::new(AtomicBool::new(false));
     let show = std::io::stderr().is_terminal() || status_interval.is_some();
@@ -372,12 +371,23 @@ pub fn run_with_progress(
         std::thread::spawn(move || steady_loop(&progress, &done, trackers))
     });
     let r = run_jobs(jobs, opts, stop, Some(progress));
+    drop(bridge);
     done.store(true, Ordering::SeqCst);
     if let Some(t) = ticker {
         let _ = t.join();
     }
     let trackers = ss_thread.and_then(|t| t.join().ok()).unwrap_or_default();
-    let out = r?;
+    let interrupted = iolab_core::stop::requested();
+    let out = match r {
+        // Stopped before any result existed (layout, prefill): an empty result, marked.
+        Err(e) if interrupted => {
+            let mut result = RunResult::default();
+            result.meta.iolab_version = env!("CARGO_PKG_VERSION").to_string();
+            result.notes.push(format!("interrupted before the jobs ran: {e}"));
+            return Ok((result, true));
+        }
+        r => r?,
+    };
     let mut result = out.result;
     for (name, t) in &trackers {
         let Some(rep) = t.report() else {
@@ -411,5 +421,5 @@ pub fn run_with_progress(
             ));
         }
     }
-    Ok((result, interrupted.load(Ordering::SeqCst)))
+    Ok((result, interrupted || iolab_core::stop::requested()))
 }

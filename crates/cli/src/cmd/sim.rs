@@ -143,8 +143,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let (tiers, backing) = match &args.hierarchy {
         Some(h) => {
-            let text = std::fs::read_to_string(h)
-                .with_context(|| format!("reading hierarchy {}", h.display()))?;
+            let bytes = iolab_core::input::read_bounded(h, "hierarchy", 16 << 20)?;
+            let text = String::from_utf8(bytes)
+                .with_context(|| format!("hierarchy {}: not UTF-8 text", h.display()))?;
             spec::parse_toml(&text, &h.display().to_string())?
         }
         None => {

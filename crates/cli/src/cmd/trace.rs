@@ -201,20 +201,26 @@ fn print_stats(path: &Path, s: &TraceStats) {
 }
 
 fn convert(a: ConvertArgs) -> anyhow::Result<ExitCode> {
+    // Refused before anything is touched: an output that is the input (same device and inode).
+    iolab_report::output::check(&a.output, &[&a.input])?;
     let mut r = a.opts.open(&a.input)?;
     let out_name = a.output.display().to_string();
-    // Write to a temporary file beside the output, then rename: no partial output on error.
-    let tmp = a.output.with_extension("iolab-tmp");
-    let file =
-        std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-    let out = BufWriter::new(file);
+    // A temporary beside the output (unique name, O_EXCL, so never the input), renamed into
+    // place when whole; a device or FIFO is written through.
+    let mut file = iolab_report::output::OutputFile::create(&a.output)?;
+    let out = BufWriter::new(&mut file);
     let result = (|| -> anyhow::Result<u64> {
         let mut rec = TraceRecord::default();
         let mut n = 0u64;
+        let stopped =
+            |n: u64| anyhow::anyhow!("{out_name}: stopped after {n} records; nothing written");
         match a.to {
             To::Iolog => {
                 let mut w = IologWriter::new(out, &out_name, a.files.clone());
                 while r.read_into(&mut rec)? {
+                    if n % 4096 == 0 && iolab_core::stop::requested() {
+                        return Err(stopped(n));
+                    }
                     // Devices get names as the reader meets them (blkparse, MSR, volumes).
                     if a.files.is_empty() && rec.req.file as usize >= w.files().len() {
                         *w.files_mut() = r.file_names();
@@ -225,7 +231,7 @@ fn convert(a: ConvertArgs) -> anyhow::Result<ExitCode> {
                 w.finish()?;
             }
             To::Oracle | To::Csv => {
-                let mut w: Box<dyn TraceWriter> = if matches!(a.to, To::Oracle) {
+                let mut w: Box<dyn TraceWriter + '_> = if matches!(a.to, To::Oracle) {
                     let opts = oracle::OracleOptions {
                         time_unit_ns: time_unit(&a.out_time_unit)?,
                         first_size: a.first_size,
@@ -235,6 +241,9 @@ fn convert(a: ConvertArgs) -> anyhow::Result<ExitCode> {
                     Box::new(CsvWriter::new(out, &out_name))
                 };
                 while r.read_into(&mut rec)? {
+                    if n % 4096 == 0 && iolab_core::stop::requested() {
+                        return Err(stopped(n));
+                    }
                     w.write(&rec)?;
                     n += 1;
                 }
@@ -243,21 +252,9 @@ fn convert(a: ConvertArgs) -> anyhow::Result<ExitCode> {
         }
         Ok(n)
     })();
-    match result {
-        Ok(n) => {
-            std::fs::rename(&tmp, &a.output)
-                .with_context(|| format!("renaming {} to {}", tmp.display(), out_name))?;
-            let mut e = std::io::stderr().lock();
-            let _ = writeln!(
-                e,
-                "wrote {n} records to {out_name} ({} skipped as malformed)",
-                r.skipped()
-            );
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(err) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(err)
-        }
-    }
+    let n = result?;
+    file.commit()?;
+    let mut e = std::io::stderr().lock();
+    let _ = writeln!(e, "wrote {n} records to {out_name} ({} skipped as malformed)", r.skipped());
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,7 +1,8 @@
 //! CSV: one row per job and direction, for spreadsheets and plotting (elbencho #69 asks for
 //! percentiles in CSV). RFC 4180 quoting; units in the column names (`_ns`, `_bytes`,
 //! `_per_s`); one percentile column per entry of the run's percentile list, plus the number
-//! of samples behind the last one.
+//! of samples behind the last one, and `interrupted` (1 when a signal ended the run early,
+//! so the row covers the time until then).
 
 use std::fmt::Write;
 
@@ -44,7 +45,7 @@ impl Exporter for Csv {
         for &p in &pcts {
             let _ = write!(s, ",{}", pct_name(p));
         }
-        s.push_str(",clat_last_pct_tail_samples\n");
+        s.push_str(",clat_last_pct_tail_samples,interrupted\n");
         for j in &run.jobs {
             for d in [IoDir::Read, IoDir::Write, IoDir::Trim, IoDir::Sync] {
                 let x = j.dir(d);
@@ -83,7 +84,7 @@ impl Exporter for Csv {
                     tail = v.tail_samples;
                     let _ = write!(s, ",{}", v.value);
                 }
-                let _ = writeln!(s, ",{tail}");
+                let _ = writeln!(s, ",{tail},{}", u8::from(run.meta.interrupted));
             }
         }
         Ok(s.into_bytes())

@@ -65,6 +65,10 @@ pub fn fio_json(run: &RunResult, plus: bool) -> J {
     root.put("timestamp", run.meta.start_unix_ms / 1000);
     root.put("timestamp_ms", run.meta.start_unix_ms);
     root.put("time", ctime(run.meta.start_unix_ms / 1000));
+    if run.meta.interrupted {
+        // Also per job (`iolab.interrupted`); here even when no job ran (stopped in layout).
+        root.put("iolab_interrupted", true);
+    }
     if !run.global_options.is_empty() {
         let mut g = J::obj();
         for (k, v) in &run.global_options {

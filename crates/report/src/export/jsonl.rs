@@ -6,7 +6,8 @@
 //! quirk 2, §3.5; fio PR #461, issues #130, #1068). Each line here is one self-contained
 //! object: `{"time_ms", "job", "jobidx", "interval_ms", "read": {"io_bytes", "total_ios",
 //! "bw_bytes", "iops", "clat_mean_ns"}, "write": …}`; directions with no I/O in the interval
-//! are left out. [`status_line`] builds the same line live from two counter snapshots.
+//! are left out. A run ended early by a signal closes with `{"interrupted": true, "time_ms"}`
+//! (the last interval's end). [`status_line`] builds the same line live from two counter snapshots.
 
 use iolab_stats::{IntervalPoint, LiveSnapshot, RunResult, DIRS};
 
@@ -23,6 +24,7 @@ impl Exporter for Jsonl {
 
     fn render(&self, run: &RunResult) -> Result<Vec<u8>, ReportError> {
         let mut out = String::new();
+        let mut last_ns = 0;
         for j in &run.jobs {
             let n = DIRS.iter().map(|&d| j.dir(d).series.len()).max().unwrap_or(0);
             for k in 0..n {
@@ -38,9 +40,16 @@ impl Exporter for Jsonl {
                         }
                     }
                 }
+                last_ns = last_ns.max(end);
                 out.push_str(&line(end, dur, &j.name, j.jobidx, &dirs));
                 out.push('\n');
             }
+        }
+        if run.meta.interrupted {
+            let mut o = J::obj();
+            o.put("interrupted", true).put("time_ms", last_ns / 1_000_000);
+            out.push_str(&o.to_compact_string());
+            out.push('\n');
         }
         Ok(out.into_bytes())
     }

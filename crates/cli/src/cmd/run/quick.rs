@@ -34,14 +34,6 @@ const PHASES: &[(&str, &str, &str, u32, &str)] = &[
     ("rand-write-4k-qd1", "randwrite", "4k", 1, "rand write 4 KiB QD1"),
 ];
 
-/// Removes the scratch file however the run ends.
-struct Scratch(PathBuf);
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
 /// The fio-style arguments of the profile.
 pub fn profile_args(file: &Path, size: &str, direct: bool, engine: &str, secs: f64) -> Vec<String> {
     let ms = (secs * 1000.0).round().max(1.0) as u64;
@@ -93,7 +85,8 @@ pub fn run_quick(
         bail!("--directory={}: not a directory", dir.display());
     }
     let file = dir.join(format!(".iolab-quick-{}.dat", std::process::id()));
-    let _scratch = Scratch(file.clone());
+    // Removed however the run ends: return, error, panic, or a signal (the registry).
+    let _scratch = iolab_report::output::TempPath::register(file.clone());
     let direct = iolab_engine::target::direct_supported(&dir);
     let engine = if iolab_engine::engines::uring::probe().is_ok() { "io_uring" } else { "psync" };
     let mut notes = Vec::new();
@@ -170,7 +163,7 @@ pub fn run_quick(
         eprint!("{text}{advice}");
     }
     Ok(if interrupted {
-        std::process::ExitCode::from(130)
+        std::process::ExitCode::from(iolab_core::stop::exit_status().unwrap_or(130))
     } else {
         std::process::ExitCode::SUCCESS
     })

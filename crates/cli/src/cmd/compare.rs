@@ -1,0 +1,71 @@
+//! `iolab compare A B [C…]`: result files (fio's or iolab's JSON, measured or predicted) side
+//! by side per job and direction, each later file against the first, with whether each
+//! difference is beyond run-to-run noise (`iolab_report::compare`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+use iolab_report::compare::{read_result, render_csv, render_json, render_text, Comparison};
+
+#[derive(clap::Args)]
+#[command(after_help = "Examples:\n  iolab compare before.json after.json\n  \
+    iolab compare fio.json iolab.json --output-format=csv --output=diff.csv\n\n\
+    Noise: Welch's t-test on the per-interval IOPS and bandwidth samples each result keeps \
+    (fio's iops_mean/iops_stddev/iops_samples), and on iolab's per-interval device aqu-sz and \
+    %util. Latency percentiles have no interval samples in either format and get no verdict.")]
+pub struct Args {
+    /// Result files (`iolab run|sim --output-format=json`, or fio's `--output-format=json`);
+    /// the first is the baseline. `-` reads one from stdin.
+    #[arg(required = true, num_args = 2..)]
+    files: Vec<PathBuf>,
+    /// text, json or csv.
+    #[arg(long, default_value = "text")]
+    output_format: String,
+    /// Write here instead of stdout.
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Significance level of the two-sided test, in (0, 0.5].
+    #[arg(long, default_value = "0.05")]
+    alpha: String,
+    /// A difference beyond noise but smaller than this many percent is called negligible.
+    #[arg(long, default_value = "1")]
+    min_diff: String,
+}
+
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let render = match a.output_format.as_str() {
+        "text" | "normal" => render_text,
+        "json" => render_json,
+        "csv" => render_csv,
+        other => bail!("--output-format: unknown format '{other}'; expected text, json or csv"),
+    };
+    let alpha: f64 = a
+        .alpha
+        .parse()
+        .ok()
+        .filter(|x: &f64| x.is_finite())
+        .with_context(|| format!("--alpha: '{}' is not a number in (0, 0.5]", a.alpha))?;
+    let min_pct: f64 = a
+        .min_diff
+        .trim_end_matches('%')
+        .parse()
+        .ok()
+        .filter(|x: &f64| x.is_finite())
+        .with_context(|| format!("--min-diff: '{}' is not a percentage", a.min_diff))?;
+    if a.files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
+        bail!("compare: stdin ('-') can be given once");
+    }
+    if let Some(path) = &a.output {
+        let inputs: Vec<&std::path::Path> = a.files.iter().map(|f| f.as_path()).collect();
+        iolab_report::output::check(path, &inputs)?;
+    }
+    let results = a.files.iter().map(|f| read_result(f)).collect::<Result<Vec<_>, _>>()?;
+    let c = Comparison::new(&results, alpha, min_pct)?;
+    let out = render(&c);
+    match &a.output {
+        Some(path) => iolab_report::write_atomic(path, out.as_bytes())?,
+        None => print!("{out}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}

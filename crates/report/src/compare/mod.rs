@@ -1,0 +1,150 @@
+//! `iolab compare A B [C…]`: line up result files (fio's JSON or iolab's, measured or
+//! predicted) per job and direction, give each metric's difference from the first file, and
+//! say whether it is beyond run-to-run noise.
+//!
+//! Noise comes from the per-interval samples a result already carries: fio's JSON keeps, per
+//! job and direction, the mean, standard deviation and count of its interval IOPS and
+//! bandwidth samples (`iops_mean`/`iops_stddev`/`iops_samples`, `bw_mean`/`bw_dev`/
+//! `bw_samples`; fio's stat.c `add_ddir_status_json`), and iolab's device series keeps aqu-sz
+//! and %util per interval. Two sides are compared with **Welch's unequal-variance t-test**
+//! (two-sided, Welch–Satterthwaite degrees of freedom; [`welch`]), which needs only those three
+//! numbers per side. Latency percentiles have no per-interval samples in either format, so
+//! their differences are shown without a verdict, and the output says so.
+//!
+//! Reading is lenient where fio's own output is: text before the first `{` (fio's "note:"
+//! lines) is skipped, and of several JSON documents (`--status-interval` with json) the last
+//! one is used.
+
+mod read;
+mod render;
+mod welch;
+
+pub use read::{read_result, DeviceView, DirView, JobView, ResultView};
+pub use render::{render_csv, render_json, render_text};
+pub use welch::{welch, Samples, Welch};
+
+use std::path::PathBuf;
+
+/// Why a comparison could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: {what}")]
+    Format { path: PathBuf, what: String },
+    #[error("compare needs at least two result files, got {0}")]
+    TooFew(usize),
+    #[error("--alpha must be a number in (0, 0.5], got '{0}'")]
+    Alpha(String),
+    #[error("--min-diff must be a percentage in [0, 1000], got '{0}'")]
+    MinDiff(String),
+}
+
+/// How a metric is read and which way is better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Better {
+    Higher,
+    Lower,
+    /// Neither direction is better (a device's queue depth).
+    Neither,
+}
+
+/// One metric of one job and direction (or one device) on every side.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// `job` name (with `#N` when a name repeats), or `device sda`.
+    pub subject: String,
+    /// `read`, `write`, `trim`, or `device`.
+    pub dir: &'static str,
+    pub metric: &'static str,
+    pub unit: &'static str,
+    pub better: Better,
+    /// The value on each side, in file order; `None` where that side lacks it.
+    pub values: Vec<Option<f64>>,
+    /// The interval samples on each side, where the format keeps them.
+    pub samples: Vec<Option<Samples>>,
+}
+
+/// The verdict of one side against the baseline for one row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diff {
+    /// (side − baseline) / baseline, in percent; `None` when either is missing or the
+    /// baseline is zero.
+    pub pct: Option<f64>,
+    /// Welch's test, when both sides have at least two interval samples.
+    pub test: Option<Welch>,
+}
+
+impl Diff {
+    /// `within noise`, `significant`, `negligible` (beyond noise but smaller than `min_pct`
+    /// percent), or why there is no verdict.
+    pub fn verdict(&self, alpha: f64, min_pct: f64) -> &'static str {
+        match (&self.pct, &self.test) {
+            (None, _) => "n/a",
+            (Some(_), None) => "no samples",
+            (Some(p), Some(t)) if t.p < alpha && p.abs() >= min_pct => "significant",
+            (Some(_), Some(t)) if t.p < alpha => "negligible",
+            (Some(_), Some(_)) => "within noise",
+        }
+    }
+}
+
+/// The whole comparison: the files, every row, and each side's differences from the first.
+#[derive(Debug, Clone)]
+pub struct Comparison {
+    pub files: Vec<String>,
+    /// `fio-3.33`, `iolab-0.1.0 (simulated)`, … per file.
+    pub sources: Vec<String>,
+    pub alpha: f64,
+    /// A difference beyond noise but smaller than this many percent is `negligible`.
+    pub min_pct: f64,
+    pub rows: Vec<Row>,
+}
+
+impl Comparison {
+    /// Line the results up. The first is the baseline.
+    pub fn new(results: &[ResultView], alpha: f64, min_pct: f64) -> Result<Self, CompareError> {
+        if results.len() < 2 {
+            return Err(CompareError::TooFew(results.len()));
+        }
+        if !(alpha > 0.0 && alpha <= 0.5) {
+            return Err(CompareError::Alpha(alpha.to_string()));
+        }
+        if !(0.0..=1000.0).contains(&min_pct) {
+            return Err(CompareError::MinDiff(min_pct.to_string()));
+        }
+        Ok(Comparison {
+            files: results.iter().map(|r| r.file.clone()).collect(),
+            sources: results.iter().map(|r| r.source.clone()).collect(),
+            alpha,
+            min_pct,
+            rows: read::rows(results),
+        })
+    }
+
+    /// Side `i`'s difference from the baseline on `row`.
+    pub fn diff(&self, row: &Row, i: usize) -> Diff {
+        let (a, b) = (row.values[0], row.values.get(i).copied().flatten());
+        let pct = match (a, b) {
+            (Some(a), Some(b)) if a != 0.0 && a.is_finite() && b.is_finite() => {
+                Some((b - a) / a * 100.0)
+            }
+            (Some(a), Some(b)) if a == 0.0 && b == 0.0 => Some(0.0),
+            _ => None,
+        };
+        let test = match (row.samples[0], row.samples.get(i).copied().flatten()) {
+            (Some(x), Some(y)) => welch(x, y),
+            _ => None,
+        };
+        Diff { pct, test }
+    }
+
+    /// True when no row of side `i` differs significantly from the baseline.
+    pub fn within_noise(&self, i: usize) -> bool {
+        self.rows.iter().all(|r| self.diff(r, i).verdict(self.alpha, self.min_pct) != "significant")
+    }
+}
