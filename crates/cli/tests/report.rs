@@ -45,7 +45,7 @@ fn chromium() -> Option<PathBuf> {
         .find(|c| c.is_file())
 }
 
-fn headless(chrome: &Path, page: &Path, extra: &[String]) -> String {
+fn headless(chrome: &Path, page: &Path, hash: &str, extra: &[String]) -> String {
     let profile = tempfile::tempdir().unwrap();
     let o = Command::new(chrome)
         .args([
@@ -60,7 +60,7 @@ fn headless(chrome: &Path, page: &Path, extra: &[String]) -> String {
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(extra)
-        .arg(format!("file://{}", page.canonicalize().unwrap().display()))
+        .arg(format!("file://{}{hash}", page.canonicalize().unwrap().display()))
         .output()
         .unwrap();
     assert!(o.status.success(), "chromium: {}", String::from_utf8_lossy(&o.stderr));
@@ -118,16 +118,20 @@ fn check_page(page: &Path, max_bytes: u64) -> Vec<(String, usize, usize)> {
     }
     let list = charts(&html);
     assert!(!list.is_empty(), "no charts in {}", page.display());
+    for c in &list {
+        assert!(c.1 > 0 && c.2 > 0, "{}: chart without data: {c:?}", page.display());
+    }
     assert_eq!(body_attr(&html, "data-charts"), Some(list.len().to_string().as_str()));
     let Some(chrome) = chromium() else {
         println!("skip: chromium not installed");
         return list;
     };
-    let dom = headless(&chrome, page, &["--dump-dom".into()]);
+    let dom = headless(&chrome, page, "#selftest", &["--dump-dom".into()]);
     assert_eq!(body_attr(&dom, "data-script"), Some("ok"), "the page's script did not run");
     assert_eq!(body_attr(&dom, "data-errors"), None, "script errors: {dom}");
     let n = |a: &str| body_attr(&dom, a).unwrap().parse::<usize>().unwrap();
     assert_eq!(n("data-hover-charts"), list.len());
+    assert_eq!(n("data-hover-test"), list.len(), "a tooltip with values over every chart");
     assert_eq!(n("data-hover-series"), attr_sum(&html, "data-series"));
     assert_eq!(n("data-hover-points"), attr_sum(&html, "data-points"));
     assert_eq!(dom.matches("<svg").count(), list.len(), "one inline SVG per chart");
@@ -135,6 +139,7 @@ fn check_page(page: &Path, max_bytes: u64) -> Vec<(String, usize, usize)> {
     headless(
         &chrome,
         page,
+        "",
         &[format!("--screenshot={}", shot.display()), "--window-size=1200,2000".into()],
     );
     let (colours, dims) = png_colours(&shot);
@@ -173,6 +178,13 @@ fn ten_second_null_run_as_html() {
     }
     assert_eq!(find(&list, "lat-hist").1, 2);
     assert_eq!(find(&list, "lat-pct").1, 2);
+    if let Some(chrome) = chromium() {
+        // It prints (`@media print`): a PDF with the charts in it.
+        let pdf = d.join("run.pdf");
+        headless(&chrome, &page, "", &[format!("--print-to-pdf={}", pdf.display())]);
+        let bytes = std::fs::read(&pdf).unwrap();
+        assert!(bytes.starts_with(b"%PDF") && bytes.len() > 20_000, "{} bytes", bytes.len());
+    }
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("<th>engine</th><td>null</td>"), "description names the engine");
     assert!(html.contains("<th>kernel</th>"));
@@ -211,6 +223,37 @@ fn file_engine_run_json_plus_jsonl_to_report() {
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("<th>engine</th><td>psync</td>"));
     assert!(html.contains("class=\"finding"), "the advice is on the page");
+}
+
+#[test]
+fn steady_state_window_is_shaded() {
+    let d = scratch("ss");
+    let json = p(&d, "ss.json");
+    iolab(&[
+        "run",
+        "--name=s",
+        "--ioengine=null",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=64m",
+        "--time_based",
+        "--runtime=20",
+        "--ss=iops:90%",
+        "--ss_dur=2",
+        "--status-interval=0.5",
+        "--output-format=json+,jsonl",
+        &format!("--output={json}"),
+    ]);
+    let page = d.join("ss.html");
+    iolab(&["report", &json, "-o", &page.display().to_string()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let tag = html.split("data-chart=\"i0-j0-iops\"").nth(1).unwrap().split('>').next().unwrap();
+    let band: Vec<f64> =
+        attrs(tag, "data-band")[0].split(',').map(|v| v.parse().unwrap()).collect();
+    // fio's `ss_dur=2`: the last 2 s of the job's intervals, which stop when it is attained.
+    assert!((band[1] - band[0] - 2.0).abs() < 1e-9, "{band:?}");
+    assert!(band[1] < 20.0, "the job stopped once steady: {band:?}");
+    check_page(&page, 1 << 20);
 }
 
 #[test]
@@ -296,6 +339,10 @@ fn mrc_of_the_bundled_trace_for_six_policies() {
     for pol in POLICIES.split(',') {
         assert!(html.contains(&format!("policies.json {pol}")), "legend names {pol}");
     }
+    // `iolab mrc --html`: the exact curve's page (miss and byte miss ratio).
+    let (direct, _) = iolab(&["mrc", &trace.display().to_string(), "--html"]);
+    let list = charts(&direct);
+    assert_eq!(list.iter().map(|c| (c.1, c.2)).collect::<Vec<_>>(), [(1, 38), (1, 38)]);
 }
 
 #[test]
@@ -312,6 +359,10 @@ fn fill_of_a_million_entries() {
     assert_eq!(find(&list, "fill").2, rows);
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("<td>1M</td><td>uniform</td><td>14.39</td>"), "the fill table");
+    // The same page straight from `iolab fill --html`.
+    let (direct, _) = iolab(&["fill", "--entries", "1M", "--iops", "20000", "--html"]);
+    assert_eq!(charts(&direct).len(), 2);
+    assert!(direct.contains("<td>1M</td><td>uniform</td><td>14.39</td>"));
 }
 
 #[test]
@@ -351,6 +402,64 @@ fn plot_writes_svg_and_png_per_chart() {
             assert!(colours > 20, "{f}: only {colours} colours: blank or no text");
         }
     }
+}
+
+#[test]
+fn fio_json_plus_report() {
+    if Command::new("fio").arg("--version").output().is_err() {
+        println!("skip: fio not installed");
+        return;
+    }
+    let d = scratch("fio");
+    let json = p(&d, "fio.json");
+    let o = Command::new("fio")
+        .args([
+            "--name=f",
+            "--ioengine=null",
+            "--rw=randrw",
+            "--bs=4k",
+            "--size=64m",
+            "--time_based",
+            "--runtime=1",
+            "--output-format=json+",
+            &format!("--output={json}"),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let page = d.join("fio.html");
+    iolab(&["report", &json, "-o", &page.display().to_string()]);
+    let list = check_page(&page, 256 << 10);
+    // fio's JSON has no interval series: the json+ latency charts, read and write overlaid.
+    assert_eq!(list.len(), 2, "{list:?}");
+    assert_eq!(find(&list, "lat-hist").1, 2);
+    // With --status-interval fio prints a cumulative document per interval: their
+    // differences are the interval series (3 s at 1 s: 3 or 4 documents, 2 or 3 intervals).
+    let st = p(&d, "status.json");
+    let o = Command::new("fio")
+        .args([
+            "--name=f",
+            "--ioengine=null",
+            "--rw=randrw",
+            "--bs=4k",
+            "--size=64m",
+            "--time_based",
+            "--runtime=3",
+            "--status-interval=1",
+            "--output-format=json",
+            &format!("--output={st}"),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let page = d.join("status.html");
+    iolab(&["report", &st, "-o", &page.display().to_string()]);
+    let list = check_page(&page, 256 << 10);
+    let c = find(&list, "j0-iops");
+    assert_eq!(c.1, 2, "read and write: {c:?}");
+    assert!((4..=6).contains(&c.2), "{c:?}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("<th>version</th><td>fio-"), "fio's version in the description");
 }
 
 #[test]

@@ -226,7 +226,22 @@ pub fn fmt_coord(scale: Scale, c: f64) -> String {
             let s = format!("{v:.4}");
             s.trim_end_matches('0').trim_end_matches('.').to_string()
         }
+        // Between whole decades, two significant digits (3.2k, not 3162).
+        Scale::Log if (c - c.round()).abs() > 1e-9 => {
+            let m = 10f64.powi(v.log10().floor() as i32 - 1);
+            fmt_num((v / m).round() * m)
+        }
         _ => fmt_num(v),
+    }
+}
+
+/// Labels on an axis: on log and nines axes one per whole decade or nine (plotters then picks
+/// integer steps, so labels read 1, 10, 100 or 90, 99, 99.9), else `linear`.
+fn label_count(scale: Scale, span: f64, linear: usize) -> usize {
+    match scale {
+        Scale::Linear => linear,
+        _ if span >= 2.0 => (span.ceil() as usize + 1).clamp(2, 12),
+        _ => 4,
     }
 }
 
@@ -271,8 +286,8 @@ pub fn draw<DB: DrawingBackend>(chart: &Chart, root: &DrawingArea<DB, Shift>) ->
         .y_desc(chart.y.label.as_str())
         .x_label_formatter(&xf)
         .y_label_formatter(&yf)
-        .x_labels(8)
-        .y_labels(6)
+        .x_labels(label_count(xs, x1 - x0, 8))
+        .y_labels(label_count(ys, y1 - y0, 6))
         .light_line_style(TRANSPARENT)
         .bold_line_style(GRID)
         .label_style(("sans-serif", 17))
@@ -280,7 +295,20 @@ pub fn draw<DB: DrawingBackend>(chart: &Chart, root: &DrawingArea<DB, Shift>) ->
         .draw()
         .map_err(err)?;
     draw_band(chart, &mut cc, y0, y1)?;
-    for (i, (s, pts)) in chart.series.iter().zip(&coords).enumerate() {
+    draw_lines(chart, &coords, &mut cc)?;
+    let (px, py) = cc.plotting_area().get_pixel_range();
+    Ok(Frame { px: (px.start, px.end), py: (py.start, py.end), x: (x0, x1), y: (y0, y1) })
+}
+
+type Cc<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The series (a single point as a dot) and the legend.
+fn draw_lines<'a, DB: DrawingBackend + 'a>(
+    chart: &Chart,
+    coords: &[Vec<(f64, f64)>],
+    cc: &mut Cc<'a, DB>,
+) -> DrawResult<()> {
+    for (i, (s, pts)) in chart.series.iter().zip(coords).enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let style = ShapeStyle { color: color.to_rgba(), filled: false, stroke_width: 2 };
         let drawn = if pts.len() == 1 {
@@ -306,11 +334,8 @@ pub fn draw<DB: DrawingBackend>(chart: &Chart, root: &DrawingArea<DB, Shift>) ->
             .draw()
             .map_err(err)?;
     }
-    let (px, py) = cc.plotting_area().get_pixel_range();
-    Ok(Frame { px: (px.start, px.end), py: (py.start, py.end), x: (x0, x1), y: (y0, y1) })
+    Ok(())
 }
-
-type Cc<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 fn draw_band<DB: DrawingBackend>(
     chart: &Chart,
@@ -400,6 +425,9 @@ mod tests {
         assert_eq!(fmt_num(250.0), "250");
         assert_eq!(fmt_num(0.5), "0.5");
         assert_eq!(fmt_coord(Scale::Nines, 2.0), "99");
+        assert_eq!(fmt_coord(Scale::Log, 3.5), "3200");
+        assert_eq!(fmt_coord(Scale::Log, 4.5), "32k");
+        assert_eq!(fmt_coord(Scale::Log, 2.0), "100");
     }
 
     #[test]

@@ -7,7 +7,9 @@
 //! (what was drawn) and a JSON island (`<script type="application/json">`) with the drawn
 //! coordinates and the plotting frame; the script reads the islands for the tooltip and writes
 //! what it found into `<body>`'s `data-hover-*` attributes, and any script error into
-//! `#errors` and `data-errors`, so a headless browser's DOM shows whether it ran.
+//! `#errors` and `data-errors`, so a headless browser's DOM shows whether it ran. Opened as
+//! `page.html#selftest`, the script also moves a synthetic mouse over every chart and counts
+//! in `data-hover-test` the charts whose tooltip showed values.
 
 use crate::chart::{self, Chart, Frame};
 use crate::model::{Advice, Report, Section, Table};
@@ -123,15 +125,18 @@ fn figure(o: &mut String, c: &Chart) -> Result<(), VizError> {
         Some(k) => format!("{}<title>{}</title>{}", &svg[..=k], esc(&c.title), &svg[k + 1..]),
         None => svg,
     };
+    // The shaded window (steady state), in x values.
+    let band = c.band.as_ref().map(|b| format!(" data-band=\"{},{}\"", b.0, b.1));
     let _ = write!(
         o,
         "<figure class=\"chart\" id=\"c-{id}\" data-chart=\"{id}\" data-series=\"{}\" \
-         data-points=\"{}\" data-x-scale=\"{}\" data-y-scale=\"{}\">\n{svg}\n\
+         data-points=\"{}\" data-x-scale=\"{}\" data-y-scale=\"{}\"{}>\n{svg}\n\
          <figcaption>{}</figcaption>\n<script type=\"application/json\">{}</script>\n</figure>\n",
         c.series.len(),
         c.point_count(),
         c.x.scale.name(),
         c.y.scale.name(),
+        band.unwrap_or_default(),
         esc(&c.title),
         island(c, &frame),
         id = esc(&c.id),
@@ -246,6 +251,7 @@ figs.forEach(function(f){
  });
  svg.addEventListener('mouseleave',function(){tip.hidden=true;});
 });
+if(location.hash==='#selftest'){var ok=0;figs.forEach(function(f){var svg=f.querySelector('svg'),r=svg.getBoundingClientRect();svg.dispatchEvent(new MouseEvent('mousemove',{clientX:r.left+r.width*0.6,clientY:r.top+r.height*0.5,bubbles:true}));if(!tip.hidden&&tip.textContent.split('\n').length>=3)ok++;});tip.hidden=true;body.dataset.hoverTest=ok;}
 body.dataset.hoverCharts=figs.length;body.dataset.hoverSeries=ser;body.dataset.hoverPoints=pts;body.dataset.script='ok';
 })();
 "##;

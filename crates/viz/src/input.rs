@@ -108,6 +108,13 @@ impl Input {
         Ok(kind)
     }
 
+    /// The run document: the last value with `jobs` (fio `--status-interval` with JSON output
+    /// prints a cumulative document per interval; the last one is the final result).
+    pub fn doc(&self) -> &Value {
+        let mut runs = self.values.iter().filter(|v| v.get("jobs").is_some_and(Value::is_array));
+        runs.next_back().unwrap_or(&self.values[0])
+    }
+
     /// The JSON Lines interval objects in this file.
     pub fn intervals(&self) -> impl Iterator<Item = &Value> {
         self.values.iter().filter(|v| v.get("time_ms").is_some() && v.get("job").is_some())
@@ -154,6 +161,13 @@ mod tests {
         let i = Input::parse("x.json", t).unwrap();
         assert_eq!(i.kind().unwrap(), Kind::Run);
         assert_eq!(i.intervals().count(), 2);
+    }
+
+    #[test]
+    fn fio_status_interval_documents_use_the_last() {
+        let t = "{\"jobs\":[],\"time\":\"1\"}\n{\"jobs\":[],\"time\":\"2\"}\n";
+        let i = Input::parse("fio.json", t).unwrap();
+        assert_eq!(i.doc()["time"], "2");
     }
 
     #[test]

@@ -80,6 +80,14 @@ pub fn build(inputs: &[Input]) -> Result<Report, VizError> {
     if !fill.is_empty() {
         sections.push(fill_section(&fill));
     }
+    // A result without some data (no intervals of one direction, a device that saw no I/O
+    // counters) gets no empty line or chart.
+    for s in &mut sections {
+        for c in &mut s.charts {
+            c.series.retain(|s| !s.points.is_empty());
+        }
+        s.charts.retain(|c| c.point_count() > 0);
+    }
     let names: Vec<&str> = inputs.iter().map(|i| i.label.as_str()).collect();
     Ok(Report { title: format!("iolab report: {}", names.join(", ")), sections })
 }
@@ -172,6 +180,25 @@ fn mrc_section(curves: Vec<(Series, Series)>) -> Section {
     }
 }
 
+/// One fill result's table row: its mean and quantiles of passes.
+fn fill_row(v: &Value, name: String) -> Vec<String> {
+    let q = |want: f64| {
+        v["quantiles_passes"].as_array().and_then(|a| {
+            a.iter().find(|x| num(x, "/q") == Some(want)).and_then(|x| num(x, "/passes"))
+        })
+    };
+    let f = |x: Option<f64>| x.map_or("-".into(), |x| format!("{x:.2}"));
+    vec![
+        name,
+        num(v, "/entries").map_or("-".into(), crate::chart::fmt_num),
+        text(v, "/pattern").unwrap_or("-").into(),
+        f(num(v, "/expected_passes")),
+        f(q(0.5)),
+        f(q(0.99)),
+        f(q(0.999)),
+    ]
+}
+
 fn fill_section(inputs: &[&Input]) -> Section {
     let mut filled = Vec::new();
     let mut done = Vec::new();
@@ -191,21 +218,7 @@ fn fill_section(inputs: &[&Input]) -> Section {
         let name = curve_name(&input.label, text(v, "/pattern").unwrap_or(""));
         filled.push(Series { name: name.clone(), points: pts("/filled_fraction") });
         done.push(Series { name: name.clone(), points: pts("/p_all_filled") });
-        let q = |want: f64| {
-            v["quantiles_passes"].as_array().and_then(|a| {
-                a.iter().find(|x| num(x, "/q") == Some(want)).and_then(|x| num(x, "/passes"))
-            })
-        };
-        let f = |x: Option<f64>| x.map_or("-".into(), |x| format!("{x:.2}"));
-        table.rows.push(vec![
-            name,
-            num(v, "/entries").map_or("-".into(), crate::chart::fmt_num),
-            text(v, "/pattern").unwrap_or("-").into(),
-            f(num(v, "/expected_passes")),
-            f(q(0.5)),
-            f(q(0.99)),
-            f(q(0.999)),
-        ]);
+        table.rows.push(fill_row(v, name));
     }
     let chart = |id: &str, title: &str, y: &str, series: Vec<Series>| Chart {
         id: id.into(),

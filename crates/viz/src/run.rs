@@ -15,7 +15,7 @@ const DIRS: [&str; 3] = ["read", "write", "trim"];
 
 /// The section of one run or sim document (plus JSON Lines after it in the same file).
 pub fn section(input: &Input, n: usize) -> Section {
-    let doc = &input.values[0];
+    let doc = input.doc();
     let sim = doc.get("iolab_sim").is_some();
     let mut s = Section {
         title: format!("{}: {}", if sim { "Simulation" } else { "Run" }, input.label),
@@ -65,28 +65,8 @@ fn describe(doc: &Value) -> Table {
             row(key, v.to_string());
         }
     }
-    let mut engines: Vec<&str> =
-        jobs(doc).iter().filter_map(|j| text(j, "/job options/ioengine")).collect();
-    if let Some(g) = text(doc, "/global options/ioengine") {
-        engines.push(g);
-    }
-    engines.dedup();
-    row(
-        "engine",
-        if engines.is_empty() { "psync (fio default)".into() } else { engines.join(", ") },
-    );
-    let mut targets = Vec::new();
-    for o in
-        std::iter::once(&doc["global options"]).chain(jobs(doc).iter().map(|j| &j["job options"]))
-    {
-        for k in ["filename", "directory"] {
-            if let Some(t) = o.get(k).and_then(Value::as_str) {
-                if !targets.iter().any(|x: &String| x.ends_with(t)) {
-                    targets.push(format!("{k}={t}"));
-                }
-            }
-        }
-    }
+    row("engine", engine(doc));
+    let targets = targets(doc);
     if !targets.is_empty() {
         row("target", targets.join(", "));
     }
@@ -104,6 +84,40 @@ fn describe(doc: &Value) -> Table {
         row("global options", opts.join(" "));
     }
     Table { caption: "Description".into(), head: vec!["".into(), "".into()], rows }
+}
+
+/// The jobs' `ioengine`s (a sim has none: its I/O is modelled).
+fn engine(doc: &Value) -> String {
+    let mut engines: Vec<&str> =
+        jobs(doc).iter().filter_map(|j| text(j, "/job options/ioengine")).collect();
+    if let Some(g) = text(doc, "/global options/ioengine") {
+        engines.push(g);
+    }
+    engines.dedup();
+    if doc.get("iolab_sim").is_some() {
+        "none: cache and device models (iolab sim)".to_string()
+    } else if engines.is_empty() {
+        "psync (fio default)".to_string()
+    } else {
+        engines.join(", ")
+    }
+}
+
+/// Every `filename=`/`directory=` of the global section and the jobs, once each.
+fn targets(doc: &Value) -> Vec<String> {
+    let mut targets = Vec::new();
+    let sections =
+        std::iter::once(&doc["global options"]).chain(jobs(doc).iter().map(|j| &j["job options"]));
+    for o in sections {
+        for k in ["filename", "directory"] {
+            if let Some(t) = o.get(k).and_then(Value::as_str) {
+                if !targets.iter().any(|x: &String| x.ends_with(t)) {
+                    targets.push(format!("{k}={t}"));
+                }
+            }
+        }
+    }
+    targets
 }
 
 fn opt(k: &str, v: &Value) -> String {
@@ -201,10 +215,14 @@ struct JobSeries {
     dirs: [Vec<(f64, f64, f64, f64)>; 3],
 }
 
-/// Per-job IOPS, bandwidth and latency charts from `input`'s JSON Lines.
-pub fn add_intervals(s: &mut Section, input: &Input, n: usize) {
+/// `input`'s intervals (its JSON Lines, else fio's status documents) per job clone.
+fn group_intervals(input: &Input) -> Vec<JobSeries> {
     let mut by_job: Vec<JobSeries> = Vec::new();
-    for l in input.intervals() {
+    let mut lines: Vec<Value> = input.intervals().cloned().collect();
+    if lines.is_empty() {
+        lines = status_intervals(input);
+    }
+    for l in &lines {
         let name =
             format!("{} ({})", text(l, "/job").unwrap_or("?"), num(l, "/jobidx").unwrap_or(0.0));
         let idx = match by_job.iter().position(|j| j.name == name) {
@@ -224,7 +242,13 @@ pub fn add_intervals(s: &mut Section, input: &Input, n: usize) {
             }
         }
     }
-    let band = steady_window(&input.values[0]);
+    by_job
+}
+
+/// Per-job IOPS, bandwidth and latency charts from `input`'s JSON Lines.
+pub fn add_intervals(s: &mut Section, input: &Input, n: usize) {
+    let by_job = group_intervals(input);
+    let band = steady_window(input.doc());
     for (j, js) in by_job.iter().enumerate() {
         let end = js.dirs.iter().flatten().map(|p| p.0).fold(0.0, f64::max);
         let band = band.map(|d| ((end - d).max(0.0), end, "steady-state window".to_string()));
@@ -262,6 +286,45 @@ pub fn add_intervals(s: &mut Section, input: &Input, n: usize) {
     }
 }
 
+/// Intervals from fio's `--status-interval` JSON: a cumulative document per interval, so each
+/// interval is the difference of two (`total_ios`, `io_bytes`, `clat_ns` mean × N) over the
+/// difference of `job_runtime` (ms), in the JSON Lines shape [`add_intervals`] reads.
+fn status_intervals(input: &Input) -> Vec<Value> {
+    let docs: Vec<&Value> =
+        input.values.iter().filter(|v| v.get("jobs").is_some_and(Value::is_array)).collect();
+    let mut out = Vec::new();
+    for w in docs.windows(2) {
+        for (k, (a, b)) in jobs(w[0]).iter().zip(jobs(w[1])).enumerate() {
+            let dt = num(b, "/job_runtime").unwrap_or(0.0) - num(a, "/job_runtime").unwrap_or(0.0);
+            if dt <= 0.0 {
+                continue;
+            }
+            let mut line = serde_json::json!({
+                "time_ms": num(b, "/job_runtime"),
+                "job": text(b, "/jobname").unwrap_or("?"),
+                "jobidx": k,
+            });
+            for dir in DIRS {
+                let d = |f: &str| num(&b[dir], f).unwrap_or(0.0) - num(&a[dir], f).unwrap_or(0.0);
+                let ios = d("/total_ios");
+                if ios <= 0.0 {
+                    continue;
+                }
+                let sum = |v: &Value| {
+                    num(v, "/clat_ns/mean").unwrap_or(0.0) * num(v, "/total_ios").unwrap_or(0.0)
+                };
+                line[dir] = serde_json::json!({
+                    "iops": ios * 1000.0 / dt,
+                    "bw_bytes": d("/io_bytes") * 1000.0 / dt,
+                    "clat_mean_ns": (sum(&b[dir]) - sum(&a[dir])) / ios,
+                });
+            }
+            out.push(line);
+        }
+    }
+    out
+}
+
 /// The steady-state window's length in seconds: fio's `steadystate.duration` when the job had
 /// `steadystate=`, else iolab's steady_state advice ("over the last N intervals of X s").
 fn steady_window(doc: &Value) -> Option<f64> {
@@ -293,9 +356,7 @@ fn devices(doc: &Value, n: usize) -> Vec<Chart> {
                     name: label.to_string(),
                     points: downsample(
                         &pts.iter()
-                            .filter_map(|p| {
-                                Some((num(p, "/end_ms")? / 1000.0, num(p, &format!("/{key}"))?))
-                            })
+                            .filter_map(|p| Some((num(p, "/end_ms")? / 1000.0, num(p, &ptr(key))?)))
                             .collect::<Vec<_>>(),
                         MAX_POINTS,
                     ),
@@ -333,6 +394,11 @@ fn devices(doc: &Value, n: usize) -> Vec<Chart> {
         out.push(mk("util", "utilisation", "%util", series(&[("util", "%util")])));
     }
     out
+}
+
+/// A JSON pointer to `key` (RFC 6901: `~` and `/` escaped, as in iostat's `r/s`).
+fn ptr(key: &str) -> String {
+    format!("/{}", key.replace('~', "~0").replace('/', "~1"))
 }
 
 fn advice(doc: &Value) -> Vec<Advice> {

@@ -33,6 +33,9 @@ pub struct Args {
     working_set: Option<String>,
     #[arg(long)]
     json: bool,
+    /// Write the fill curves as an offline HTML page (`iolab report`'s) to stdout.
+    #[arg(long, conflicts_with = "json")]
+    html: bool,
 }
 
 /// A count with decimal suffixes (k, M, G, T).
@@ -170,7 +173,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         })
         .transpose()?;
 
-    if a.json {
+    if a.json || a.html {
         let v = serde_json::json!({
             "entries": n,
             "pattern": a.pattern,
@@ -198,7 +201,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 "reads_to_95pct_of_steady_hit_ratio": o.reads_to_hit_ratio(0.95),
             })),
         });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        if a.html {
+            print!("{}", super::report::page_of("fill", &v)?);
+        } else {
+            println!("{}", serde_json::to_string_pretty(&v)?);
+        }
         return Ok(ExitCode::SUCCESS);
     }
 

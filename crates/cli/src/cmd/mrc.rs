@@ -48,6 +48,9 @@ pub struct Args {
     csv: bool,
     #[arg(long)]
     json: bool,
+    /// Write the curve as an offline HTML page (`iolab report`'s) to stdout.
+    #[arg(long, conflicts_with_all = ["json", "csv"])]
+    html: bool,
     #[command(flatten)]
     opts: TraceOpts,
 }
@@ -175,7 +178,7 @@ fn print_curve(
     pts: &[CurvePoint],
     unit: u64,
 ) -> anyhow::Result<ExitCode> {
-    if a.json {
+    if a.json || a.html {
         let (label, format, requests, skipped) = (&h.label, &h.format, h.requests, h.skipped);
         let v = serde_json::json!({
             "trace": label,
@@ -195,7 +198,11 @@ fn print_curve(
                 "byte_miss_ratio": p.byte_miss_ratio,
             })).collect::<Vec<_>>(),
         });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        if a.html {
+            print!("{}", super::report::page_of("mrc", &v)?);
+        } else {
+            println!("{}", serde_json::to_string_pretty(&v)?);
+        }
     } else if a.csv {
         if h.interrupted {
             eprintln!("iolab: interrupted: the curve covers the {} records read", h.requests);
