@@ -56,6 +56,25 @@ struct FioArgs {
     rest: Vec<String>,
 }
 
+/// The argument list as text when iolab runs as fio (fio's parser takes text); otherwise
+/// only argv[0] and the subcommand, since clap reports a non-UTF-8 argument itself.
+fn fio_argv() -> Result<Vec<String>, ExitCode> {
+    let os: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let lossy: Vec<String> = os.iter().take(2).map(|a| a.to_string_lossy().into_owned()).collect();
+    if fio_personality(&lossy).is_none() {
+        return Ok(lossy);
+    }
+    os.into_iter()
+        .map(|a| {
+            a.into_string().map_err(|bad| {
+                let shown: String = bad.to_string_lossy().chars().take(100).collect();
+                eprintln!("fio: argument '{}' is not valid UTF-8", shown.escape_default());
+                ExitCode::from(1)
+            })
+        })
+        .collect()
+}
+
 /// fio's arguments when iolab runs as `fio` (argv[0]'s file name, a symlink or hard link) or
 /// as `iolab fio …`; `None` otherwise.
 fn fio_personality(argv: &[String]) -> Option<(String, Vec<String>)> {
@@ -69,7 +88,10 @@ fn fio_personality(argv: &[String]) -> Option<(String, Vec<String>)> {
 
 fn main() -> ExitCode {
     signals::install();
-    let argv: Vec<String> = std::env::args().collect();
+    let argv = match fio_argv() {
+        Ok(argv) => argv,
+        Err(code) => return code,
+    };
     if let Some((argv0, args)) = fio_personality(&argv) {
         signals::polled(std::time::Duration::from_secs(10));
         return fio_exit(cmd::fio::run(&argv0, &args));

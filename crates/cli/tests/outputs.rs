@@ -211,7 +211,7 @@ fn bad_output_paths_fail_before_the_run() {
     let long = ["--runtime=20", "--time_based"];
     for (out, want) in [
         (d.path().display().to_string(), "is a directory"),
-        (String::new(), "empty path"),
+        (String::new(), "requires an argument"),
         (d.path().join("no/such/x.json").display().to_string(), "No such file or directory"),
     ] {
         let t0 = Instant::now();

@@ -202,7 +202,13 @@ fn apply_flag(
         }
         "status-interval" => {
             let v = need()?;
-            let t = fio_time(name, &v)?;
+            // iolab's own `--status-interval=0.5` (seconds with a fraction) was accepted before
+            // the fio flag table took over; fio's parser refuses fractions outside ( … ).
+            let secs = v.parse::<f64>().ok().filter(|s| (0.001..=86_400.0).contains(s));
+            let t = match secs {
+                Some(s) => Duration::from_secs_f64(s),
+                None => fio_time(name, &v)?,
+            };
             if t < Duration::from_millis(1) {
                 bail!("--status-interval={v}: fio: status interval too small");
             }
