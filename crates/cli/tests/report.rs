@@ -191,6 +191,23 @@ fn ten_second_null_run_as_html() {
 }
 
 #[test]
+fn quick_profile_as_html() {
+    let d = scratch("quick");
+    let page = d.join("quick.html");
+    iolab(&[
+        "run",
+        "--size=8m",
+        &format!("--directory={}", d.display()),
+        "--phase-time=0.5",
+        "--output-format=html",
+        &format!("--output={}", page.display()),
+    ]);
+    let list = check_page(&page, 2 << 20);
+    // Six phases, each its own job with IOPS, bandwidth and latency over time.
+    assert_eq!(list.iter().filter(|c| c.0.ends_with("-iops") && c.0.contains("-j")).count(), 6);
+}
+
+#[test]
 fn file_engine_run_json_plus_jsonl_to_report() {
     let d = scratch("file");
     let json = p(&d, "run.json");
