@@ -191,6 +191,23 @@ fn ten_second_null_run_as_html() {
 }
 
 #[test]
+fn quick_profile_as_html() {
+    let d = scratch("quick");
+    let page = d.join("quick.html");
+    iolab(&[
+        "run",
+        "--size=8m",
+        &format!("--directory={}", d.display()),
+        "--phase-time=0.5",
+        "--output-format=html",
+        &format!("--output={}", page.display()),
+    ]);
+    let list = check_page(&page, 2 << 20);
+    // Six phases, each its own job with IOPS, bandwidth and latency over time.
+    assert_eq!(list.iter().filter(|c| c.0.ends_with("-iops") && c.0.contains("-j")).count(), 6);
+}
+
+#[test]
 fn file_engine_run_json_plus_jsonl_to_report() {
     let d = scratch("file");
     let json = p(&d, "run.json");
@@ -475,4 +492,17 @@ fn bad_input_is_one_line_naming_the_file() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("x.json: not a result iolab can draw (keys: foo)"), "{err}");
     assert!(!d.join("x.html").exists(), "no page written on bad input");
+    // A FIFO is refused before any read (it would block), and so is writing over an input.
+    let fifo = d.join("fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    for (args, want) in [
+        (vec![fifo.display().to_string()], "expected a regular file"),
+        (vec![p(&d, "x.json"), "-o".into(), p(&d, "x.json")], "is the input"),
+    ] {
+        let o =
+            Command::new(env!("CARGO_BIN_EXE_iolab")).arg("report").args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains(want) && err.lines().count() == 1, "{err}");
+    }
 }

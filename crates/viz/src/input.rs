@@ -64,10 +64,15 @@ impl Input {
 
     /// Read and parse the file at `path`.
     pub fn read(path: &Path) -> Result<Input, VizError> {
+        let bytes = std::fs::read(path)
+            .map_err(|source| VizError::Io { path: path.display().to_string(), source })?;
+        Input::from_bytes(path, &bytes)
+    }
+
+    /// Parse the bytes read from `path` (errors name the path, the label is its file name).
+    pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Input, VizError> {
         let label = path.display().to_string();
-        let bytes =
-            std::fs::read(path).map_err(|source| VizError::Io { path: label.clone(), source })?;
-        let text = std::str::from_utf8(&bytes).map_err(|e| VizError::Input {
+        let text = std::str::from_utf8(bytes).map_err(|e| VizError::Input {
             path: label.clone(),
             what: format!("byte {}: not UTF-8 text; expected a JSON result", e.valid_up_to()),
         })?;

@@ -16,8 +16,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let inputs =
-        a.results.iter().map(|p| iolab_viz::Input::read(p)).collect::<Result<Vec<_>, _>>()?;
+    let inputs = super::report::read_inputs(&a.results)?;
     let report = iolab_viz::model::build(&inputs)?;
     let files = iolab_viz::plot::write_all(&report, &a.out_dir)?;
     for f in &files {

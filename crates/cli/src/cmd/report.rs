@@ -17,9 +17,24 @@ pub struct Args {
     output: PathBuf,
 }
 
+/// Result files are JSON text: more than this is not one.
+const MAX_BYTES: u64 = 256 << 20;
+
+/// Read each result (regular files only, bounded, as `iolab compare` reads them).
+pub fn read_inputs(paths: &[PathBuf]) -> anyhow::Result<Vec<iolab_viz::Input>> {
+    paths
+        .iter()
+        .map(|p| {
+            let bytes = iolab_core::input::read_bounded(p, "result", MAX_BYTES)?;
+            Ok(iolab_viz::Input::from_bytes(p, &bytes)?)
+        })
+        .collect()
+}
+
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let inputs =
-        a.results.iter().map(|p| iolab_viz::Input::read(p)).collect::<Result<Vec<_>, _>>()?;
+    let sources: Vec<&std::path::Path> = a.results.iter().map(PathBuf::as_path).collect();
+    iolab_report::output::check(&a.output, &sources)?;
+    let inputs = read_inputs(&a.results)?;
     let page = iolab_viz::html(&inputs)?;
     iolab_report::write_atomic(&a.output, page.as_bytes())
         .with_context(|| format!("writing the report to {}", a.output.display()))?;

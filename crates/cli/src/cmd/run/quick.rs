@@ -154,6 +154,10 @@ pub fn run_quick(
     } else {
         let mut out = Vec::new();
         for fmt in flags.format.split(',') {
+            if fmt == "html" {
+                out.extend(crate::cmd::report::run_page(&result)?);
+                continue;
+            }
             out.extend(iolab_report::exporter(fmt)?.render(&result)?);
         }
         match &flags.output {
