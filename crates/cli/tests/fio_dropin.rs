@@ -177,6 +177,7 @@ fn json_says_fio_version_iodepth_and_global_options() {
         "--iodepth=4",
         "--ioengine=null",
         "--size=64k",
+        "--group_reporting",
         "--name=z",
         "--rw=read",
     ]);
@@ -186,5 +187,11 @@ fn json_says_fio_version_iodepth_and_global_options() {
     assert!(v["iolab_version"].as_str().is_some_and(|s| s.starts_with("iolab-")));
     assert_eq!(v["global options"]["iodepth"], "4");
     assert_eq!(v["jobs"][0]["latency_depth"], 4);
+    // fio: global options and the section's own options apart; bare flags have no value and
+    // are left out of both.
+    let globals = v["global options"].as_object().expect("global options");
+    assert_eq!(globals.keys().collect::<Vec<_>>(), ["iodepth", "ioengine", "size"]);
+    let own = v["jobs"][0]["job options"].as_object().expect("job options");
+    assert_eq!(own.keys().collect::<Vec<_>>(), ["name", "rw"]);
     assert!(out.stderr.is_empty(), "nothing on stderr");
 }

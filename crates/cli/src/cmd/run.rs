@@ -240,6 +240,7 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
     }
     result.meta.command_line = std::env::args().collect();
     result.global_options = global_options(&parsed.jobs, &opts.cmdline);
+    own_options(&mut result);
     result.meta.interrupted = interrupted;
     result.meta.start_unix_ms = start_unix_ms(&result);
     result.warnings.extend(parsed.warnings.iter().map(|w| w.to_string()));
@@ -332,6 +333,16 @@ fn global_options(
         }
     }
     out
+}
+
+/// fio's `job options`: the section's own options, without what the global section set
+/// (an option is kept when its value differs from the global one, so the exporters' lookup
+/// "job, then global" still finds each job's value).
+fn own_options(result: &mut RunResult) {
+    let globals = result.global_options.clone();
+    for j in &mut result.jobs {
+        j.options.retain(|k, v| globals.get(k) != Some(v));
+    }
 }
 
 /// Every `ss_interval`, sum each steady-state job's live counters over its clones and feed its

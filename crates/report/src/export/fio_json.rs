@@ -67,9 +67,12 @@ pub fn fio_json(run: &RunResult, plus: bool) -> J {
     root.put("timestamp", run.meta.start_unix_ms / 1000);
     root.put("timestamp_ms", run.meta.start_unix_ms);
     root.put("time", ctime(run.meta.start_unix_ms / 1000));
-    if !run.global_options.is_empty() {
+    // stat.c json_add_job_opts: only options with a value (fio keeps no value for a bare
+    // flag such as `group_reporting`), and no object when there are none.
+    let globals: Vec<_> = run.global_options.iter().filter(|(_, v)| !v.is_empty()).collect();
+    if !globals.is_empty() {
         let mut g = J::obj();
-        for (k, v) in &run.global_options {
+        for (k, v) in globals {
             g.put(k.as_str(), v.as_str());
         }
         root.put("global options", g);
@@ -238,7 +241,7 @@ fn job_json(run: &RunResult, v: &JobView<'_>, pcts: &[f64], plus: bool) -> J {
         .put("eta", 0u64)
         .put("elapsed", v.elapsed_ns.div_ceil(1_000_000_000));
     let mut opts = J::obj();
-    for (k, val) in v.options {
+    for (k, val) in v.options.iter().filter(|(_, val)| !val.is_empty()) {
         opts.put(k.as_str(), val.as_str());
     }
     o.put("job options", opts);
