@@ -253,7 +253,14 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
         }
     }
     let mut out = Vec::new();
+    if fio && flags.format.split(',').any(|f| f == "normal") {
+        out.extend(super::fio::normal_header(&parsed.jobs).as_bytes());
+    }
     for fmt in flags.format.split(',') {
+        if fio && fmt == "normal" {
+            // stat.c __show_run_stats starts the normal output with a blank line.
+            out.push(b'\n');
+        }
         out.extend(flags.g.exporter(fmt)?.render(&result)?);
         if fmt == "normal" && !fio {
             // After the summary: the depth issued beside what each device saw, then advice.
