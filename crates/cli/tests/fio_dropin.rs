@@ -191,6 +191,8 @@ fn json_says_fio_version_iodepth_and_global_options() {
     assert!(v["iolab_version"].as_str().is_some_and(|s| s.starts_with("iolab-")));
     assert_eq!(v["global options"]["iodepth"], "4");
     assert_eq!(v["jobs"][0]["latency_depth"], 4);
+    // fio 3.33 after a run shorter than 3 s: no estimate, INT_MAX.
+    assert_eq!(v["jobs"][0]["eta"], 2_147_483_647u64);
     // fio: global options and the section's own options apart; bare flags have no value and
     // are left out of both.
     let globals = v["global options"].as_object().expect("global options");

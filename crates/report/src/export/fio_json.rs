@@ -238,7 +238,7 @@ fn job_json(run: &RunResult, v: &JobView<'_>, pcts: &[f64], plus: bool) -> J {
     o.put("jobname", v.name)
         .put("groupid", v.groupid)
         .put("error", v.error)
-        .put("eta", 0u64)
+        .put("eta", fio_eta(run))
         .put("elapsed", v.elapsed_ns.div_ceil(1_000_000_000));
     let mut opts = J::obj();
     for (k, val) in v.options.iter().filter(|(_, val)| !val.is_empty()) {
@@ -299,6 +299,18 @@ fn job_json(run: &RunResult, v: &JobView<'_>, pcts: &[f64], plus: bool) -> J {
     }
     o.put("iolab", iolab_extras(run, v));
     o
+}
+
+/// fio's `eta` as the JSON report gets it once every job is done (eta.c
+/// `calc_thread_status`): `INT_MAX` while fio has run less than 3 s (no estimate yet), else 0.
+/// The run's elapsed time is taken as its longest job's.
+fn fio_eta(run: &RunResult) -> u64 {
+    let elapsed_ns = run.jobs.iter().map(|j| j.elapsed_ns).max().unwrap_or(0);
+    if elapsed_ns.div_ceil(1_000_000_000) < 3 {
+        i32::MAX as u64
+    } else {
+        0
+    }
 }
 
 /// fio stat.c `show_thread_status_json`, `ss_dur` branch.
