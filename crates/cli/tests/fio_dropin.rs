@@ -109,14 +109,18 @@ fn terse_group_reporting_and_several_jobs_match_fio() {
 }
 
 #[test]
-fn append_terse_puts_the_terse_line_first_as_fio() {
+fn append_terse_puts_the_terse_line_before_the_report_as_fio() {
     let mut args = vec!["fio", "--append-terse", "--rw=read"];
     args.extend_from_slice(JOB);
     let out = iolab(&args);
     assert!(out.status.success());
     let text = stdout(&out);
-    let first = text.lines().next().unwrap_or_default();
-    assert!(first.starts_with("3;fio-3.33;t;0;0;1024;"), "first line: {first}");
+    // fio: its header lines (init.c add_job, backend.c), the terse line, a blank line, the
+    // normal report.
+    let header = "t: (g=0): rw=read, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, \
+                  ioengine=null, iodepth=1\nfio-3.33\nStarting 1 process\n3;fio-3.33;t;0;0;1024;";
+    assert!(text.starts_with(header), "{text}");
+    assert!(text.contains("\n\nt: (groupid=0, jobs=1): err= 0:"), "{text}");
     assert!(text.contains("READ: bw="), "the normal report follows:\n{text}");
     assert!(out.stderr.is_empty(), "fio personality prints nothing on stderr");
 }
@@ -177,6 +181,7 @@ fn json_says_fio_version_iodepth_and_global_options() {
         "--iodepth=4",
         "--ioengine=null",
         "--size=64k",
+        "--group_reporting",
         "--name=z",
         "--rw=read",
     ]);
@@ -186,5 +191,13 @@ fn json_says_fio_version_iodepth_and_global_options() {
     assert!(v["iolab_version"].as_str().is_some_and(|s| s.starts_with("iolab-")));
     assert_eq!(v["global options"]["iodepth"], "4");
     assert_eq!(v["jobs"][0]["latency_depth"], 4);
+    // fio 3.33 after a run shorter than 3 s: no estimate, INT_MAX.
+    assert_eq!(v["jobs"][0]["eta"], 2_147_483_647u64);
+    // fio: global options and the section's own options apart; bare flags have no value and
+    // are left out of both.
+    let globals = v["global options"].as_object().expect("global options");
+    assert_eq!(globals.keys().collect::<Vec<_>>(), ["iodepth", "ioengine", "size"]);
+    let own = v["jobs"][0]["job options"].as_object().expect("job options");
+    assert_eq!(own.keys().collect::<Vec<_>>(), ["name", "rw"]);
     assert!(out.stderr.is_empty(), "nothing on stderr");
 }

@@ -350,3 +350,69 @@ pub fn run(argv0: &str, args: &[String]) -> ExitCode {
         }
     }
 }
+
+/// fio's `ddir_str` of a job's `rw`.
+fn ddir_str(rw: iolab_job::RwKind) -> &'static str {
+    use iolab_job::RwKind as R;
+    match rw {
+        R::Read => "read",
+        R::Write => "write",
+        R::Trim => "trim",
+        R::RandRead => "randread",
+        R::RandWrite => "randwrite",
+        R::RandTrim => "randtrim",
+        R::ReadWrite => "rw",
+        R::RandRw => "randrw",
+        R::TrimWrite => "trimwrite",
+        R::RandTrimWrite => "randtrimwrite",
+    }
+}
+
+/// What fio prints before a normal-format run: one line per job (init.c `add_job`: name,
+/// group, rw, block sizes by `num2str` with 4 significant figures, engine, iodepth; `...` for
+/// its clones), its version, and `Starting N process(es)` / `thread(s)` (backend.c).
+pub fn normal_header(jobs: &[iolab_job::Job]) -> String {
+    use iolab_report::num::{num2str, N2s};
+    let mut s = String::new();
+    let (mut threads, mut procs) = (0u32, 0u32);
+    for j in jobs {
+        let pow2 = j.options.get("kb_base").is_none_or(|o| o.raw.trim() != "1000");
+        let n = |v: u64| num2str(v, 4, pow2, N2s::Byte);
+        s.push_str(&format!(
+            "{}: (g={}): rw={}, bs=(R) {}-{}, (W) {}-{}, (T) {}-{}, ioengine={}, iodepth={}\n",
+            j.name,
+            j.group_id,
+            ddir_str(j.rw),
+            n(j.bs.read.min),
+            n(j.bs.read.max),
+            n(j.bs.write.min),
+            n(j.bs.write.max),
+            n(j.bs.trim.min),
+            n(j.bs.trim.max),
+            j.ioengine,
+            j.iodepth
+        ));
+        if j.numjobs > 1 {
+            s.push_str("...\n");
+        }
+        let count = j.numjobs.max(1);
+        if j.thread {
+            threads += count;
+        } else {
+            procs += count;
+        }
+    }
+    s.push_str(&format!("{FIO_VERSION}\nStarting "));
+    let plural = |n: u32, one: &str, many: &str| format!("{n} {}", if n > 1 { many } else { one });
+    if threads > 0 {
+        s.push_str(&plural(threads, "thread", "threads"));
+    }
+    if procs > 0 {
+        if threads > 0 {
+            s.push_str(" and ");
+        }
+        s.push_str(&plural(procs, "process", "processes"));
+    }
+    s.push('\n');
+    s
+}

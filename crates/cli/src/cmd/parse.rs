@@ -21,6 +21,11 @@ const OWN_FLAGS: &[&str] = &["defaults"];
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let split = iolab_job::split_fio_args(&args.rest, OWN_FLAGS);
+    if let Some((f, _)) = split.flags.first() {
+        anyhow::bail!(
+            "--{f}: a fio flag for `iolab run` or `iolab fio`; `iolab parse` does no run"
+        );
+    }
     let defaults = split.other.iter().any(|a| a == "--defaults");
     if let Some(bad) = split.other.iter().find(|a| *a != "--defaults") {
         anyhow::bail!("unknown flag '{bad}'; expected job files, --option=value, --section=NAME or --defaults");

@@ -250,6 +250,7 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
     }
     result.meta.command_line = std::env::args().collect();
     result.global_options = global_options(&parsed.jobs, &opts.cmdline);
+    own_options(&mut result);
     result.meta.interrupted = interrupted;
     result.meta.start_unix_ms = start_unix_ms(&result);
     result.warnings.extend(parsed.warnings.iter().map(|w| w.to_string()));
@@ -262,10 +263,17 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
         }
     }
     let mut out = Vec::new();
+    if fio && flags.format.split(',').any(|f| f == "normal") {
+        out.extend(super::fio::normal_header(&parsed.jobs).as_bytes());
+    }
     for fmt in flags.format.split(',') {
         if fmt == "html" {
             out.extend(super::report::run_page(&result)?);
             continue;
+        }
+        if fio && fmt == "normal" {
+            // stat.c __show_run_stats starts the normal output with a blank line.
+            out.push(b'\n');
         }
         out.extend(flags.g.exporter(fmt)?.render(&result)?);
         if fmt == "normal" && !fio {
@@ -346,6 +354,16 @@ fn global_options(
         }
     }
     out
+}
+
+/// fio's `job options`: the section's own options, without what the global section set
+/// (an option is kept when its value differs from the global one, so the exporters' lookup
+/// "job, then global" still finds each job's value).
+fn own_options(result: &mut RunResult) {
+    let globals = result.global_options.clone();
+    for j in &mut result.jobs {
+        j.options.retain(|k, v| globals.get(k) != Some(v));
+    }
 }
 
 /// Every `ss_interval`, sum each steady-state job's live counters over its clones and feed its

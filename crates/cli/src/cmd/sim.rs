@@ -107,6 +107,9 @@ struct SimArgs {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     use clap::Parser;
     let split = iolab_job::split_fio_args(&args.rest, OWN_FLAGS);
+    if let Some((f, _)) = split.flags.first() {
+        bail!("--{f}: a fio flag `iolab sim` does not take (see `iolab sim --help`)");
+    }
     let args = SimArgs::try_parse_from(std::iter::once("iolab sim".to_string()).chain(split.other))
         .map_err(|e| anyhow::anyhow!("{}", e.to_string().trim_end()))?;
     if args.list {

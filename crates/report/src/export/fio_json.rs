@@ -71,9 +71,12 @@ pub fn fio_json(run: &RunResult, plus: bool) -> J {
         // Also per job (`iolab.interrupted`); here even when no job ran (stopped in layout).
         root.put("iolab_interrupted", true);
     }
-    if !run.global_options.is_empty() {
+    // stat.c json_add_job_opts: only options with a value (fio keeps no value for a bare
+    // flag such as `group_reporting`), and no object when there are none.
+    let globals: Vec<_> = run.global_options.iter().filter(|(_, v)| !v.is_empty()).collect();
+    if !globals.is_empty() {
         let mut g = J::obj();
-        for (k, v) in &run.global_options {
+        for (k, v) in globals {
             g.put(k.as_str(), v.as_str());
         }
         root.put("global options", g);
@@ -239,10 +242,10 @@ fn job_json(run: &RunResult, v: &JobView<'_>, pcts: &[f64], plus: bool) -> J {
     o.put("jobname", v.name)
         .put("groupid", v.groupid)
         .put("error", v.error)
-        .put("eta", 0u64)
+        .put("eta", fio_eta(run))
         .put("elapsed", v.elapsed_ns.div_ceil(1_000_000_000));
     let mut opts = J::obj();
-    for (k, val) in v.options {
+    for (k, val) in v.options.iter().filter(|(_, val)| !val.is_empty()) {
         opts.put(k.as_str(), val.as_str());
     }
     o.put("job options", opts);
@@ -300,6 +303,18 @@ fn job_json(run: &RunResult, v: &JobView<'_>, pcts: &[f64], plus: bool) -> J {
     }
     o.put("iolab", iolab_extras(run, v));
     o
+}
+
+/// fio's `eta` as the JSON report gets it once every job is done (eta.c
+/// `calc_thread_status`): `INT_MAX` while fio has run less than 3 s (no estimate yet), else 0.
+/// The run's elapsed time is taken as its longest job's.
+fn fio_eta(run: &RunResult) -> u64 {
+    let elapsed_ns = run.jobs.iter().map(|j| j.elapsed_ns).max().unwrap_or(0);
+    if elapsed_ns.div_ceil(1_000_000_000) < 3 {
+        i32::MAX as u64
+    } else {
+        0
+    }
 }
 
 /// fio stat.c `show_thread_status_json`, `ss_dur` branch.
