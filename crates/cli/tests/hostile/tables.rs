@@ -59,7 +59,7 @@ fn fio_numeric() -> Vec<Probe> {
         ("clock", "startdelay", &["--size=64k"]),
         ("perf", "nrfiles", &["--size=64k"]),
         ("dropin", "randseed", &["--size=64k", "--rw=randread"]),
-        ("dropin", "zonesize", &["--size=64k", "--zonerange=64k"]),
+        ("dropin", "zonesize", &["--size=64k"]),
     ];
     let mut v = Vec::new();
     for &(fam, opt, extra) in opts {
