@@ -34,7 +34,8 @@ pub enum Prep {
 pub enum Oracle {
     /// Exit 0.
     Ok,
-    /// Exit 1; the last stderr line names every needle (case-insensitive).
+    /// Exit 1; the last stderr line names every needle (case-insensitive); a needle starting
+    /// with `!` must not appear (`!out of memory`: the input was read until memory ran out).
     Err(Vec<String>),
     /// Exit 0, or a clean `Err` naming the needles.
     OkOrErr(Vec<String>),
@@ -290,6 +291,12 @@ fn check_err(code: i32, stderr: &[u8], needles: &[String]) -> Result<(), String>
     }
     let low = last.to_lowercase();
     for n in needles {
+        if let Some(bad) = n.strip_prefix('!') {
+            if low.contains(&bad.to_lowercase()) {
+                return Err(format!("stderr says '{bad}': {}", short(last)));
+            }
+            continue;
+        }
         if !low.contains(&n.to_lowercase()) {
             return Err(format!("stderr does not name '{n}': {}", short(last)));
         }
