@@ -458,6 +458,26 @@ pub fn format_bytes_si(bytes: u64) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn quote_escapes_and_cuts() {
+        assert_eq!(quote("a\0b\u{1b}[2J"), "a\\u{0}b\\u{1b}[2J");
+        let long = "7".repeat(10 << 20);
+        let q = quote(&long);
+        assert_eq!(q, format!("{}… (10485760 bytes)", "7".repeat(100)));
+        assert_eq!(quote("\u{feff}[x]"), "\\u{feff}[x]");
+    }
+
+    #[test]
+    fn nan_is_refused_and_whole_decimals_accepted() {
+        let k = |s: &str| parse_size(s, KbBase::K1024).unwrap_err().kind;
+        assert!(matches!(k("((-1)^0.5)"), UnitErrorKind::Expression { .. }));
+        assert!(matches!(k("(0/0.0)"), UnitErrorKind::Expression { .. }));
+        assert_eq!(parse_size("16777216.0", KbBase::K1024).unwrap(), 16_777_216);
+        assert_eq!(parse_size("65536.", KbBase::K1024).unwrap(), 65_536);
+        assert_eq!(k("1.0k"), UnitErrorKind::Fractional { fio_reads: 1 });
+        assert_eq!(k("4096.5"), UnitErrorKind::Fractional { fio_reads: 4096 });
+    }
+
     /// fio-behaviour.md §1.4, every row confirmed against fio-3.33.
     #[test]
     fn size_suffix_table_matches_fio() {

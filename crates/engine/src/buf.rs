@@ -166,6 +166,13 @@ mod tests {
     }
 
     #[test]
+    fn an_impossible_pool_is_enomem() {
+        let e = BufPool::try_new(usize::MAX / 2, 1 << 20, 4096, "null").err().unwrap();
+        assert!(e.to_string().contains("err=12"), "{e}");
+        assert!(AlignedBuf::try_new(usize::MAX - 10, 4096).is_err());
+    }
+
+    #[test]
     fn pool_slots_do_not_overlap() {
         let mut p = BufPool::new(4, 6000, 4096);
         assert_eq!(p.slot_size(), 8192);

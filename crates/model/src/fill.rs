@@ -439,6 +439,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn power_sums_match_direct_sums() {
+        for s in [0.5, 1.0, 1.1, 3.0] {
+            let direct: f64 = (1..=200_000u64).rev().map(|i| (i as f64).powf(-s)).sum();
+            let em = generalized_harmonic(200_000, s);
+            assert!((em - direct).abs() / direct < 1e-12, "s={s}: {em} vs {direct}");
+        }
+    }
+
+    #[test]
+    fn out_of_range_models_are_refused() {
+        assert!(matches!(
+            Fill::try_new(1_000_000_000, Pattern::Zipf(15.0)),
+            Err(FillError::TooManyBins { .. })
+        ));
+        assert!(matches!(
+            Fill::try_new(1u64 << 40, Pattern::Zipf(19.0)),
+            Err(FillError::TooManyBins { .. } | FillError::Underflow { .. })
+        ));
+        assert!(Fill::try_new(1_000_000, Pattern::Zipf(1.1)).is_ok());
+        let f = Fill::try_new(1_000_000_000_000, Pattern::Uniform).unwrap();
+        let c = f.monte_carlo_cost(1, 1 << 40);
+        assert_eq!(c.bytes, 1e12 / 8.0);
+        assert!("zipf:1e300".parse::<Pattern>().is_err());
+    }
+
+    #[test]
     fn harmonic_asymptotic_matches_sum() {
         let x = 1_000_000u64;
         let exact = harmonic(x);

@@ -246,6 +246,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_map_past_the_bound_is_an_error_not_an_abort() {
+        // 1 PiB of 4 KiB blocks: 2^38 bits, 32 GiB of words.
+        let e = RandMap::try_new(1u64 << 38).unwrap_err();
+        assert_eq!(e.blocks, 1 << 38);
+        assert!(e.bytes > RandMap::MAX_BYTES);
+        assert!(e.to_string().contains("try norandommap=1"));
+        assert_eq!(RandMap::try_new(1 << 20).unwrap().len(), 1 << 20);
+    }
+
+    #[test]
     fn next_free_wraps_and_skips_full_words() {
         let mut m = RandMap::new(200);
         for b in 0..200 {

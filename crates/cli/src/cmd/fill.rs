@@ -119,12 +119,12 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         a.pattern.parse().map_err(|e: String| anyhow::anyhow!("--pattern: {e}"))?;
     if let Some(iops) = a.iops {
         if !(1e-3..=1e12).contains(&iops) {
-            bail!("--iops {iops}: expected 0.001 to 1e12 reads per second");
+            bail!("--iops {iops:?}: expected 0.001 to 1e12 reads per second");
         }
     }
     if let Some(o) = a.observed_passes {
         if !(o > 0.0 && o <= 1e12) {
-            bail!("--observed-passes {o}: expected a number of passes > 0 (at most 1e12)");
+            bail!("--observed-passes {o:?}: expected a number of passes > 0 (at most 1e12)");
         }
     }
     let f = Fill::try_new(n, pattern).context("--pattern")?;

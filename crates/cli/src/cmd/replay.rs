@@ -68,7 +68,7 @@ fn validate(args: &Args) -> anyhow::Result<()> {
         bail!("--direct={}: expected 0 or 1", args.direct);
     }
     if !(1e-3..=1e9).contains(&args.speed) {
-        bail!("--speed={}: expected 0.001 to 1e9 (times faster than recorded)", args.speed);
+        bail!("--speed={:?}: expected 0.001 to 1e9 (times faster than recorded)", args.speed);
     }
     if engines::lookup(&args.ioengine).is_err() {
         let known: Vec<&str> = engines::ENGINES.iter().map(|e| e.name).collect();

@@ -59,7 +59,7 @@ fn fio_numeric() -> Vec<Probe> {
         ("clock", "startdelay", &["--size=64k"]),
         ("perf", "nrfiles", &["--size=64k"]),
         ("dropin", "randseed", &["--size=64k", "--rw=randread"]),
-        ("dropin", "zonesize", &["--size=64k", "--zonerange=64k"]),
+        ("dropin", "zonesize", &["--size=64k"]),
     ];
     let mut v = Vec::new();
     for &(fam, opt, extra) in opts {
@@ -267,7 +267,8 @@ fn input_probes() -> Vec<Probe> {
         for (kname, prep) in input_kinds() {
             // An empty or NUL-filled job file is a clean error; the device, FIFO, directory and
             // loop must be refused by name, without reading forever or blocking in open.
-            let p = Probe::new("io", format!("{cname} <- {kname}"), args, err(&["/in"]))
+            let o = err(&["/in", "!out of memory"]);
+            let p = Probe::new("io", format!("{cname} <- {kname}"), args, o)
                 .prep(prep)
                 .after(After::NoLeftovers(vec![]))
                 .limit(5.0);
