@@ -36,6 +36,16 @@ pub struct RandMap {
 
 impl RandMap {
     pub fn new(nr_bits: u64) -> Self {
+        Self::try_new(nr_bits).unwrap_or_else(|| std::alloc::handle_alloc_error(Self::layout(0)))
+    }
+
+    fn layout(words: usize) -> std::alloc::Layout {
+        std::alloc::Layout::array::<u64>(words).unwrap_or(std::alloc::Layout::new::<u64>())
+    }
+
+    /// The map, or `None` when its memory cannot be allocated (fio: "failed allocating
+    /// random map").
+    pub fn try_new(nr_bits: u64) -> Option<Self> {
         let mut off = [0usize; MAX_LEVELS + 1];
         let mut nlevels = 0;
         let mut total = 0usize;
@@ -51,9 +61,13 @@ impl RandMap {
             n = words as u64;
         }
         off[nlevels] = total;
-        let mut m = RandMap { nr_bits, used: 0, words: vec![0u64; total], off, nlevels };
+        // Probe that the memory can be had (a region of 2^60 bytes cannot), then allocate
+        // it zeroed, which for large maps is lazily zeroed pages and not a memset.
+        Vec::<u64>::new().try_reserve_exact(total).ok()?;
+        let words = vec![0u64; total];
+        let mut m = RandMap { nr_bits, used: 0, words, off, nlevels };
         m.pad();
-        m
+        Some(m)
     }
 
     /// Number of blocks in the map.
