@@ -31,6 +31,16 @@ pub struct WriteGrant {
 /// The checks for a write to block device `path`: `Ok` with notes for the run report (the
 /// warning when `allow_mounted_write=1` lets a write through to a device in use).
 pub fn check_block_write(path: &Path, grant: WriteGrant) -> Result<Vec<String>, EngineError> {
+    check_block_write_with(path, grant, &Blkid::load)
+}
+
+/// [`check_block_write`] with the way libblkid is loaded given (tests pass a missing library
+/// to see the refusal a system without libblkid gets).
+pub fn check_block_write_with(
+    path: &Path,
+    grant: WriteGrant,
+    load_blkid: &dyn Fn() -> Result<Blkid, String>,
+) -> Result<Vec<String>, EngineError> {
     let real = std::fs::canonicalize(path).map_err(|e| EngineError::io(path, "resolve", e))?;
     let shown = shown_name(path, &real);
     let mut notes = Vec::new();
@@ -48,7 +58,7 @@ pub fn check_block_write(path: &Path, grant: WriteGrant) -> Result<Vec<String>, 
     if grant.allow_destroy || grant.allow_mounted_write {
         return Ok(notes);
     }
-    let blkid = Blkid::load().map_err(|e| EngineError::Destructive {
+    let blkid = load_blkid().map_err(|e| EngineError::Destructive {
         path: shown.clone(),
         reason: format!(
             "its signatures cannot be checked ({e}; libblkid is part of util-linux), so it \

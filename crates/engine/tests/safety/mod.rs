@@ -6,7 +6,9 @@
 //! installed fio).
 
 use super::load;
+use iolab_engine::blkid::Blkid;
 use iolab_engine::runner::{run_jobs, RunOptions, RunOutput};
+use iolab_engine::safety::{check_block_write_with, WriteGrant};
 use iolab_engine::target::open_replay_target;
 use iolab_job::Job;
 use std::hash::Hasher;
@@ -332,6 +334,28 @@ fn overflowing_offset_is_refused_and_nothing_is_written() {
     let e = e.unwrap_err();
     assert!(e.contains("16777216 bytes") && e.contains("17825792"), "{e}");
     assert_eq!(digest(&backing), before);
+}
+
+#[test]
+fn without_libblkid_every_device_needs_allow_destroy() {
+    let d = tempfile::tempdir().unwrap();
+    let (_backing, lo) = match blank(d.path(), "noblkid.img", 8) {
+        Ok(x) => x,
+        Err(why) => return eprintln!("skip: {why}"),
+    };
+    let dev = Path::new(&lo.dev);
+    let missing = || Blkid::load_from("libiolab-absent-blkid.so.1");
+    let e = check_block_write_with(dev, WriteGrant::default(), &missing).unwrap_err();
+    let e = e.to_string();
+    assert!(e.starts_with(&lo.dev), "{e}");
+    assert!(e.contains("libiolab-absent-blkid.so.1") && e.contains("cannot be checked"), "{e}");
+    assert!(e.contains("--allow-destroy"), "{e}");
+    let grant = WriteGrant { allow_destroy: true, ..WriteGrant::default() };
+    assert_eq!(check_block_write_with(dev, grant, &missing).unwrap(), Vec::<String>::new());
+    // With the real library the blank device is fine.
+    if Blkid::load().is_ok() {
+        assert!(check_block_write_with(dev, WriteGrant::default(), &Blkid::load).is_ok());
+    }
 }
 
 #[test]
