@@ -29,7 +29,8 @@ use std::time::Instant;
 /// Run-wide switches from the command line.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
-    /// Writes to devices with a signature or in use are allowed.
+    /// Writes to block devices carrying a signature are allowed (`--allow-destroy`); a device
+    /// in use still needs the job's `allow_mounted_write=1`.
     pub allow_destroy: bool,
     /// Percentiles to report (percent).
     pub percentiles: Vec<f64>,
