@@ -30,6 +30,8 @@ pub enum EngineError {
     DirectUnsupported { path: PathBuf, fs: String },
     #[error("{path}: refusing to write: {reason}; pass --allow-destroy if you mean to destroy its contents")]
     Destructive { path: PathBuf, reason: String },
+    #[error("{path}: refusing to write: {reason}; --allow-destroy does not lift this: set allow_mounted_write=1 in the job if you mean to write into a device in use")]
+    InUse { path: PathBuf, reason: String },
     #[error("{path}: refusing to write into an existing file the job did not create: {reason}")]
     ExistingFile { path: PathBuf, reason: String },
     #[error(

@@ -11,6 +11,7 @@
 //! ```
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod blkid;
 pub mod buf;
 pub mod clock;
 pub mod engines;

@@ -29,7 +29,8 @@ use std::time::Instant;
 /// Run-wide switches from the command line.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
-    /// Writes to devices with a signature or in use are allowed.
+    /// Writes to block devices carrying a signature are allowed (`--allow-destroy`); a device
+    /// in use still needs the job's `allow_mounted_write=1`.
     pub allow_destroy: bool,
     /// Percentiles to report (percent).
     pub percentiles: Vec<f64>,
@@ -547,7 +548,10 @@ pub fn run_jobs(
         let (engine_name, mut notes) = resolve_engine(job)?;
         notes.extend(unhandled_notes(job));
         let allow_create = opt_bool(job, "allow_file_create", true);
-        let allow_destroy = opts.allow_destroy || opt_bool(job, "allow_mounted_write", false);
+        // fio's allow_mounted_write=1 is the only way to write to a device in use;
+        // --allow-destroy lifts the signature check only (safety.rs).
+        let allow_destroy = opts.allow_destroy;
+        let allow_mounted_write = opt_bool(job, "allow_mounted_write", false);
         let (wcfg, clock_note) = worker_config(job, opts)?;
         notes.extend(clock_note.map(|n| format!("job {}: {n}", job.name)));
         let invalidate = opt_bool(job, "invalidate", true);
@@ -587,6 +591,7 @@ pub fn run_jobs(
                         _ => 0,
                     },
                     allow_destroy,
+                    allow_mounted_write,
                     layout: job.rw.has_read() || opts.prefill || opt_bool(job, "overwrite", false),
                 };
                 if engine_name == "null" {

@@ -1,6 +1,6 @@
 //! Opening what a job does I/O on: regular files (created and laid out like fio's
 //! filesetup.c `extend_file`/`setup_files`) and block devices (size via BLKGETSIZE64,
-//! safety probe before writes), and dropping their page cache (`file_invalidate_cache`,
+//! [`safety::check_block_write`] before writes), and dropping their page cache (`file_invalidate_cache`,
 //! filesetup.c l.572–645: posix_fadvise DONTNEED on files, BLKFLSBUF on devices, a warning
 //! only when it fails).
 
@@ -31,6 +31,9 @@ pub struct TargetSpec {
     pub sync_flags: i32,
     /// Writes to a device carrying data are allowed (`--allow-destroy`).
     pub allow_destroy: bool,
+    /// Writes to a device in use (mounted, swap, held, claimed) are allowed: fio's
+    /// `allow_mounted_write=1`, and nothing else.
+    pub allow_mounted_write: bool,
     /// Lay out (write) a new or short file before the job, as fio does before reads.
     pub layout: bool,
 }
@@ -49,31 +52,19 @@ pub struct Target {
     pub notes: Vec<String>,
 }
 
-/// The filesystem name for an `f_type` magic, for error messages.
+/// The filesystem holding `path`, for error messages: ` (tmpfs)`, or the raw `f_type`.
+/// The magic table is iolab-stats' (`topology::fs_name`), shared with the topology report.
 fn fs_name(path: &Path) -> String {
+    use iolab_stats::topology;
     let dir = if path.is_dir() { path } else { path.parent().unwrap_or(Path::new(".")) };
     let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
-    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
-        return String::new();
-    };
-    // SAFETY: statfs is plain data; zeroed is a valid initial value.
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    // SAFETY: c is a valid C string, st a valid out-pointer.
-    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
-        return String::new();
+    match topology::statfs_magic(dir) {
+        None => String::new(),
+        Some(m) => match topology::fs_name(m) {
+            Some(name) => format!(" ({name})"),
+            None => format!(" (statfs f_type {m:#x})"),
+        },
     }
-    let name = match st.f_type as i64 {
-        0x0102_1994 => "tmpfs",
-        0xEF53 => "ext4",
-        0x5846_5342 => "xfs",
-        0x9123_683E => "btrfs",
-        0x2FC1_2FC1 => "zfs",
-        0x794C_7630 => "overlayfs",
-        0x6969 => "nfs",
-        0x6573_5546 => "fuse",
-        _ => return format!(" (statfs f_type {:#x})", st.f_type),
-    };
-    format!(" ({name})")
 }
 
 /// Whether `dir` supports O_DIRECT: open a scratch file there with O_DIRECT and read one
@@ -105,19 +96,15 @@ pub fn open_target(
     let mut created = false;
 
     if is_block {
+        if spec.writes {
+            let grant = safety::WriteGrant {
+                allow_destroy: spec.allow_destroy,
+                allow_mounted_write: spec.allow_mounted_write,
+            };
+            notes.extend(safety::check_block_write(path, grant)?);
+        }
         let file = open_with(path, spec, false)?;
         let size = block_size(&file, path)?;
-        if spec.writes && !spec.allow_destroy {
-            if let Some(why) = safety::in_use(path) {
-                return Err(EngineError::Destructive { path: path.clone(), reason: why });
-            }
-            if let Some(sig) = safety::probe_path(path, size) {
-                return Err(EngineError::Destructive {
-                    path: path.clone(),
-                    reason: format!("it carries {sig}"),
-                });
-            }
-        }
         if spec.needed > size {
             return Err(EngineError::TooSmall {
                 path: path.clone(),
@@ -141,6 +128,20 @@ pub fn open_target(
         }
     }
     let cur = meta.as_ref().map(|m| m.len()).unwrap_or(0);
+    if spec.needed > i64::MAX as u64 {
+        return Err(EngineError::io(
+            path,
+            "size",
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "the job's region ends at byte {} (offset+size), past the largest file \
+                     Linux allows (2^63 - 1 bytes)",
+                    spec.needed
+                ),
+            ),
+        ));
+    }
     if cur < spec.needed {
         if exists && !spec.writes {
             // A read-only job never extends a file it did not create.
@@ -247,6 +248,53 @@ pub fn prefill(
     lay_out(&f, &t.path, from, to, fill)
 }
 
+/// `iolab replay`'s target: a file or device that the trace's requests (ending at byte
+/// `max_end`) go to. A new regular file is created sparse (laying out a real trace's whole
+/// address range is not what a user asked for) and the notes say so; an existing file or
+/// device is used as it is, with the same safety checks as `iolab run` before writes
+/// (there is no job, so no `allow_mounted_write`). `reads`: the trace has reads (the sparse
+/// note concerns them).
+pub fn open_replay_target(
+    path: &Path,
+    max_end: u64,
+    reads: bool,
+    writes: bool,
+    direct: bool,
+    allow_destroy: bool,
+) -> Result<(Target, Vec<String>), EngineError> {
+    let meta = std::fs::metadata(path).ok();
+    let is_block = meta.as_ref().is_some_and(|m| m.file_type().is_block_device());
+    let existing = match &meta {
+        Some(_) if is_block => {
+            let f = File::open(path).map_err(|e| EngineError::io(path, "open", e))?;
+            block_size(&f, path)?
+        }
+        Some(m) => m.len(),
+        None => 0,
+    };
+    let spec = TargetSpec {
+        path: path.to_path_buf(),
+        needed: if existing > 0 { existing.min(max_end).max(4096) } else { max_end },
+        reads: true,
+        writes,
+        direct,
+        sync_flags: 0,
+        allow_destroy,
+        allow_mounted_write: false,
+        layout: false,
+    };
+    let target = open_target(&spec, &mut |_, _| {})?;
+    let mut notes = Vec::new();
+    if target.created && reads {
+        notes.push(format!(
+            "{} was created sparse: reads of blocks the trace has not written return zeros \
+             without device I/O; replay onto a written file or device for read latencies",
+            path.display()
+        ));
+    }
+    Ok((target, notes))
+}
+
 /// Drop the target's cached pages (fio `invalidate=1`). Returns a warning when the kernel
 /// refuses; the run continues, as in fio.
 pub fn invalidate(t: &Target) -> Option<String> {
@@ -289,6 +337,7 @@ mod tests {
             direct: false,
             sync_flags: 0,
             allow_destroy: false,
+            allow_mounted_write: false,
             layout: reads,
         }
     }

@@ -8,6 +8,8 @@ use iolab_engine::worker::{run_worker, ReadCheck, WorkerConfig};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::AtomicBool;
 
+mod safety;
+
 /// The byte at `pos` of the test pattern: different per 512-byte sector and per file.
 fn pat(file: u32, pos: u64) -> u8 {
     ((pos / 512).wrapping_mul(31) ^ pos ^ (file as u64 * 7)) as u8
@@ -58,6 +60,7 @@ fn engine_round_trip(name: &str, direct: bool) {
             direct,
             sync_flags: 0,
             allow_destroy: false,
+            allow_mounted_write: false,
             layout: false,
         },
         &mut |_, _| {},
@@ -511,13 +514,19 @@ fn loop_device_size_safety_and_identical_data() {
     assert!(on_dev[..4 << 20] == on_file[..], "device and file got different bytes");
     assert!(on_dev[..4 << 20].iter().any(|&b| b != 0));
 
-    // Now it carries an MBR signature: writing needs --allow-destroy.
+    // Now it carries an MBR (one Linux partition at sector 2048; libblkid, like the kernel,
+    // wants valid entries, not just 0x55AA): writing needs --allow-destroy.
     use std::os::unix::fs::FileExt;
+    let mut mbr = vec![0u8; 66];
+    mbr[4] = 0x83;
+    mbr[8..12].copy_from_slice(&2048u32.to_le_bytes());
+    mbr[12..16].copy_from_slice(&4096u32.to_le_bytes());
+    mbr[64..].copy_from_slice(&[0x55, 0xAA]);
     std::fs::OpenOptions::new()
         .write(true)
         .open(&backing)
         .unwrap()
-        .write_all_at(&[0x55, 0xAA], 510)
+        .write_all_at(&mbr, 446)
         .unwrap();
     let jobs =
         load(&[], &["--name=w2", &dev, "--rw=randwrite", "--size=1m", "--direct=1"], d.path());
@@ -525,7 +534,7 @@ fn loop_device_size_safety_and_identical_data() {
         Ok(_) => panic!("wrote over a device with an MBR signature"),
         Err(e) => e,
     };
-    assert!(e.to_string().contains("MBR") && e.to_string().contains("--allow-destroy"), "{e}");
+    assert!(e.to_string().contains("dos") && e.to_string().contains("--allow-destroy"), "{e}");
     let opts = RunOptions { allow_destroy: true, ..RunOptions::default() };
     let r = run_jobs(&jobs, &opts, Arc::new(AtomicBool::new(false)), None).unwrap().result;
     assert_eq!(r.jobs[0].write.io_bytes, 1 << 20);

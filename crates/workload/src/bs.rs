@@ -8,10 +8,16 @@
 //!   `str_bssplit_cb`; glibc's qsort is a stable merge sort here); walk them adding each share
 //!   to a running total and take the first entry with `r / total ≤ R / 100`.
 //!
-//! A candidate that does not fit before the end of the region is redrawn (`io_u_fits`).
+//! A candidate that does not fit before the end of the region is redrawn (`io_u_fits`), and
+//! when not even the minimum fits the length is 0 (`get_next_buflen` returns 0): the file's
+//! pass ends there, so a region that is not a multiple of `bs` leaves its tail untouched, as
+//! in fio (`size=4097 bs=4096` does one I/O).
 
 use iolab_core::rand::FioRand;
 use iolab_job::BlockSizes;
+
+/// Draws of one length before giving up on the random choice (see [`BsGen::next`]).
+const MAX_REDRAWS: u32 = 10_000;
 
 #[derive(Clone, Debug)]
 pub struct BsGen {
@@ -41,18 +47,22 @@ impl BsGen {
     /// chosen offset. Returns 0 when not even `min` fits.
     #[inline]
     pub fn next(&mut self, room: u64) -> u64 {
-        if self.min == self.max {
-            return self.min;
-        }
         if room < self.min {
             return 0;
         }
+        if self.min == self.max {
+            return self.min;
+        }
         let rmax = self.rng.max();
-        loop {
+        // fio redraws without bound; a range far wider than the room left (bsrange=4k-1t
+        // near the end of a region) would then spin, so after many draws take the largest
+        // aligned length that fits.
+        for _ in 0..MAX_REDRAWS {
             let r = self.rng.next_u64();
             let mut buflen = 0;
             if self.split.is_empty() {
-                buflen = self.min + (self.max as f64 * (r as f64 / (rmax as f64 + 1.0))) as u64;
+                let span = (self.max as f64 * (r as f64 / (rmax as f64 + 1.0))) as u64;
+                buflen = self.min.saturating_add(span);
             } else {
                 let mut perc = 0u64;
                 for &(bs, p) in &self.split {
@@ -74,6 +84,12 @@ impl BsGen {
             if buflen <= room && buflen > 0 {
                 return buflen;
             }
+        }
+        let fit = room.min(self.max);
+        if self.unaligned {
+            fit
+        } else {
+            fit - fit % self.min
         }
     }
 }
@@ -110,6 +126,25 @@ mod tests {
         assert_eq!(g.split[0], (4096, 40));
         for _ in 0..1000 {
             assert_eq!(g.next(8192), 4096);
+        }
+    }
+
+    #[test]
+    fn fixed_bs_that_does_not_fit_ends_the_pass() {
+        let bs = BlockSizes { min: 4096, max: 4096, split: vec![] };
+        let mut g = BsGen::new(&bs, false, FioRand::new(1, false));
+        assert_eq!(g.next(4097), 4096);
+        assert_eq!(g.next(4095), 0);
+        assert_eq!(g.next(1), 0);
+    }
+
+    #[test]
+    fn huge_bsrange_near_the_end_still_fits() {
+        let bs = BlockSizes { min: 4096, max: 1 << 62, split: vec![] };
+        let mut g = BsGen::new(&bs, false, FioRand::new(7, false));
+        for room in [4096, 8191, 12288, 1 << 20] {
+            let l = g.next(room);
+            assert!(l >= 4096 && l <= room && l % 4096 == 0, "room {room}: {l}");
         }
     }
 }

@@ -7,6 +7,13 @@
 //!
 //! The hot path allocates nothing; it is one Tausworthe draw, one float multiply and a bitmap
 //! test for a uniform random read.
+//!
+//! **Invariant**: every request lies inside its file's region, `region.start <= offset` and
+//! `offset + len <= region.end` (no sum wraps: [`compute_regions`] refuses a region whose end
+//! passes 2^64). `offset_len` and `fast_offset_len` keep it by drawing a length only for the
+//! room left before the region's end (`BsGen::next` returns 0 when not even the minimum
+//! fits, which ends the file's pass as fio's `get_next_buflen` does). `tests/region.rs`
+//! checks it with proptest over random options and `fuzz/` with cargo-fuzz.
 
 use crate::bs::BsGen;
 use crate::dist::{
@@ -28,6 +35,8 @@ use iolab_job::{
 const DIRS: [IoDir; 3] = [IoDir::Read, IoDir::Write, IoDir::Trim];
 /// fio's `FIO_FSERVICE_SHIFT`: non-uniform file choice draws over `nr_files << 10` ranges.
 const FSERVICE_SHIFT: u32 = 10;
+/// What a byte total that passes 2^64 should have been.
+const SUM_EXPECTED: &str = "a byte total below 2^64";
 
 /// A per-file non-uniform block generator.
 #[derive(Clone, Debug)]
@@ -517,7 +526,10 @@ impl Workload {
             _ => None,
         };
 
-        let total: u64 = regions.iter().map(|r| r.len()).sum();
+        let total = regions
+            .iter()
+            .try_fold(0u64, |acc, r| acc.checked_add(r.len()))
+            .ok_or_else(|| bad(job, "size", format!("{} files", regions.len()), SUM_EXPECTED))?;
         let per_loop_bytes = match job.io_size_percent {
             // filesetup.c setup_files: each file's share scaled (integer maths), the sum
             // becoming the job's size when that is smaller.
@@ -537,14 +549,20 @@ impl Workload {
         // backend.c do_io: in [rand]trimwrite every byte is trimmed and then written, so the
         // byte and I/O budgets double.
         let trimwrite = matches!(job.rw, RwKind::TrimWrite | RwKind::RandTrimWrite);
-        let per_loop_bytes = if trimwrite { per_loop_bytes * 2 } else { per_loop_bytes };
+        let per_loop_bytes = if trimwrite {
+            per_loop_bytes.checked_mul(2).ok_or_else(|| {
+                bad(job, "io_size", format!("{per_loop_bytes} (x2 for trimwrite)"), SUM_EXPECTED)
+            })?
+        } else {
+            per_loop_bytes
+        };
         let loops = job.loops.max(1) as u64;
         let stop = StopConditions {
             runtime: job.runtime,
             time_based: job.time_based,
             ramp_time: job.ramp_time,
             bytes: if job.time_based { None } else { Some(per_loop_bytes.saturating_mul(loops)) },
-            number_ios: job.number_ios.map(|n| if trimwrite { n * 2 } else { n }),
+            number_ios: job.number_ios.map(|n| if trimwrite { n.saturating_mul(2) } else { n }),
         };
 
         let rates = [0, 1, 2].map(|i| DirRate {
@@ -664,7 +682,7 @@ impl Workload {
                 rel
             }
         };
-        if rel >= f.io_size || len == 0 {
+        if rel >= f.io_size || len == 0 || len > f.io_size - rel {
             return None;
         }
         let abs = f.start + rel;
@@ -792,11 +810,13 @@ impl Workload {
         true
     }
 
+    /// Count one issued request. The byte sums saturate: a time_based job of huge blocks
+    /// over a region near 2^64 bytes can pass 2^64 issued bytes (found by the fuzz target).
     #[inline]
     fn account(&mut self, d: usize, len: u64) {
         self.io_issues[d] += 1;
-        self.issued_bytes += len;
-        self.loop_bytes += len;
+        self.issued_bytes = self.issued_bytes.saturating_add(len);
+        self.loop_bytes = self.loop_bytes.saturating_add(len);
         self.issued_ios += 1;
     }
 
@@ -1017,7 +1037,7 @@ impl Workload {
     fn rand_offset(&mut self, fi: usize, d: usize) -> Option<u64> {
         let ba = self.ba[d];
         if let Some(dist) = &mut self.files[fi].dist {
-            return Some(dist.sample() * ba);
+            return Some(dist.sample().saturating_mul(ba));
         }
         if let Some(z) = &self.zones {
             if !z.table[d].is_empty() {
@@ -1036,11 +1056,11 @@ impl Workload {
                     (first, (lastb as f64 * (e - s) / 100.0) as u64)
                 };
                 let b = self.draw_block(nblocks);
-                return Some((first + b) * ba);
+                return Some(first.saturating_add(b).saturating_mul(ba));
             }
         }
         if let Some(l) = &mut self.files[fi].lfsr {
-            return l.next_val().map(|b| b * ba);
+            return l.next_val().map(|b| b.saturating_mul(ba));
         }
         let lastb = self.files[fi].lastb[d];
         if lastb == 0 {

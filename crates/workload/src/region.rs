@@ -31,11 +31,70 @@ impl Region {
     }
 }
 
-fn align_up(x: u64, a: u64) -> u64 {
+/// `x` rounded up to a multiple of `a`; `None` when that passes 2^64.
+fn align_up(x: u64, a: u64) -> Option<u64> {
     if a == 0 {
-        x
+        Some(x)
     } else {
-        x.div_ceil(a) * a
+        x.div_ceil(a).checked_mul(a)
+    }
+}
+
+/// The error for an offset or size whose sum or product passes 2^64 bytes.
+fn overflow(job: &Job, option: &'static str, value: String) -> WorkloadError {
+    WorkloadError::BadOption {
+        job: job.name.clone(),
+        option,
+        value,
+        expected: "a region that ends below 2^64 bytes (offset + size overflows)",
+    }
+}
+
+/// fio's `get_start_offset` for one file: `offset` (bytes or % of `real`) plus
+/// `offset_increment` × clone, aligned up to `min_bs` when either is a percentage.
+fn start_offset(
+    job: &Job,
+    file: u32,
+    clone: u64,
+    real: u64,
+    min_bs: u64,
+) -> Result<u64, WorkloadError> {
+    let no_size = || WorkloadError::NoSize { job: job.name.clone(), file };
+    // filesetup.c get_start_offset: a percentage increment is of the real file size
+    // (integer maths), and any percentage aligns the result up to the minimum block size.
+    let incr = match job.offset_increment_percent {
+        Some(p) => {
+            if real == 0 && clone > 0 {
+                return Err(no_size());
+            }
+            let step = (u128::from(p) * u128::from(real) / 100) as u64;
+            step.checked_mul(clone)
+        }
+        None => job.offset_increment.checked_mul(clone),
+    };
+    let incr = incr.ok_or_else(|| {
+        let v = match job.offset_increment_percent {
+            Some(p) => format!("{p}% x clone {clone}"),
+            None => format!("{} x clone {clone}", job.offset_increment),
+        };
+        overflow(job, "offset_increment", v)
+    })?;
+    let (base, aligned) = match job.offset {
+        SizeSpec::Bytes(b) => (b, job.offset_increment_percent.is_some()),
+        SizeSpec::Percent(p) => {
+            if real == 0 {
+                return Err(no_size());
+            }
+            ((real as f64 * p / 100.0) as u64, true)
+        }
+    };
+    let sum = base
+        .checked_add(incr)
+        .ok_or_else(|| overflow(job, "offset", format!("{base} + offset_increment {incr}")))?;
+    if aligned {
+        align_up(sum, min_bs).ok_or_else(|| overflow(job, "offset", format!("{sum} aligned")))
+    } else {
+        Ok(sum)
     }
 }
 
@@ -61,29 +120,7 @@ pub(crate) fn compute_regions(
     let mut out = Vec::with_capacity(files.len());
     for (i, f) in files.iter().enumerate() {
         let real = f.size;
-        // filesetup.c get_start_offset: a percentage increment is of the real file size
-        // (integer maths), and any percentage aligns the result up to the minimum block size.
-        let incr = match job.offset_increment_percent {
-            Some(p) => {
-                if real == 0 && clone > 0 {
-                    return Err(WorkloadError::NoSize { job: job.name.clone(), file: i as u32 });
-                }
-                u64::from(p) * real / 100 * clone
-            }
-            None => job.offset_increment.wrapping_mul(clone),
-        };
-        let start = match job.offset {
-            SizeSpec::Bytes(b) if job.offset_increment_percent.is_some() => {
-                align_up(b + incr, min_bs)
-            }
-            SizeSpec::Bytes(b) => b + incr,
-            SizeSpec::Percent(p) => {
-                if real == 0 {
-                    return Err(WorkloadError::NoSize { job: job.name.clone(), file: i as u32 });
-                }
-                align_up((real as f64 * p / 100.0) as u64 + incr, min_bs)
-            }
-        };
+        let start = start_offset(job, i as u32, clone, real, min_bs)?;
         let mut io_size = if let Some((lo, hi)) = job.filesize {
             if real >= lo && real <= hi && real > 0 {
                 real.saturating_sub(start)
@@ -111,7 +148,7 @@ pub(crate) fn compute_regions(
             let mut s = fs;
             if nr_fs_extra > 0 {
                 nr_fs_extra -= 1;
-                s += min_bs;
+                s = s.saturating_add(min_bs);
             }
             s
         } else {
@@ -130,7 +167,7 @@ pub(crate) fn compute_regions(
         };
         if let Some(p) = size_pct {
             if p != 100.0 {
-                let file_size = io_size + start;
+                let file_size = io_size.saturating_add(start);
                 io_size = ((file_size as f64 * p / 100.0) as u64).min(file_size - start);
                 io_size -= io_size % min_bs.max(1);
             }
@@ -143,7 +180,9 @@ pub(crate) fn compute_regions(
                 bs: min_bs,
             });
         }
-        let end = start + io_size;
+        let end = start.checked_add(io_size).ok_or_else(|| {
+            overflow(job, "offset", format!("{start} + size {io_size} (file {i})"))
+        })?;
         out.push(Region { start, end, file_size: real.max(end) });
     }
     Ok(out)

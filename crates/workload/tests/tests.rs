@@ -6,6 +6,8 @@ use iolab_core::{IoDir, IoRequest, Nanos, PerDir};
 use iolab_job::{BsSplit, Distribution, FileServiceKind, Job, RateProcess, RwKind, SizeSpec, Zone};
 use iolab_workload::{FileLayout, JobSeeds, WorkerInput, Workload};
 
+mod region;
+
 fn input<'a>(job: &'a Job, files: &'a [FileLayout]) -> WorkerInput<'a> {
     WorkerInput { job, clone_index: 0, thread_number: 1, files }
 }

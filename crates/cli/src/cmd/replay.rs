@@ -16,7 +16,7 @@ use std::sync::Arc;
 use anyhow::{bail, Context};
 use iolab_core::{IoDir, IoRequest, Nanos};
 use iolab_engine::engines::{self, EngineConfig, EngineFile};
-use iolab_engine::target::{open_target, TargetSpec};
+use iolab_engine::target::open_replay_target;
 use iolab_engine::worker::{run_worker, WorkerConfig};
 use iolab_trace::{ReaderConfig, TraceRecord};
 
@@ -105,38 +105,31 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         r.issue_at = args
             .timed
             .then(|| Nanos((rec.req.issue_at.unwrap_or_default().0 as f64 / args.speed) as u64));
-        max_end = max_end.max(r.end());
+        let Some(end) = r.offset.checked_add(r.len) else {
+            bail!(
+                "{}: record {}: offset {} + length {} passes 2^64 bytes",
+                args.trace.display(),
+                reqs.len() as u64 + skipped_dirs + 1,
+                r.offset,
+                r.len
+            );
+        };
+        max_end = max_end.max(end);
         reqs.push(r);
     }
     if reqs.is_empty() {
         bail!("{}: no replayable records", args.trace.display());
     }
     let writes = reqs.iter().any(|r| r.dir != IoDir::Read);
-    let existing = std::fs::metadata(&args.filename).map(|m| m.len()).unwrap_or(0);
-    let mut notes = Vec::new();
-    let target = open_target(
-        &TargetSpec {
-            path: args.filename.clone(),
-            needed: if existing > 0 { existing.min(max_end).max(4096) } else { max_end },
-            reads: true,
-            writes,
-            direct: args.direct != 0,
-            sync_flags: 0,
-            allow_destroy: args.allow_destroy,
-            // A new file is created sparse: laying out a trace's whole address range (tens of
-            // GB for real traces) is not what a user asked for. Reads of its never-written
-            // blocks return zeros without device I/O; the note below says so.
-            layout: false,
-        },
-        &mut |_, _| {},
+    let reads = reqs.iter().any(|r| r.dir == IoDir::Read);
+    let (target, mut notes) = open_replay_target(
+        &args.filename,
+        max_end,
+        reads,
+        writes,
+        args.direct != 0,
+        args.allow_destroy,
     )?;
-    if existing == 0 && reqs.iter().any(|r| r.dir == IoDir::Read) {
-        notes.push(format!(
-            "{} was created sparse: reads of blocks the trace has not written return zeros \
-             without device I/O; replay onto a written file or device for read latencies",
-            args.filename.display()
-        ));
-    }
     if target.size < max_end {
         notes.push(format!(
             "trace reaches byte {max_end} but {} has {} bytes: offsets wrap modulo its size",

@@ -161,9 +161,12 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     ),
     opt("allow_mounted_write", Bool, Files, Supported).def("0").help(
         "Allow writing to a device that is mounted.",
-        "Off by default: writing to a mounted block device corrupts the filesystem. iolab \
-            also refuses devices with a filesystem or partition table unless `--allow-destroy` \
-            is given.",
+        "Off by default: iolab refuses to write to a block device in use (it or a partition \
+            of it mounted, active swap, held by dm/md/bcache, or busy for `O_EXCL`), and \
+            `--allow-destroy` does not change that; only `allow_mounted_write=1` does, with a \
+            warning in the job's notes. Devices not in use but carrying a signature libblkid \
+            recognises (filesystem, partition table, RAID/LVM/LUKS member, swap) need \
+            `--allow-destroy`.",
     ),
     opt(
         "pre_read",
