@@ -73,7 +73,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     let (label, format, requests, skipped) = match &a.trace {
         Some(t) => {
-            let mut r = a.opts.open(t)?;
+            let mut cfg = a.opts.config()?;
+            if block.is_none() {
+                // Object ids are keys here, not LBNs: no conversion to byte offsets (a hashed
+                // 64-bit oracleGeneral obj_id would overflow it).
+                cfg.oracle_id_unit_bytes = 1;
+            }
+            let mut r = iolab_trace::open(t, a.opts.format.as_deref(), &cfg)?;
             let mut rec = TraceRecord::default();
             while r.read_into(&mut rec)? {
                 // SIGINT/SIGTERM/SIGHUP: the curve of the records read so far, marked.

@@ -1,7 +1,9 @@
 //! Miss-ratio curves: the LRU miss ratio at every cache size from one pass over a request
 //! stream.
 //!
-//! * [`exact::ExactMrc`]: Mattson stack distances with a Fenwick tree, O(n log m).
+//! * [`exact::ExactMrc`]: Mattson stack distances over a bitmap of access times with a
+//!   Fenwick tree over its cache lines (see [`stack`]), O(n log(m/512)) with one bitmap line per
+//!   access.
 //! * [`shards::Shards`]: SHARDS spatial sampling (Waldspurger et al., FAST'15) in fixed-rate and
 //!   fixed-size modes.
 //!
@@ -22,14 +24,14 @@
 
 pub mod curve;
 pub mod exact;
-pub(crate) mod fenwick;
+pub(crate) mod rank;
 pub mod shards;
 pub mod stack;
+pub(crate) mod table;
 
 pub use curve::MissRatioCurve;
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 
 /// Hasher for u64 keys: one multiply-xorshift round (keys may be sequential LBNs, so the
 /// identity hash would cluster).
@@ -51,8 +53,6 @@ impl Hasher for IdHasher {
         self.0 = n;
     }
 }
-
-pub(crate) type IdMap<V> = HashMap<u64, V, BuildHasherDefault<IdHasher>>;
 
 /// What one cache entry is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,8 +91,8 @@ pub fn split_blocks(
 pub trait MrcBuilder {
     /// One access to `key` carrying `bytes` (for the byte-weighted ratio).
     fn access(&mut self, key: u64, bytes: u64);
-    /// The curve over everything seen so far.
-    fn finish(&self) -> MissRatioCurve;
+    /// The curve over everything seen so far (a builder may buffer accesses; this drains them).
+    fn finish(&mut self) -> MissRatioCurve;
 }
 
 /// Configuration errors.

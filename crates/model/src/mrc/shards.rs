@@ -156,7 +156,7 @@ impl MrcBuilder for Shards {
         }
     }
 
-    fn finish(&self) -> MissRatioCurve {
+    fn finish(&mut self) -> MissRatioCurve {
         let mut pts: Vec<(f64, f64, f64)> = self
             .hist
             .iter()

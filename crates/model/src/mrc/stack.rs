@@ -1,17 +1,21 @@
-//! LRU stack distances in O(log n) per access (Mattson et al., "Evaluation techniques for
-//! storage hierarchies", IBM Systems Journal 9(2), 1970; the tree-over-access-times method of
-//! Bennett & Kruskal 1975, as the notes recommend). A hash map holds each key's last access
-//! time; a Fenwick tree holds one mark per live key at that time. The stack distance of an
-//! access is 1 + the number of distinct keys accessed since the key's previous access, i.e.
-//! the smallest LRU cache (in entries) that hits. Times are renumbered densely when the tree
-//! fills, so memory is O(distinct keys), not O(requests).
+//! LRU stack distances in O(log(n/512)) per access (Mattson et al., "Evaluation techniques for
+//! storage hierarchies", IBM Systems Journal 9(2), 1970; the marks-over-access-times method of
+//! Bennett & Kruskal, "LRU stack processing", IBM J. R&D 19(4), 1975). A hash map holds each
+//! key's last access time; a bitmap over times holds one mark per live key at that time, with
+//! a Fenwick tree over cache-line superblocks of the bitmap for ranks ([`super::rank`]). The
+//! stack distance of an access is 1 + the number of distinct keys accessed since the key's
+//! previous access, i.e. the smallest LRU cache (in entries) that hits.
+//!
+//! When the time axis fills, live times are renumbered densely in O(live) (each key's new time
+//! is the rank of its old one, no sort) and the axis is sized to 8× the live keys, so
+//! renumbering runs once per 7× live accesses and memory is O(distinct keys), not O(requests).
 
-use super::fenwick::Fenwick;
-use super::IdMap;
+use super::rank::RankBits;
+use super::table::KeyTable;
 
 pub struct StackDistance {
-    last: IdMap<u32>,
-    tree: Fenwick,
+    last: KeyTable,
+    tree: RankBits,
     now: u32,
     live: u32,
 }
@@ -24,12 +28,19 @@ impl Default for StackDistance {
 
 impl StackDistance {
     pub fn new() -> Self {
-        StackDistance { last: IdMap::default(), tree: Fenwick::new(1 << 16), now: 0, live: 0 }
+        StackDistance { last: KeyTable::default(), tree: RankBits::new(1 << 16), now: 0, live: 0 }
     }
 
     /// Distinct keys currently tracked.
     pub fn keys(&self) -> usize {
         self.live as usize
+    }
+
+    /// Hints the CPU to load `key`'s last-access slot: call it some accesses before
+    /// [`Self::access`] on the same key so the lookup's cache miss overlaps earlier work.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        self.last.prefetch(key);
     }
 
     /// Records an access; returns its stack distance (1 = the most recent key), or `None` for a
@@ -40,16 +51,17 @@ impl StackDistance {
         }
         let now = self.now;
         self.now += 1;
+        self.tree.set(now as usize);
         match self.last.insert(key, now) {
             Some(t0) => {
-                let newer = self.live - self.tree.prefix(t0 as usize);
-                self.tree.add(t0 as usize, -1);
-                self.tree.add(now as usize, 1);
+                // Keys last seen after t0 (the new mark at `now` is past t0 and not counted in
+                // `live`, which already holds this key).
+                let newer = self.live - self.tree.rank(t0 as usize);
+                self.tree.clear(t0 as usize);
                 Some(newer as u64 + 1)
             }
             None => {
                 self.live += 1;
-                self.tree.add(now as usize, 1);
                 None
             }
         }
@@ -57,22 +69,26 @@ impl StackDistance {
 
     /// Forgets a key (SHARDS fixed-size drops keys when it lowers its sampling threshold).
     pub fn remove(&mut self, key: u64) {
-        if let Some(t0) = self.last.remove(&key) {
-            self.tree.add(t0 as usize, -1);
+        if let Some(t0) = self.last.remove(key) {
+            self.tree.clear(t0 as usize);
             self.live -= 1;
         }
     }
 
-    /// Renumbers live keys' times to 0..live in order and sizes the tree to twice that.
+    /// Renumbers live keys' times to 0..live in order (a key's new time is the number of live
+    /// marks before its old one) and sizes the axis to 8× the live keys.
     fn compact(&mut self) {
-        let mut order: Vec<(u32, u64)> = self.last.iter().map(|(&k, &t)| (t, k)).collect();
-        order.sort_unstable();
-        for (i, &(_, k)) in order.iter().enumerate() {
-            self.last.insert(k, i as u32);
+        {
+            let rank = self.tree.static_rank();
+            for t in self.last.values_mut() {
+                *t = rank(*t as usize) - 1;
+            }
         }
-        let cap = (order.len() * 2).max(1 << 16);
-        self.tree = Fenwick::from_marks(cap, 0..order.len());
-        self.now = order.len() as u32;
+        let live = self.live as usize;
+        // Times are u32: the axis never grows past u32::MAX marks.
+        let cap = live.saturating_mul(8).clamp(1 << 16, u32::MAX as usize - 512).max(live + 1);
+        self.tree = RankBits::with_prefix(cap, live);
+        self.now = self.live;
     }
 }
 
