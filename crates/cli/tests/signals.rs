@@ -242,7 +242,7 @@ fn sim_mrc_and_fill_end_on_signals() {
     assert_eq!(v["interrupted"], true);
     assert!(v["requests"].as_u64().unwrap() > 0);
     let mut fill = iolab();
-    fill.args(["fill", "--entries", "1G", "--monte-carlo", "5"]);
+    fill.args(["fill", "--entries", "1M", "--monte-carlo", "200"]);
     let e = signalled(fill, SEC, libc::SIGHUP);
     assert_eq!(e.code, Some(129), "{}", e.stderr);
     assert!(e.after < 1.0);

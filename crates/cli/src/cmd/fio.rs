@@ -123,7 +123,7 @@ fn short(v: &str) -> String {
 fn output_formats(v: &str) -> anyhow::Result<Vec<String>> {
     let mut out = Vec::new();
     for f in v.split(',') {
-        if f != "terse" {
+        if f != "terse" && f != "html" {
             iolab_report::exporter(f).with_context(|| {
                 format!("--output-format={}: fio: failed parsing output-format", short(v))
             })?;
@@ -204,7 +204,7 @@ fn apply_flag(
             let v = need()?;
             // iolab's own `--status-interval=0.5` (seconds with a fraction) was accepted before
             // the fio flag table took over; fio's parser refuses fractions outside ( … ).
-            let secs = v.parse::<f64>().ok().filter(|s| (0.001..=86_400.0).contains(s));
+            let secs = v.parse::<f64>().ok().filter(|s| (0.1..=86_400.0).contains(s));
             let t = match secs {
                 Some(s) => Duration::from_secs_f64(s),
                 None => fio_time(name, &v)?,

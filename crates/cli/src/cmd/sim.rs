@@ -279,6 +279,7 @@ fn simulate_jobs(
     let mut workers = Vec::new();
     let mut meta = Vec::new();
     let mut thread_number = 0u32;
+    let mut layout = BackingLayout::default();
     for job in &parsed.jobs {
         // fio's ordering: stonewall waits for every earlier job, wait_for=NAME for that job's
         // clones; the rest start together.
@@ -312,16 +313,34 @@ fn simulate_jobs(
             }
             let stop = wl.stop();
             let runtime = stop.runtime;
-            // Files of a multi-file job sit one after another on the backing device.
-            let stride = wl.regions().iter().map(|r| r.file_size.max(r.end)).max().unwrap_or(0);
+            // Each distinct file (fio's naming: shared `filename=`, else one per clone) has its
+            // own region on the backing device; clones sharing a file share its region.
+            let names = iolab_engine::runner::clone_files(job, clone);
+            let bases = wl
+                .regions()
+                .iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    let name = names.get(i).cloned().unwrap_or_default();
+                    layout.base(name, r.file_size.max(r.end))
+                })
+                .collect::<anyhow::Result<Vec<u64>>>()?;
             let mut spec = WorkerSpec::new(
                 job.name.clone(),
-                Box::new(WorkloadSource { wl, stride }),
+                Box::new(WorkloadSource { wl, bases }),
                 job.iodepth.max(1) as usize,
             );
             spec.after = after.clone();
             spec.runtime = runtime;
             spec.ramp = stop.ramp_time;
+            // fsync=N / fdatasync=N (whichever comes first) and end_fsync, as the engine does.
+            spec.sync_every = [job.opt_u64("fsync"), job.opt_u64("fdatasync")]
+                .into_iter()
+                .flatten()
+                .filter(|&n| n > 0)
+                .min()
+                .unwrap_or(0);
+            spec.end_sync = job.opt_bool("end_fsync").unwrap_or(false);
             workers.push(spec);
             meta.push(JobMeta {
                 groupid: job.group_id,
@@ -339,7 +358,8 @@ fn meta_name(workers: &[WorkerSpec], i: usize) -> &str {
 
 struct WorkloadSource {
     wl: iolab_workload::Workload,
-    stride: u64,
+    /// Where each of the worker's files starts on the backing device.
+    bases: Vec<u64>,
 }
 
 impl RequestSource for WorkloadSource {
@@ -347,8 +367,35 @@ impl RequestSource for WorkloadSource {
         if !self.wl.next_into(req) {
             return false;
         }
-        req.offset += u64::from(req.file) * self.stride;
+        // In range by construction: `BackingLayout::base` checked base + size.
+        req.offset += self.bases.get(req.file as usize).copied().unwrap_or(0);
         true
+    }
+}
+
+/// The simulated jobs' files laid out one after another on the backing device, each distinct
+/// file name once, 1 MiB aligned (as a filesystem would keep separate files apart).
+#[derive(Default)]
+struct BackingLayout {
+    files: Vec<(std::path::PathBuf, u64, u64)>,
+    next: u64,
+}
+
+impl BackingLayout {
+    /// The start of `name`'s region, allocating `size` bytes for it on first sight (a later
+    /// clone with a larger region grows nothing: fio sizes a shared file once).
+    fn base(&mut self, name: std::path::PathBuf, size: u64) -> anyhow::Result<u64> {
+        if let Some((_, base, _)) = self.files.iter().find(|(n, _, _)| *n == name) {
+            return Ok(*base);
+        }
+        let base = self.next;
+        let end =
+            base.checked_add(size).and_then(|e| e.checked_next_multiple_of(1 << 20)).with_context(
+                || format!("file {}: the jobs' files do not fit in 2^64 bytes", name.display()),
+            )?;
+        self.files.push((name, base, size));
+        self.next = end;
+        Ok(base)
     }
 }
 

@@ -57,6 +57,11 @@ pub struct WorkerSpec {
     /// fio `ramp_time`: run this long first, then reset every statistic (fio
     /// `reset_all_stats`) and measure from there.
     pub ramp: Option<Nanos>,
+    /// fio `fsync=N` / `fdatasync=N`: a sync after every N writes (0: never). The sync
+    /// flushes every volatile write-back tier down the hierarchy and the worker waits for it.
+    pub sync_every: u64,
+    /// fio `end_fsync=1`: one sync when the worker's stream (or runtime) ends, if it wrote.
+    pub end_sync: bool,
 }
 
 impl WorkerSpec {
@@ -69,6 +74,8 @@ impl WorkerSpec {
             after: Vec::new(),
             runtime: None,
             ramp: None,
+            sync_every: 0,
+            end_sync: false,
         }
     }
 }
@@ -114,6 +121,11 @@ enum Ev {
     Sample,
 }
 
+/// A sync request: the hierarchy flushes its volatile write-back tiers (`Hierarchy::submit`).
+fn sync_request() -> IoRequest {
+    IoRequest { dir: IoDir::Sync, file: 0, offset: 0, len: 0, issue_at: None }
+}
+
 /// Owner id of background commands.
 const BG: u32 = u32::MAX;
 
@@ -154,6 +166,12 @@ struct WorkerState {
     measuring: Option<Nanos>,
     /// The same accounting as a measured worker's.
     rec: iolab_stats::Recorder,
+    /// Writes issued since the last sync, and whether one is due next.
+    writes_since_sync: u64,
+    sync_due: bool,
+    /// The worker wrote something, and its `end_sync` was issued.
+    wrote: bool,
+    end_synced: bool,
 }
 
 struct Sim<'a> {
@@ -202,6 +220,10 @@ pub fn run(h: &mut Hierarchy, workers: Vec<WorkerSpec>, opt: SimOptions) -> SimR
                 started: None,
                 measuring: None,
                 rec: iolab_stats::Recorder::new(opt.stats_interval),
+                writes_since_sync: 0,
+                sync_due: false,
+                wrote: false,
+                end_synced: false,
             })
             .collect(),
         heap: BinaryHeap::new(),
@@ -297,28 +319,26 @@ impl Sim<'_> {
             if ws.done || ws.inflight >= ws.spec.iodepth.max(1) {
                 return;
             }
+            if ws.sync_due {
+                ws.sync_due = false;
+                self.issue(w, sync_request());
+                continue;
+            }
             let started = ws.started.unwrap_or(Nanos::ZERO);
             let ramp = ws.spec.ramp.unwrap_or(Nanos::ZERO);
             let own_end = ws.spec.runtime.map(|r| started + ramp + r);
-            if self.opt.max_time.is_some_and(|m| self.now >= m)
-                || own_end.is_some_and(|e| self.now >= e)
-            {
-                ws.done = true;
-                if ws.inflight == 0 {
-                    self.start_ready();
-                }
-                return;
-            }
+            let ended = self.opt.max_time.is_some_and(|m| self.now >= m)
+                || own_end.is_some_and(|e| self.now >= e);
             let req = match ws.pending.take() {
-                Some(r) => r,
-                None => {
+                Some(r) if !ended => r,
+                _ => {
                     let mut r = IoRequest::default();
-                    if !ws.spec.source.next_into(&mut r) {
-                        ws.done = true;
-                        if ws.inflight == 0 {
-                            self.start_ready();
+                    if ended || !ws.spec.source.next_into(&mut r) {
+                        self.stream_ended(w);
+                        if self.workers[wi].done {
+                            return;
                         }
-                        return;
+                        continue;
                     }
                     r
                 }
@@ -335,12 +355,35 @@ impl Sim<'_> {
         }
     }
 
+    /// The worker's stream or runtime ended: its `end_fsync` first (once, if it wrote; the
+    /// worker waits for it as fio's does), then it is done.
+    fn stream_ended(&mut self, w: u32) {
+        let ws = &mut self.workers[w as usize];
+        if ws.spec.end_sync && ws.wrote && !ws.end_synced {
+            ws.end_synced = true;
+            self.issue(w, sync_request());
+            return;
+        }
+        ws.done = true;
+        if ws.inflight == 0 {
+            self.start_ready();
+        }
+    }
+
     fn issue(&mut self, w: u32, req: IoRequest) {
         let plan = self.h.submit(&req, w, self.now);
         for r in plan.background {
             self.enqueue(r, BG);
         }
         let ws = &mut self.workers[w as usize];
+        if req.dir == IoDir::Write {
+            ws.wrote = true;
+            ws.writes_since_sync += 1;
+            if ws.spec.sync_every > 0 && ws.writes_since_sync >= ws.spec.sync_every {
+                ws.writes_since_sync = 0;
+                ws.sync_due = true;
+            }
+        }
         ws.inflight += 1;
         ws.first.get_or_insert(self.now);
         // One request per submission: iodepth_submit is all 1s, as fio's with iodepth_batch=1.
@@ -546,11 +589,13 @@ impl Sim<'_> {
                     read_hit_ratio: st.read_hit_ratio(),
                     fill: self.h.fill(i),
                     dirty_blocks: self.h.dirty_blocks(i),
+                    dirty_bytes: self.h.dirty_blocks(i) as u64 * sp.block_size,
+                    dirty_flush_s: 0.0,
                     stats: st,
                 }
             })
             .collect();
-        let devices = self
+        let devices: Vec<DevReport> = self
             .devs
             .iter()
             .map(|d| {
@@ -561,6 +606,16 @@ impl Sim<'_> {
                 r
             })
             .collect();
+        let mut tiers: Vec<TierReport> = tiers;
+        // The backing device is the last one; its write rate while busy prices the flush.
+        if let Some(b) = devices.last().filter(|b: &&DevReport| b.write_bytes > 0 && b.busy_ns > 0)
+        {
+            let servers = self.devs.last().map_or(1, |d| d.dev.servers().max(1)) as f64;
+            let rate = b.write_bytes as f64 / (b.busy_ns as f64 / servers / 1e9);
+            for t in &mut tiers {
+                t.dirty_flush_s = t.dirty_bytes as f64 / rate;
+            }
+        }
         SimReport {
             runtime_ns: end,
             results,

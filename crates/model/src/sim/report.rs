@@ -14,6 +14,11 @@ pub struct TierReport {
     pub read_hit_ratio: f64,
     pub fill: f64,
     pub dirty_blocks: usize,
+    /// Dirty data still in this tier when the simulation ended (no fsync wrote it down).
+    pub dirty_bytes: u64,
+    /// How long writing it to the backing device would take at the rate that device wrote
+    /// during the run (its write bytes per busy second); 0 when nothing is dirty.
+    pub dirty_flush_s: f64,
     pub stats: TierStats,
 }
 
@@ -81,6 +86,21 @@ impl SimReport {
                 t.stats.promotions,
                 t.stats.evictions,
                 t.stats.dirty_writebacks + t.stats.flushed_blocks,
+            ));
+        }
+        for t in self.tiers.iter().filter(|t| t.dirty_bytes > 0) {
+            s.push_str(&format!(
+                "dirty at the end: tier {} still holds {} B ({} blocks) not on the backing \
+                 device; writing them down would take {} (end_fsync=1 or fsync=N in the job \
+                 puts that in the prediction)\n",
+                t.name,
+                t.dirty_bytes,
+                t.dirty_blocks,
+                if t.dirty_flush_s > 0.0 {
+                    format!("about {:.2} s more", t.dirty_flush_s)
+                } else {
+                    "an unknown time (the backing device wrote nothing to time it by)".into()
+                }
             ));
         }
         for d in &self.devices {
