@@ -20,7 +20,7 @@ use std::collections::hash_map::RandomState;
 use std::fs::{File, OpenOptions};
 use std::hash::{BuildHasher, Hasher};
 use std::io::Write;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -220,6 +220,46 @@ fn kind_of(m: &std::fs::Metadata) -> &'static str {
     kind_name(&m.file_type())
 }
 
+/// How long an output FIFO may wait for its reader before the write is refused.
+const FIFO_READER_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// A FIFO is opened without blocking (a plain open waits forever for a reader, fifo(7)):
+/// ENXIO means no reader yet, retried for [`FIFO_READER_WAIT`]; then the descriptor goes
+/// back to blocking writes so a slow reader gets every byte.
+fn open_fifo(shown_as: &Path, p: &Path) -> Result<File, ReportError> {
+    let t0 = std::time::Instant::now();
+    let file = loop {
+        let r =
+            OpenOptions::new().write(true).custom_flags(libc::O_CLOEXEC | libc::O_NONBLOCK).open(p);
+        match r {
+            Ok(f) => break f,
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+                if t0.elapsed() >= FIFO_READER_WAIT {
+                    return Err(bad(
+                        shown_as,
+                        format!(
+                            "a FIFO with no reader (waited {} s); start the reader first",
+                            FIFO_READER_WAIT.as_secs()
+                        ),
+                    ));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            Err(e) => return Err(io_err(shown_as, e)),
+        }
+    };
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    // SAFETY: `fd` is an open descriptor owned by `file`, which outlives both calls; F_GETFL
+    // and F_SETFL only read and set its status flags.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    // SAFETY: as above.
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+        return Err(io_err(shown_as, std::io::Error::last_os_error()));
+    }
+    Ok(file)
+}
+
 fn create_temp(target: &Path) -> Result<(File, TempPath), ReportError> {
     let tmp = TempPath::register(temp_name(target));
     let f = OpenOptions::new()
@@ -258,13 +298,19 @@ impl OutputFile {
             }
             Destination::Through(p) => {
                 // A regular file reached through /proc or /dev/fd is rewritten as `>` would.
-                let regular = std::fs::metadata(&p).map(|m| m.is_file()).unwrap_or(false);
-                let file = OpenOptions::new()
-                    .write(true)
-                    .truncate(regular)
-                    .custom_flags(libc::O_CLOEXEC)
-                    .open(&p)
-                    .map_err(|e| io_err(path, e))?;
+                let meta = std::fs::metadata(&p);
+                let regular = meta.as_ref().map(|m| m.is_file()).unwrap_or(false);
+                let fifo = meta.map(|m| m.file_type().is_fifo()).unwrap_or(false);
+                let file = if fifo {
+                    open_fifo(path, &p)?
+                } else {
+                    OpenOptions::new()
+                        .write(true)
+                        .truncate(regular)
+                        .custom_flags(libc::O_CLOEXEC)
+                        .open(&p)
+                        .map_err(|e| io_err(path, e))?
+                };
                 Ok(OutputFile { file, shown: path.to_path_buf(), pending: None })
             }
         }

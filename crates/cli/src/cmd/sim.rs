@@ -181,7 +181,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let name =
         path.file_name().map_or_else(|| "trace".into(), |n| n.to_string_lossy().into_owned());
-    let workers = vec![WorkerSpec::new(name, Box::new(source), args.trace_iodepth.max(1))];
+    if !(1..=65536).contains(&args.trace_iodepth) {
+        bail!("--trace-iodepth={}: expected 1 to 65536 requests in flight", args.trace_iodepth);
+    }
+    let workers = vec![WorkerSpec::new(name, Box::new(source), args.trace_iodepth)];
     let report = sim::run(&mut h, workers, SimOptions::default());
     if let Some(e) = error.borrow_mut().take() {
         return Err(e).context("simulation stopped at a bad trace record");

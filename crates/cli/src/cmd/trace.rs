@@ -140,6 +140,9 @@ fn stat(a: StatArgs) -> anyhow::Result<ExitCode> {
         }
         b.add(&rec, &mut |k| stack.access(k));
     }
+    if r.records() == 0 {
+        bail!("{}: no records: an empty trace has no statistics", a.trace.display());
+    }
     let s = b.finish(r.skipped());
     if a.json {
         println!("{}", serde_json::to_string_pretty(&s)?);

@@ -267,7 +267,11 @@ fn input_probes() -> Vec<Probe> {
         for (kname, prep) in input_kinds() {
             // An empty or NUL-filled job file is a clean error; the device, FIFO, directory and
             // loop must be refused by name, without reading forever or blocking in open.
-            let o = err(&["/in", "!out of memory"]);
+            let o = match (cname, kname) {
+                // Measuring incompressible or all-zero bytes is what `data measure` is for.
+                ("data measure", "binary garbage" | "NUL bytes") => Oracle::Ok,
+                _ => err(&["/in", "!out of memory"]),
+            };
             let p = Probe::new("io", format!("{cname} <- {kname}"), args, o)
                 .prep(prep)
                 .after(After::NoLeftovers(vec![]))
@@ -316,13 +320,15 @@ fn output_probes() -> Vec<Probe> {
     let mut v = Vec::new();
     for (cname, args) in &cmds {
         v.push(
-            Probe::new("io", format!("{cname} -> char device"), args, err(&["/out"]))
+            // Issue 12: an existing non-regular path is written through, never replaced.
+            Probe::new("io", format!("{cname} -> char device"), args, Oracle::Ok)
                 .prep(Prep::CharDev("out", 1, 3))
                 .after(After::StillCharDev("out"))
                 .limit(8.0),
         );
         v.push(
-            Probe::new("io", format!("{cname} -> FIFO"), args, err(&["/out"]))
+            // No reader: a clean error after a bounded wait for one, not a hang.
+            Probe::new("io", format!("{cname} -> FIFO"), args, err(&["/out", "no reader"]))
                 .prep(Prep::Fifo("out"))
                 .after(After::StillFifo("out"))
                 .limit(5.0),
@@ -337,8 +343,9 @@ fn output_probes() -> Vec<Probe> {
                 .prep(Prep::SymlinkLoop("out"))
                 .limit(8.0),
         );
-        let missing: Vec<&str> =
-            args.iter().map(|a| if *a == "{W}/out" { "{W}/no/such/dir/out" } else { a }).collect();
+        let missing: Vec<String> =
+            args.iter().map(|a| a.replace("{W}/out", "{W}/no/such/dir/out")).collect();
+        let missing: Vec<&str> = missing.iter().map(String::as_str).collect();
         v.push(
             Probe::new("io", format!("{cname} -> missing directory"), &missing, err(&["/out"]))
                 .limit(8.0),

@@ -205,9 +205,16 @@ pub struct Store<E> {
 }
 
 impl<E> Store<E> {
+    /// Reserves room for `n` entries up to [`Store::MAX_RESERVE`]; beyond that the store grows
+    /// with what it holds, so a nominal capacity far above the trace's footprint (a 100 G-entry
+    /// cache over 49 k objects) costs nothing (reliability review: it aborted allocating).
     pub fn with_capacity(n: usize) -> Self {
+        let n = n.min(Self::MAX_RESERVE);
         Store { map: KeyMap::with_capacity(n), nodes: Vec::with_capacity(n), free: Vec::new() }
     }
+
+    /// The largest up-front reservation, in entries.
+    pub const MAX_RESERVE: usize = 1 << 20;
 
     #[inline]
     pub fn find(&self, key: u64) -> Option<u32> {
