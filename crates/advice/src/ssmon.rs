@@ -12,9 +12,8 @@
 
 use std::collections::VecDeque;
 
-use iolab_core::units::KbBase;
 use iolab_core::Nanos;
-use iolab_job::{Job, OptionValue};
+use iolab_job::Job;
 use iolab_stats::steady::SsParseError;
 use iolab_stats::{LiveSnapshot, SsCriterion, SsMetric, SteadyStateReport};
 
@@ -29,35 +28,19 @@ pub struct SsSpec {
     pub interval: Nanos,
 }
 
-fn opt_time(job: &Job, name: &str) -> Option<Nanos> {
-    match job.opt(name)? {
-        OptionValue::Time(t) => Some(*t),
-        OptionValue::Int(i) => u64::try_from(*i).ok().map(Nanos::from_secs),
-        _ => None,
-    }
-}
-
 impl SsSpec {
     /// `None` when the job has no steady-state window (`ss_dur` unset or 0, as in fio).
     pub fn from_job(job: &Job) -> Result<Option<SsSpec>, SsParseError> {
-        let dur = opt_time(job, "steadystate_duration").unwrap_or_default();
+        let dur = job.steadystate_duration();
         if dur.0 == 0 {
             return Ok(None);
         }
-        let ss = job
-            .options
-            .get("steadystate")
-            .map(|o| o.raw.clone())
-            .unwrap_or_else(|| "iops_slope:0.01%".into());
-        let kb = match job.options.get("kb_base").map(|o| o.raw.as_str()) {
-            Some("1000") => KbBase::K1000,
-            _ => KbBase::K1024,
-        };
-        let criterion = SsCriterion::parse(&ss, kb)?;
-        let interval = opt_time(job, "steadystate_check_interval")
+        let ss = job.steadystate();
+        let criterion = SsCriterion::parse(&ss, job.kb_base())?;
+        let interval = Some(job.steadystate_check_interval())
             .filter(|t| t.0 > 0)
             .unwrap_or(Nanos::from_secs(1));
-        let ramp = opt_time(job, "steadystate_ramp_time").unwrap_or_default();
+        let ramp = job.steadystate_ramp_time();
         Ok(Some(SsSpec { ss, criterion, dur, ramp, interval }))
     }
 

@@ -27,16 +27,7 @@ const WINDOWS_ONLY_ENGINES: &[&str] = &["windowsaio"];
 
 /// The `kb_base` in force for this job: the last `kb_base` set before this option.
 pub fn kb_base(job: &Job) -> KbBase {
-    let v = job.options.get("kb_base").map(|o| match &o.value {
-        OptionValue::Int(i) => *i == 1000,
-        OptionValue::Str(s) => s.trim() == "1000",
-        _ => false,
-    });
-    if v == Some(true) {
-        KbBase::K1000
-    } else {
-        KbBase::K1024
-    }
+    job.kb_base()
 }
 
 fn bad(name: &str, value: &str, expected: impl Into<String>) -> JobErrorKind {
@@ -1110,7 +1101,7 @@ pub fn finish(job: &mut Job, warn: &mut Vec<String>) {
             }
         ));
     }
-    if job.filenames.len() > 1 && job.options.contains_key("nrfiles") {
+    if job.filenames.len() > 1 && job.nrfiles_given() {
         warn.push(format!(
             "nrfiles is ignored because filename= lists {} files, as in fio",
             job.filenames.len()

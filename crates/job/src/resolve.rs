@@ -107,7 +107,12 @@ pub fn apply_entry(
     override_warnings(job, def.name, e, &mut msgs);
     job.options.insert(
         def.name.to_string(),
-        ResolvedOption { value: typed, raw: e.raw.clone(), origin: origin(&e.location, section) },
+        ResolvedOption {
+            value: typed,
+            raw: e.raw.clone(),
+            origin: origin(&e.location, section),
+            seq: job.next_seq(),
+        },
     );
     msgs.dedup();
     let loc = e.location.to_string();

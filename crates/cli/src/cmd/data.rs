@@ -101,7 +101,7 @@ fn size(s: &str, what: &str) -> anyhow::Result<u64> {
 
 fn set(job: &mut Job, index: u32, name: &str, value: OptionValue, raw: String) {
     let origin = Origin::CommandLine { index };
-    job.options.insert(name.to_string(), ResolvedOption { value, raw, origin });
+    job.options.insert(name.to_string(), ResolvedOption { value, raw, origin, seq: 0 });
 }
 
 /// The flags as the job a fio user would write, so the same resolution and warnings apply.
@@ -156,7 +156,7 @@ fn config(a: &GenArgs, total: u64, bs: u64) -> anyhow::Result<DataConfig> {
     if a.zeros {
         opt(&mut job, "zero_buffers", OptionValue::Bool(true), "1".into());
     }
-    Ok(DataConfig::from_job(&job)?)
+    Ok(job.data_config()?)
 }
 
 fn gen(a: GenArgs) -> anyhow::Result<ExitCode> {

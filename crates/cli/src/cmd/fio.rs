@@ -376,7 +376,7 @@ pub fn normal_header(jobs: &[iolab_job::Job]) -> String {
     let mut s = String::new();
     let (mut threads, mut procs) = (0u32, 0u32);
     for j in jobs {
-        let pow2 = j.options.get("kb_base").is_none_or(|o| o.raw.trim() != "1000");
+        let pow2 = j.kb_base() == iolab_core::units::KbBase::K1024;
         let n = |v: u64| num2str(v, 4, pow2, N2s::Byte);
         s.push_str(&format!(
             "{}: (g={}): rw={}, bs=(R) {}-{}, (W) {}-{}, (T) {}-{}, ioengine={}, iodepth={}\n",

@@ -334,22 +334,19 @@ fn unrecognized_options(cmdline: &[String]) -> anyhow::Result<()> {
 
 /// fio's `global options`: what the job files' `[global]` sections and the command line
 /// before the first `--name` set, as written.
-fn global_options(
-    jobs: &[iolab_job::Job],
-    cmdline: &[String],
-) -> std::collections::BTreeMap<String, String> {
+fn global_options(jobs: &[iolab_job::Job], cmdline: &[String]) -> iolab_stats::OptionList {
     use iolab_job::Origin;
     let first_name = cmdline.iter().position(|a| a.starts_with("--name")).unwrap_or(usize::MAX);
-    let mut out = std::collections::BTreeMap::new();
+    let mut out = iolab_stats::OptionList::new();
     for j in jobs {
-        for (k, o) in &j.options {
+        for (k, o) in j.options_in_order() {
             let global = match &o.origin {
                 Origin::File { section, .. } => section.starts_with("global"),
                 Origin::CommandLine { index } => (*index as usize) < first_name,
                 Origin::Default => false,
             };
             if global {
-                out.entry(k.clone()).or_insert_with(|| o.raw.clone());
+                out.entry(k.to_string()).or_insert_with(|| o.raw.clone());
             }
         }
     }

@@ -195,7 +195,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// One job clone's place in the result: its group and options (for `group_reporting`).
 struct JobMeta {
     groupid: u32,
-    options: std::collections::BTreeMap<String, String>,
+    options: iolab_stats::OptionList,
+    report: iolab_stats::ReportOptions,
 }
 
 /// The report as `iolab run` prints it, plus the model's own sections.
@@ -223,6 +224,7 @@ fn print_report(
     for (j, m) in result.jobs.iter_mut().zip(meta) {
         j.groupid = m.groupid;
         j.options = m.options.clone();
+        j.report = m.report.clone();
     }
     result.groups = iolab_stats::groups(&result.jobs, &result.meta.percentile_list);
     result.notes.push(
@@ -337,17 +339,20 @@ fn simulate_jobs(
             spec.runtime = runtime;
             spec.ramp = stop.ramp_time;
             // fsync=N / fdatasync=N (whichever comes first) and end_fsync, as the engine does.
-            spec.sync_every = [job.opt_u64("fsync"), job.opt_u64("fdatasync")]
+            spec.sync_every = [job.fsync_every(), job.fdatasync_every()]
                 .into_iter()
-                .flatten()
                 .filter(|&n| n > 0)
                 .min()
                 .unwrap_or(0);
-            spec.end_sync = job.opt_bool("end_fsync").unwrap_or(false);
+            spec.end_sync = job.end_fsync();
             workers.push(spec);
             meta.push(JobMeta {
                 groupid: job.group_id,
-                options: job.options.iter().map(|(k, v)| (k.clone(), v.raw.clone())).collect(),
+                options: job
+                    .options_in_order()
+                    .map(|(k, v)| (k.to_string(), v.raw.clone()))
+                    .collect(),
+                report: iolab_engine::runner::report_options(job),
             });
         }
     }

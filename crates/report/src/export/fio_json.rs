@@ -50,13 +50,6 @@ struct PctFlags {
     lat: bool,
 }
 
-fn flag(v: &JobView<'_>, run: &RunResult, name: &str, default: bool) -> bool {
-    match v.options.get(name).or_else(|| run.global_options.get(name)).map(|s| s.trim()) {
-        None => default,
-        Some(s) => matches!(s, "" | "1" | "true" | "on" | "yes"),
-    }
-}
-
 /// The whole document as an ordered tree.
 pub fn fio_json(run: &RunResult, plus: bool) -> J {
     let pcts = fio_percentiles(run);
@@ -71,8 +64,8 @@ pub fn fio_json(run: &RunResult, plus: bool) -> J {
         // Also per job (`iolab.interrupted`); here even when no job ran (stopped in layout).
         root.put("iolab_interrupted", true);
     }
-    // stat.c json_add_job_opts: only options with a value (fio keeps no value for a bare
-    // flag such as `group_reporting`), and no object when there are none.
+    // stat.c json_add_job_opts: in the order written, only options with a value (fio keeps
+    // no value for a bare flag such as `group_reporting`), and no object when there are none.
     let globals: Vec<_> = run.global_options.iter().filter(|(_, v)| !v.is_empty()).collect();
     if !globals.is_empty() {
         let mut g = J::obj();
@@ -234,9 +227,9 @@ fn dist_obj(labels: &[&str], vals: &[f64]) -> J {
 
 fn job_json(run: &RunResult, v: &JobView<'_>, pcts: &[f64], plus: bool) -> J {
     let f = PctFlags {
-        slat: flag(v, run, "slat_percentiles", false),
-        clat: flag(v, run, "clat_percentiles", true),
-        lat: flag(v, run, "lat_percentiles", false),
+        slat: v.report().slat_percentiles,
+        clat: v.report().clat_percentiles,
+        lat: v.report().lat_percentiles,
     };
     let mut o = J::obj();
     o.put("jobname", v.name)
