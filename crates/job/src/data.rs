@@ -100,29 +100,7 @@ impl Job {
                 c.refill_buffers = r;
             }
         }
-        c.compress_content =
-            if c.pattern.is_empty() { CompressContent::Zeros } else { CompressContent::Pattern };
-        if let Some(cc) = text(job, "compress_content") {
-            c.compress_content = match cc {
-                "zeros" => CompressContent::Zeros,
-                "text" => CompressContent::Text,
-                "pattern" if !c.pattern.is_empty() => CompressContent::Pattern,
-                "pattern" => {
-                    return Err(DataError::option(
-                        "compress_content",
-                        cc,
-                        OptionErrorKind::Conflict("`pattern` needs buffer_pattern="),
-                    ))
-                }
-                _ => {
-                    return Err(DataError::option(
-                        "compress_content",
-                        cc,
-                        OptionErrorKind::OneOf("zeros, text, pattern"),
-                    ))
-                }
-            };
-        }
+        c.compress_content = compress_content(job, &c.pattern)?;
         // init.c l.1023: 100 % compressible is filled once with zeros.
         if compress == 100 && c.compress_content != CompressContent::Text {
             c.zero_buffers = true;
@@ -135,36 +113,7 @@ impl Job {
         if c.dedupe_percentage != 0 && refill_set.is_none() {
             c.refill_buffers = true;
         }
-        if let Some(v) = text(job, "verify") {
-            c.verify = VerifyKind::parse(v)?;
-            // init.c l.891: verify forces refill_buffers unless set explicitly.
-            if c.verify != VerifyKind::None && refill_set.is_none() {
-                c.refill_buffers = true;
-            }
-        }
-        c.verify_fatal = flag(job, "verify_fatal")?.unwrap_or(false);
-        if let Some(p) = text(job, "verify_pattern") {
-            c.verify_pattern = parse_pattern(p)?;
-        }
-        if let Some(v) = num(job, "verify_interval")? {
-            c.verify_interval = u32::try_from(v)
-                .map_err(|_| DataError::option("verify_interval", v, OptionErrorKind::NotNumber))?;
-        }
-        if c.verify == VerifyKind::Pattern && c.verify_pattern.is_empty() {
-            return Err(DataError::option(
-                "verify",
-                "pattern",
-                OptionErrorKind::Conflict("needs verify_pattern="),
-            ));
-        }
-        let min_block = iolab_data::verify::MIN_BLOCK as u64;
-        if !matches!(c.verify, VerifyKind::None | VerifyKind::Null) && c.min_write_bs < min_block {
-            return Err(DataError::option(
-                "verify",
-                c.verify.name(),
-                OptionErrorKind::Conflict("write block size below 160 bytes cannot hold a header"),
-            ));
-        }
+        verify_settings(job, &mut c, refill_set.is_none())?;
         let needs_region = c.dedupe_mode == DedupeMode::WorkingSet || c.dedupe_spread;
         if c.dedupe_percentage != 0 && needs_region && c.region_size.is_none() {
             return Err(DataError::option(
@@ -178,6 +127,63 @@ impl Job {
         collect_warnings(&mut c, job)?;
         Ok(c)
     }
+}
+
+/// iolab `compress_content=`: what fills the compressible part (fio: zeros, or the pattern).
+fn compress_content(job: &Job, pattern: &[u8]) -> Result<CompressContent, DataError> {
+    let default =
+        if pattern.is_empty() { CompressContent::Zeros } else { CompressContent::Pattern };
+    let Some(cc) = text(job, "compress_content") else { return Ok(default) };
+    match cc {
+        "zeros" => Ok(CompressContent::Zeros),
+        "text" => Ok(CompressContent::Text),
+        "pattern" if !pattern.is_empty() => Ok(CompressContent::Pattern),
+        "pattern" => Err(DataError::option(
+            "compress_content",
+            cc,
+            OptionErrorKind::Conflict("`pattern` needs buffer_pattern="),
+        )),
+        _ => Err(DataError::option(
+            "compress_content",
+            cc,
+            OptionErrorKind::OneOf("zeros, text, pattern"),
+        )),
+    }
+}
+
+/// `verify`, `verify_fatal`, `verify_pattern`, `verify_interval`, and their checks.
+fn verify_settings(job: &Job, c: &mut DataConfig, refill_unset: bool) -> Result<(), DataError> {
+    if let Some(v) = text(job, "verify") {
+        c.verify = VerifyKind::parse(v)?;
+        // init.c l.891: verify forces refill_buffers unless set explicitly.
+        if c.verify != VerifyKind::None && refill_unset {
+            c.refill_buffers = true;
+        }
+    }
+    c.verify_fatal = flag(job, "verify_fatal")?.unwrap_or(false);
+    if let Some(p) = text(job, "verify_pattern") {
+        c.verify_pattern = parse_pattern(p)?;
+    }
+    if let Some(v) = num(job, "verify_interval")? {
+        c.verify_interval = u32::try_from(v)
+            .map_err(|_| DataError::option("verify_interval", v, OptionErrorKind::NotNumber))?;
+    }
+    if c.verify == VerifyKind::Pattern && c.verify_pattern.is_empty() {
+        return Err(DataError::option(
+            "verify",
+            "pattern",
+            OptionErrorKind::Conflict("needs verify_pattern="),
+        ));
+    }
+    let min_block = iolab_data::verify::MIN_BLOCK as u64;
+    if !matches!(c.verify, VerifyKind::None | VerifyKind::Null) && c.min_write_bs < min_block {
+        return Err(DataError::option(
+            "verify",
+            c.verify.name(),
+            OptionErrorKind::Conflict("write block size below 160 bytes cannot hold a header"),
+        ));
+    }
+    Ok(())
 }
 
 fn collect_warnings(c: &mut DataConfig, job: &Job) -> Result<(), DataError> {

@@ -292,16 +292,10 @@ fn simulate_jobs(
         if job.stonewall {
             after.extend(0..workers.len());
         }
+        // The name was checked when the job file was read (job/resolve.rs `check_wait_for`:
+        // exactly one earlier job).
         if let Some(name) = &job.wait_for {
-            let before = after.len();
             after.extend((0..workers.len()).filter(|&i| meta_name(&workers, i) == name.as_str()));
-            if after.len() == before {
-                eprintln!(
-                    "iolab: warning: job '{}': wait_for={name} names no earlier job; it starts \
-                     at once",
-                    job.name
-                );
-            }
         }
         let files = vec![iolab_workload::FileLayout { size: 0 }; job.nrfiles.max(1) as usize];
         for clone in 0..job.numjobs.max(1) {

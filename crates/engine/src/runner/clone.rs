@@ -167,15 +167,8 @@ pub(super) fn start_clone(
         v.push(stop.clone());
     }
     let (live, done) = (Arc::new(Mutex::new(None)), Arc::new(AtomicBool::new(false)));
-    if let Some(Ok(mut v)) = cx.progress.map(|p| p.clones.lock()) {
-        v.push(ProgressSlot {
-            job: job.name.clone(),
-            started: Instant::now(),
-            expected: plan.wcfg.runtime.map(|r| r + plan.wcfg.ramp.unwrap_or_default()),
-            live: live.clone(),
-            done: done.clone(),
-            stop: stop.clone(),
-        });
+    if let Some(p) = cx.progress {
+        show_progress(p, job, &plan.wcfg, &live, &done, &stop);
     }
     let verify = vplan.phase.then(|| VerifyPhase {
         dcfg,
@@ -220,6 +213,27 @@ pub(super) fn start_clone(
             .collect(),
         engine: plan.engine.clone(),
     })
+}
+
+/// Give the progress display a slot for this clone.
+fn show_progress(
+    p: &Progress,
+    job: &Job,
+    wcfg: &WorkerConfig,
+    live: &Arc<Mutex<Option<Arc<LiveCounters>>>>,
+    done: &Arc<AtomicBool>,
+    stop: &Arc<AtomicBool>,
+) {
+    if let Ok(mut v) = p.clones.lock() {
+        v.push(ProgressSlot {
+            job: job.name.clone(),
+            started: Instant::now(),
+            expected: wcfg.runtime.map(|r| r + wcfg.ramp.unwrap_or_default()),
+            live: live.clone(),
+            done: done.clone(),
+            stop: stop.clone(),
+        });
+    }
 }
 
 /// Open (create, lay out, prefill, invalidate) the clone's files; none for the null engine.
