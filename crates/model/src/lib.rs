@@ -17,4 +17,4 @@ pub mod policy;
 pub mod sim;
 pub mod tier;
 
-pub use error::ModelError;
+pub use error::{ModelError, SimError};

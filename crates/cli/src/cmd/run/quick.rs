@@ -121,7 +121,7 @@ pub fn run_quick(
     // The device view, as for any job: what each phase's depth became at the device.
     let watch = iolab_advice::RunWatch::start(
         &parsed.jobs,
-        parsed.jobs.iter().map(super::job_paths).collect(),
+        parsed.jobs.iter().map(iolab_engine::finish::job_paths).collect(),
         iolab_advice::WatchConfig {
             // Phases last a few seconds: sample often enough that each has its own window.
             interval: flags.status_interval.unwrap_or(Duration::from_millis(500)),

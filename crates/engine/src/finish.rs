@@ -1,0 +1,51 @@
+//! What a run's result records about its jobs besides the numbers: fio's `global options`
+//! and `job options` (stat.c `json_add_job_opts`), and the files each job's clones use.
+
+use crate::runner::clone_files;
+use iolab_job::{Job, Origin};
+use iolab_stats::RunResult;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// fio's `global options`: what the job files' `[global]` sections and the command line
+/// before the first `--name` set, as written.
+pub fn global_options(jobs: &[Job], cmdline: &[String]) -> BTreeMap<String, String> {
+    let first_name = cmdline.iter().position(|a| a.starts_with("--name")).unwrap_or(usize::MAX);
+    let mut out = BTreeMap::new();
+    for j in jobs {
+        for (k, o) in &j.options {
+            let global = match &o.origin {
+                Origin::File { section, .. } => section.starts_with("global"),
+                Origin::CommandLine { index } => (*index as usize) < first_name,
+                Origin::Default => false,
+            };
+            if global {
+                out.entry(k.clone()).or_insert_with(|| o.raw.clone());
+            }
+        }
+    }
+    out
+}
+
+/// fio's `job options`: the section's own options, without what the global section set
+/// (an option is kept when its value differs from the global one, so the exporters' lookup
+/// "job, then global" still finds each job's value).
+pub fn own_options(result: &mut RunResult) {
+    let globals = result.global_options.clone();
+    for j in &mut result.jobs {
+        j.options.retain(|k, v| globals.get(k) != Some(v));
+    }
+}
+
+/// Every file a job's clones will use, each once.
+pub fn job_paths(job: &Job) -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for c in 0..job.numjobs.max(1) {
+        for p in clone_files(job, c) {
+            if !v.contains(&p) {
+                v.push(p);
+            }
+        }
+    }
+    v
+}
