@@ -17,6 +17,7 @@ pub mod clock;
 pub mod engines;
 pub mod error;
 pub mod finish;
+pub mod quick;
 pub mod replay;
 pub mod runner;
 pub mod safety;

@@ -160,6 +160,21 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
         }
         return quick::run_quick(&split.fio_options, &flags_to_quick(&flags));
     }
+    let Some((opts, parsed)) = load_jobs(split, &flags, fio)? else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let (result, watched, interrupted) = measure(&opts, &parsed, &flags, fio, &started)?;
+    let out = render(&result, &watched, &flags, fio, &parsed.jobs)?;
+    super::emit(&out, flags.output.as_deref())?;
+    Ok(exit_code(&result, interrupted, fio))
+}
+
+/// The jobs, read and validated; `None` when `--parse-only` ends the run here.
+fn load_jobs(
+    split: iolab_job::SplitArgs,
+    flags: &Flags,
+    fio: bool,
+) -> anyhow::Result<Option<(LoadOptions, iolab_job::Parsed)>> {
     if flags.own.phase_time.is_some() {
         bail!("--phase-time applies to the quick profile (no job); use --runtime= in a job");
     }
@@ -188,8 +203,20 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
         }
     }
     if flags.g.parse_only {
-        return Ok(ExitCode::SUCCESS);
+        return Ok(None);
     }
+    Ok(Some((opts, parsed)))
+}
+
+/// Check the outputs against the inputs, export the iolog, then run the jobs with the device
+/// view and the advice watching; the result carries its global and job options.
+fn measure(
+    opts: &LoadOptions,
+    parsed: &iolab_job::Parsed,
+    flags: &Flags,
+    fio: bool,
+    started: &iolab_stats::RunMeta,
+) -> anyhow::Result<(RunResult, iolab_advice::WatchReport, bool)> {
     // Nor the file a job reads or writes (fio's filename=): checked before any I/O.
     let targets: Vec<std::path::PathBuf> = parsed.jobs.iter().flat_map(job_paths).collect();
     let mut inputs: Vec<&Path> = opts.files.iter().map(|p| p.as_path()).collect();
@@ -258,23 +285,34 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
             eprintln!("iolab: {n}");
         }
     }
+    Ok((result, watched, interrupted))
+}
+
+/// The output formats in fio's order; the device view and advice after iolab's text.
+fn render(
+    result: &RunResult,
+    watched: &iolab_advice::WatchReport,
+    flags: &Flags,
+    fio: bool,
+    jobs: &[iolab_job::Job],
+) -> anyhow::Result<Vec<u8>> {
     let mut out = Vec::new();
     if fio && flags.format.split(',').any(|f| f == "normal") {
-        out.extend(super::fio::normal_header(&parsed.jobs).as_bytes());
+        out.extend(super::fio::normal_header(jobs).as_bytes());
     }
     for fmt in flags.format.split(',') {
         if fmt == "html" {
-            out.extend(super::report::run_page(&result)?);
+            out.extend(super::report::run_page(result)?);
             continue;
         }
         if fio && fmt == "normal" {
             // stat.c __show_run_stats starts the normal output with a blank line.
             out.push(b'\n');
         }
-        out.extend(flags.g.exporter(fmt)?.render(&result)?);
+        out.extend(flags.g.exporter(fmt)?.render(result)?);
         if fmt == "normal" && !fio {
             // After the summary: the depth issued beside what each device saw, then advice.
-            let view = iolab_advice::render_device_view(&result, &watched.evidence);
+            let view = iolab_advice::render_device_view(result, &watched.evidence);
             out.extend(format!("\n{view}").as_bytes());
             out.extend(iolab_advice::render_text(&watched.advice).as_bytes());
         }
@@ -283,7 +321,11 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
         // Machine formats carry the advice in the result; a person still sees it on stderr.
         eprint!("{}", iolab_advice::render_text(&watched.advice));
     }
-    super::emit(&out, flags.output.as_deref())?;
+    Ok(out)
+}
+
+/// fio's exit status: 1 after an I/O error or a verify failure, 128 + N after a signal.
+fn exit_code(result: &RunResult, interrupted: bool, fio: bool) -> ExitCode {
     for j in &result.jobs {
         if let Some(f) = j.verify.as_ref().and_then(|v| v.failures.first()) {
             let who = if fio { "fio" } else { "iolab" };
@@ -295,14 +337,14 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
         .jobs
         .iter()
         .any(|j| j.error != 0 || j.verify.as_ref().is_some_and(|v| v.failed() > 0));
-    Ok(if interrupted {
+    if interrupted {
         eprintln!("iolab: interrupted; the results cover the time until the signal");
         ExitCode::from(iolab_core::stop::exit_status().unwrap_or(130))
     } else if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    })
+    }
 }
 
 /// fio's "unrecognized option" for a `--key` that is neither a job option nor a flag
