@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 #[derive(clap::Args)]
 #[command(
-    after_help = "Examples:\n  iolab fill --entries=1M --iops=20000\n  iolab fill --entries=100k --pattern=zipf:0.9 --monte-carlo=3 --json"
+    after_help = "Examples:\n  iolab fill --entries=1M --iops=20000\n  iolab fill --entries=100k --monte-carlo=3 --json"
 )]
 pub struct Args {
     /// Cache entries (a count: 1M = 1,000,000; k, M, G are powers of 1000).

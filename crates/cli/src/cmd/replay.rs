@@ -12,9 +12,6 @@ use anyhow::bail;
 use iolab_engine::replay::{replay, ReplayConfig};
 
 #[derive(clap::Args)]
-#[command(
-    after_help = "Example:\n  iolab replay trace.csv --filename=/tmp/replay.dat --ioengine=psync --direct=0"
-)]
 pub struct Args {
     /// The trace file (format detected from its name and first bytes unless --format).
     trace: PathBuf,

@@ -44,8 +44,8 @@ pub struct Args {
 const HELP: &str = "\
 Examples:
   iolab run --size=64m --phase-time=0.5
-  iolab run --name=x --rw=randread --bs=4k --size=16m --runtime=1 --filename=/tmp/iolab.dat
-  iolab run --name=x --rw=write --size=8m --filename=/tmp/iolab.dat --output-format=json";
+  iolab run --name=x --rw=randread --bs=4k --size=16m --runtime=1 --filename=iolab.dat
+  iolab run --name=x --rw=write --size=8m --filename=iolab.dat --output-format=json";
 
 /// iolab's own flags; fio's global flags (`--output`, `--output-format`, `--status-interval`,
 /// …) come from `iolab_job::cmdline::FIO_FLAGS` and are read by `super::fio::globals`.
@@ -105,7 +105,7 @@ fn flags(own: OwnFlags, g: super::fio::Globals) -> anyhow::Result<Flags> {
         own,
     };
     for fmt in f.format.split(',').filter(|&f| f != "html") {
-        f.g.exporter(fmt)?;
+        super::fio::exporter(&f.g, fmt)?;
     }
     Ok(f)
 }
@@ -309,7 +309,7 @@ fn render(
             // stat.c __show_run_stats starts the normal output with a blank line.
             out.push(b'\n');
         }
-        out.extend(flags.g.exporter(fmt)?.render(result)?);
+        out.extend(super::fio::exporter(&flags.g, fmt)?.render(result)?);
         if fmt == "normal" && !fio {
             // After the summary: the depth issued beside what each device saw, then advice.
             let view = iolab_advice::render_device_view(result, &watched.evidence);

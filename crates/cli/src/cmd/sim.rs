@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
-#[command(after_help = HELP)]
+#[command(after_help = help())]
 pub struct Args {
     #[command(flatten)]
     flags: Flags,
@@ -26,18 +26,24 @@ pub struct Args {
     rest: Vec<String>,
 }
 
-const HELP: &str = "\
-Tier grammar: KIND:SIZE[:POLICY[:WRITE]][:key=value...], top tier first.
-  KIND ram, ssd, nvme or hdd; SIZE in fio's units where GiB/gib and G/g are both 2^30
-  bytes (kb_base=1024); POLICY one of `iolab sim --list`; WRITE writethrough, writeback
-  or writearound; keys such as block=256KiB.
-Backing: KIND[:PRESET][:SIZE][:sparse], PRESET as `iolab sim --list` spells it.
+/// The tier grammar, the names `--list` prints, and examples that run when pasted.
+fn help() -> String {
+    let names = |v: Vec<&str>| v.join(", ");
+    format!(
+        "Tier grammar: KIND:SIZE[:POLICY[:WRITE]][:key=value...], top tier first.
+  KIND ram, ssd, nvme or hdd. SIZE in fio's units with kb_base=1024: GiB, gib, G and g are
+  all 2^30 bytes (1GiB = 1G = 1073741824). WRITE writethrough, writeback or writearound.
+  POLICY: {}.
+Backing: KIND[:PRESET][:SIZE][:sparse]; PRESET: {}.
 
 Examples:
   iolab sim --list
-  iolab sim --name=x --rw=randread --bs=4k --size=64m --runtime=2 --tier=ram:16MiB:lru
-  iolab sim --name=x --rw=randread --size=64m --number_ios=1000 --tier=ram:8MiB:lru \\
-      --tier=ssd:32MiB:lru:writeback --backing=hdd:7200";
+  iolab sim --name=x --rw=randread --bs=4k --size=64m --number_ios=2000 --tier=ram:16MiB:lru
+  iolab sim --name=x --rw=randrw --size=64m --number_ios=2000 --tier=ram:8MiB:lru --tier=ssd:32MiB:lru:writeback --backing=hdd:7200",
+        names(POLICIES.iter().map(|p| p.name).collect()),
+        names(PRESETS.iter().map(|p| p.name).collect()),
+    )
+}
 
 /// `iolab sim`'s own flags.
 #[derive(clap::Args)]
