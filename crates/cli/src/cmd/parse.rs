@@ -18,7 +18,7 @@ pub struct Args {
     flags: Flags,
     /// Job files, fio-style options (`--rw=randread`, `--name=job2`) and `--section=NAME`,
     /// in fio's order: options before the first `--name` are global.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "JOB|--OPTION=VALUE")]
     rest: Vec<String>,
 }
 

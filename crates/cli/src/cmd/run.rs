@@ -37,7 +37,7 @@ pub struct Args {
     /// flags (--output-format=normal|json|json+|terse|jsonl|csv|html, --output=FILE,
     /// --status-interval=SECONDS, …), in any order with the flags above. No job: the quick
     /// profile (`--size=256m`, `--directory=DIR`).
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "JOB|--OPTION=VALUE")]
     rest: Vec<String>,
 }
 

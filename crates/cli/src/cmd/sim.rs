@@ -22,7 +22,7 @@ pub struct Args {
     flags: Flags,
     /// Job files and fio-style options (`--name=x --rw=randread --bs=8k`), in any order
     /// with the flags above.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "JOB|--OPTION=VALUE")]
     rest: Vec<String>,
 }
 

@@ -20,7 +20,7 @@ pub enum FlagError {
     #[error("fio: option '--{0}' requires an argument")]
     NeedsArgument(String),
     #[error("fio: failed parsing --{flag}={value}: {source}")]
-    Time { flag: String, value: String, source: UnitError },
+    Time { flag: String, value: String, source: Box<UnitError> },
     #[error("--output-format={value}: fio: failed parsing output-format: {why}")]
     OutputFormat { value: String, why: String },
     #[error("--{name}={value}: expected a whole number: {source}")]
@@ -109,7 +109,7 @@ fn fio_time(flag: &str, v: &str) -> Result<Duration, FlagError> {
     let t = parse_time(v, TimeUnitDefault::Seconds).map_err(|source| FlagError::Time {
         flag: flag.to_string(),
         value: short(v),
-        source,
+        source: Box::new(source),
     })?;
     Ok(Duration::from_nanos(t.0))
 }
@@ -207,37 +207,7 @@ fn apply_flag(
                 _ => g.eta,
             };
         }
-        "eta-newline" | "eta-interval" => {
-            let v = need()?;
-            let t = fio_time(name, &v)?;
-            if name == "eta-interval" && t < Duration::from_millis(250) {
-                return Err(FlagError::Bad(format!(
-                    "--eta-interval={v}: fio: eta interval time too short (250msec min)"
-                )));
-            }
-            if t < Duration::from_millis(1) {
-                return Err(FlagError::Bad(format!(
-                    "--eta-newline={v}: fio: eta new line time too short"
-                )));
-            }
-            g.eta_interval = Some(t);
-        }
-        "status-interval" => {
-            let v = need()?;
-            // iolab's own `--status-interval=0.5` (seconds with a fraction) was accepted before
-            // the fio flag table took over; fio's parser refuses fractions outside ( … ).
-            let secs = v.parse::<f64>().ok().filter(|s| (0.1..=86_400.0).contains(s));
-            let t = match secs {
-                Some(s) => Duration::from_secs_f64(s),
-                None => fio_time(name, &v)?,
-            };
-            if t < Duration::from_millis(1) {
-                return Err(FlagError::Bad(format!(
-                    "--status-interval={v}: fio: status interval too small"
-                )));
-            }
-            g.status_interval = Some(t);
-        }
+        "eta-newline" | "eta-interval" | "status-interval" => apply_interval(g, name, &need()?)?,
         "alloc-size" | "max-jobs" => {
             let v = need()?;
             v.trim().parse::<u64>().map_err(|source| FlagError::WholeNumber {
@@ -253,6 +223,42 @@ fn apply_flag(
             }
         }
         other => return Err(FlagError::Bad(format!("--{other}: not handled"))),
+    }
+    Ok(())
+}
+
+/// fio's `--eta-interval`, `--eta-newline` and `--status-interval` (times, with fio's minima).
+fn apply_interval(g: &mut Globals, name: &str, v: &str) -> Result<(), FlagError> {
+    match name {
+        "eta-newline" | "eta-interval" => {
+            let t = fio_time(name, v)?;
+            if name == "eta-interval" && t < Duration::from_millis(250) {
+                return Err(FlagError::Bad(format!(
+                    "--eta-interval={v}: fio: eta interval time too short (250msec min)"
+                )));
+            }
+            if t < Duration::from_millis(1) {
+                return Err(FlagError::Bad(format!(
+                    "--eta-newline={v}: fio: eta new line time too short"
+                )));
+            }
+            g.eta_interval = Some(t);
+        }
+        _ => {
+            // iolab's own `--status-interval=0.5` (seconds with a fraction) was accepted before
+            // the fio flag table took over; fio's parser refuses fractions outside ( … ).
+            let secs = v.parse::<f64>().ok().filter(|s| (0.1..=86_400.0).contains(s));
+            let t = match secs {
+                Some(s) => Duration::from_secs_f64(s),
+                None => fio_time(name, v)?,
+            };
+            if t < Duration::from_millis(1) {
+                return Err(FlagError::Bad(format!(
+                    "--status-interval={v}: fio: status interval too small"
+                )));
+            }
+            g.status_interval = Some(t);
+        }
     }
     Ok(())
 }

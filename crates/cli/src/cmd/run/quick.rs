@@ -4,7 +4,6 @@
 //! The profile runs on one temporary file in the current directory (or `--directory`), removed
 //! afterwards; the device view and the brief advice go beside the table on stderr.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -84,34 +83,34 @@ pub fn run_quick(
         eprintln!("iolab: {n}");
     }
     let advice = iolab_advice::render_brief(&watched.advice);
-    let text = iolab_engine::quick::table(&result);
-    if flags.format == "normal" {
-        // The one table on stdout; what the device view found goes beside it on stderr.
-        match &flags.output {
-            Some(p) => iolab_report::write_atomic(p, text.as_bytes())?,
-            None => print!("{text}"),
-        }
-        eprint!("{advice}");
-    } else {
-        let mut out = Vec::new();
-        for fmt in flags.format.split(',') {
-            if fmt == "html" {
-                out.extend(crate::cmd::report::run_page(&result)?);
-                continue;
-            }
-            out.extend(iolab_report::exporter(fmt)?.render(&result)?);
-        }
-        match &flags.output {
-            Some(p) => iolab_report::write_atomic(p, &out)?,
-            None => std::io::stdout().write_all(&out).context("writing results")?,
-        }
-        eprint!("{text}{advice}");
-    }
+    emit(&result, &advice, flags)?;
     Ok(if interrupted {
         std::process::ExitCode::from(iolab_core::stop::exit_status().unwrap_or(130))
     } else {
         std::process::ExitCode::SUCCESS
     })
+}
+
+/// The table on stdout (or `--output`) with the device view's findings on stderr; in machine
+/// formats the documents go out and the table and findings to stderr.
+fn emit(result: &iolab_stats::RunResult, advice: &str, flags: &QuickFlags) -> anyhow::Result<()> {
+    let table = iolab_engine::quick::table(result);
+    if flags.format == "normal" {
+        crate::cmd::emit(table.as_bytes(), flags.output.as_deref())?;
+        eprint!("{advice}");
+        return Ok(());
+    }
+    let mut out = Vec::new();
+    for fmt in flags.format.split(',') {
+        if fmt == "html" {
+            out.extend(crate::cmd::report::run_page(result)?);
+            continue;
+        }
+        out.extend(iolab_report::exporter(fmt)?.render(result)?);
+    }
+    crate::cmd::emit(&out, flags.output.as_deref())?;
+    eprint!("{table}{advice}");
+    Ok(())
 }
 
 fn human_bw(b: f64) -> String {
@@ -159,30 +158,7 @@ pub fn progress_loop(
             waited += step;
             bar.tick();
         }
-        let Ok(clones) = p.clones.lock() else { return };
-        let mut cur = [[0u64; 2]; 2];
-        let mut name = String::new();
-        let mut eta = String::new();
-        for c in clones.iter() {
-            if c.done.load(Ordering::Relaxed) {
-                continue;
-            }
-            if let Ok(g) = c.live.lock() {
-                if let Some(l) = g.as_ref() {
-                    let s = l.snapshot();
-                    for (d, c) in cur.iter_mut().enumerate() {
-                        c[0] += s.ios[d];
-                        c[1] += s.bytes[d];
-                    }
-                }
-            }
-            name = c.job.clone();
-            if let Some(exp) = c.expected {
-                let left = Duration::from(exp).saturating_sub(c.started.elapsed());
-                eta = format!(" ETA {:.0}s", left.as_secs_f64());
-            }
-        }
-        drop(clones);
+        let Some((cur, name, eta)) = live_totals(p) else { return };
         let dt = last_t.elapsed().as_secs_f64().max(1e-3);
         last_t = Instant::now();
         let mut parts = Vec::new();
@@ -209,6 +185,29 @@ pub fn progress_loop(
         }
     }
     bar.finish_and_clear();
+}
+
+/// The running clones' read and write (I/Os, bytes) totals, the last job's name and its ETA;
+/// `None` when the progress table is poisoned.
+fn live_totals(p: &Progress) -> Option<([[u64; 2]; 2], String, String)> {
+    let clones = p.clones.lock().ok()?;
+    let mut cur = [[0u64; 2]; 2];
+    let mut name = String::new();
+    let mut eta = String::new();
+    for c in clones.iter().filter(|c| !c.done.load(Ordering::Relaxed)) {
+        if let Some(s) = c.live.lock().ok().and_then(|g| g.as_ref().map(|l| l.snapshot())) {
+            for (d, c) in cur.iter_mut().enumerate() {
+                c[0] += s.ios[d];
+                c[1] += s.bytes[d];
+            }
+        }
+        name = c.job.clone();
+        if let Some(exp) = c.expected {
+            let left = Duration::from(exp).saturating_sub(c.started.elapsed());
+            eta = format!(" ETA {:.0}s", left.as_secs_f64());
+        }
+    }
+    Some((cur, name, eta))
 }
 
 /// One device on the live line: `vda aqu-sz 31.2 await 0.12ms util 98%`.
