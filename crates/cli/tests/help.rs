@@ -46,6 +46,9 @@ fn examples(text: &str) -> Vec<Vec<String>> {
             }
         } else if t.is_empty() || !line.starts_with(' ') {
             in_examples = false;
+        } else {
+            // A line clap wrapped: pasted, it would run as two commands.
+            panic!("example line without `iolab` or a `\\` before it: {line:?}");
         }
     }
     out

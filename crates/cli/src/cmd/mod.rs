@@ -42,7 +42,8 @@ pub fn raw_args() -> anyhow::Result<Vec<String>> {
         .skip(2)
         .map(|a| {
             a.into_string().map_err(|bad| {
-                anyhow::anyhow!("argument '{}' is invalid UTF-8", bad.to_string_lossy())
+                let shown: String = bad.to_string_lossy().chars().take(100).collect();
+                anyhow::anyhow!("argument '{}' is invalid UTF-8", shown.escape_default())
             })
         })
         .collect()
@@ -58,9 +59,12 @@ pub fn split_own<F: Args + FromArgMatches>(
     let split = iolab_job::split_fio_args(rest, &refs);
     let cmd = F::augment_args(Command::new(name));
     let argv = std::iter::once(format!("iolab {name}")).chain(split.other.iter().cloned());
-    let m = cmd
-        .try_get_matches_from(argv)
-        .map_err(|e| anyhow::anyhow!("{}", e.to_string().trim_end()))?;
+    // clap's message on one line: its first line, without the `error: ` it adds.
+    let m = cmd.try_get_matches_from(argv).map_err(|e| {
+        let text = e.to_string();
+        let first = text.lines().next().unwrap_or_default();
+        anyhow::anyhow!("{}", first.trim_start_matches("error: "))
+    })?;
     let flags = F::from_arg_matches(&m).with_context(|| format!("iolab {name}"))?;
     Ok((split, flags))
 }

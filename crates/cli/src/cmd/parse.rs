@@ -31,7 +31,12 @@ pub struct Flags {
 }
 
 pub fn run(_: Args) -> anyhow::Result<ExitCode> {
-    let (split, flags) = super::split_own::<Flags>("parse", &super::raw_args()?)?;
+    run_args(&super::raw_args()?)
+}
+
+/// `iolab parse` with `rest` as its arguments.
+pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
+    let (split, flags) = super::split_own::<Flags>("parse", rest)?;
     if let Some((f, _)) = split.flags.first() {
         anyhow::bail!(
             "--{f}: a fio flag for `iolab run` or `iolab fio`; `iolab parse` does no run"

@@ -39,7 +39,8 @@ Backing: KIND[:PRESET][:SIZE][:sparse]; PRESET: {}.
 Examples:
   iolab sim --list
   iolab sim --name=x --rw=randread --bs=4k --size=64m --number_ios=2000 --tier=ram:16MiB:lru
-  iolab sim --name=x --rw=randrw --size=64m --number_ios=2000 --tier=ram:8MiB:lru --tier=ssd:32MiB:lru:writeback --backing=hdd:7200",
+  iolab sim --name=x --rw=randrw --size=64m --number_ios=2000 \\
+      --tier=ram:8MiB:lru --tier=ssd:32MiB:lru:writeback --backing=hdd:7200",
         names(POLICIES.iter().map(|p| p.name).collect()),
         names(PRESETS.iter().map(|p| p.name).collect()),
     )
