@@ -1,7 +1,8 @@
 //! What a run's result records about its jobs besides the numbers: fio's `global options`
-//! and `job options` (stat.c `json_add_job_opts`), and the files each job's clones use.
+//! and `job options` (stat.c `json_add_job_opts`), the files each job's clones use, and the
+//! I/O spread over a clone's files.
 
-use crate::runner::clone_files;
+use crate::runner::{clone_files, FileIo};
 use iolab_job::{Job, Origin};
 use iolab_stats::RunResult;
 use std::collections::BTreeMap;
@@ -48,4 +49,17 @@ pub fn job_paths(job: &Job) -> Vec<PathBuf> {
         }
     }
     v
+}
+
+/// One note per file of a clone that used several (`nrfiles`): its I/Os and bytes, so the
+/// spread over the files shows (fio reports it only in its per-file debug output).
+pub fn file_notes(files: &[FileIo]) -> Vec<String> {
+    files
+        .iter()
+        .filter(|f| files.iter().filter(|g| g.job == f.job && g.clone == f.clone).count() > 1)
+        .map(|f| {
+            let (job, clone, path) = (&f.job, f.clone, f.path.display());
+            format!("job {job}.{clone}: {path}: {} I/Os, {} bytes", f.ios, f.bytes)
+        })
+        .collect()
 }

@@ -438,17 +438,6 @@ pub fn run_shown(
     for p in logs::write_logs(Path::new("."), &result, &out.logs)? {
         result.notes.push(format!("log written: {}", p.display()));
     }
-    for f in &out.files {
-        if out.files.iter().filter(|g| g.job == f.job && g.clone == f.clone).count() > 1 {
-            result.notes.push(format!(
-                "job {}.{}: {}: {} I/Os, {} bytes",
-                f.job,
-                f.clone,
-                f.path.display(),
-                f.ios,
-                f.bytes
-            ));
-        }
-    }
+    result.notes.extend(iolab_engine::finish::file_notes(&out.files));
     Ok((result, interrupted || iolab_core::stop::requested()))
 }
