@@ -3,6 +3,8 @@
 //! seed scenarios written up in `examples/*.md`.
 #![allow(clippy::unwrap_used)]
 
+#[path = "../benches/support/zipf.rs"]
+mod zipf;
 use iolab_model::policy::{self, next_access_times, Access};
 use std::path::{Path, PathBuf};
 
@@ -293,7 +295,7 @@ fn scenario_d_dm_cache_tiers_hot_set() {
 /// request; 2Q, LIRS and W-TinyLFU differ in documented details (see each file).
 #[test]
 fn zipf_trace_matches_libcachesim() {
-    let mut z = iolab_model::policy::zipf::Zipf::new(100_000, 1.0, 42);
+    let mut z = zipf::Zipf::new(100_000, 1.0, 42);
     let keys: Vec<u64> = (0..1_000_000).map(|_| z.next_key()).collect();
     let run = |name: &str| {
         let mut c = policy::build(name, 10_000).unwrap();

@@ -55,6 +55,10 @@ pub struct Args {
     opts: TraceOpts,
 }
 
+/// Most block accesses (an upper estimate: blocks per request + 1) one curve walks, about a
+/// minute and a few GiB at worst.
+const MAX_MRC_BLOCKS: u64 = 1 << 28;
+
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if !a.fio.is_empty() && a.job.is_empty() {
         bail!("fio-style options after `--` need --job JOB.fio");
@@ -64,8 +68,14 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     let mut block = a.block_size.as_deref().map(|s| size_arg(s, "--block-size")).transpose()?;
     let (mut builder, method): (Box<dyn MrcBuilder>, String) = match (a.shards, a.shards_size) {
-        (Some(r), _) => (Box::new(Shards::fixed_rate(r)?), format!("shards fixed-rate {r}")),
-        (None, Some(n)) => (Box::new(Shards::fixed_size(n)?), format!("shards fixed-size {n}")),
+        (Some(r), _) => (
+            Box::new(Shards::fixed_rate(r).map_err(|e| anyhow::anyhow!("--shards {r}: {e}"))?),
+            format!("shards fixed-rate {r}"),
+        ),
+        (None, Some(n)) => (
+            Box::new(Shards::fixed_size(n).map_err(|e| anyhow::anyhow!("--shards-size {n}: {e}"))?),
+            format!("shards fixed-size {n}"),
+        ),
         (None, None) => (Box::new(ExactMrc::new()), "exact".to_string()),
     };
     if a.points < 2 && a.sizes.is_empty() {
@@ -81,6 +91,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             }
             let mut r = iolab_trace::open(t, a.opts.format.as_deref(), &cfg)?;
             let mut rec = TraceRecord::default();
+            let mut blocks = 0u64;
             while r.read_into(&mut rec)? {
                 // SIGINT/SIGTERM/SIGHUP: the curve of the records read so far, marked.
                 if iolab_core::stop::requested() {
@@ -91,6 +102,17 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                     // A block cache holds data: trims and syncs are not accesses to it.
                     Some(_) if matches!(rec.req.dir, IoDir::Trim | IoDir::Sync) => {}
                     Some(bs) => {
+                        let span = rec.req.len.div_ceil(bs).saturating_add(1);
+                        blocks = blocks.saturating_add(span);
+                        if blocks > MAX_MRC_BLOCKS {
+                            bail!(
+                                "--block-size {bs}: {}: record {} brings the blocks touched past \
+                                 {MAX_MRC_BLOCKS} (too long and too much memory for the curve); \
+                                 use a larger --block-size",
+                                t.display(),
+                                r.records()
+                            );
+                        }
                         split_blocks(rec.req.file, rec.req.offset, rec.req.len, bs, |k, b| {
                             builder.access(k, b)
                         })
@@ -196,12 +218,15 @@ fn print_curve(
             "requests": requests,
             "accesses": curve.total,
             "footprint_entries": curve.footprint,
+            "resolution_entries": curve.resolution,
+            "expected_error": curve.expected_error,
             "skipped_malformed": skipped,
             "points": pts.iter().map(|p| serde_json::json!({
                 "cache_entries": p.size,
                 "cache_bytes": block.map(|b| b * p.size),
-                "miss_ratio": p.miss_ratio,
-                "byte_miss_ratio": p.byte_miss_ratio,
+                "measured": p.measured,
+                "miss_ratio": p.measured.then_some(p.miss_ratio),
+                "byte_miss_ratio": p.measured.then_some(p.byte_miss_ratio),
             })).collect::<Vec<_>>(),
         });
         if a.html {
@@ -216,7 +241,11 @@ fn print_curve(
         println!("cache_entries,cache_bytes,miss_ratio,byte_miss_ratio");
         for p in pts {
             let bytes = if unit > 0 { (p.size * unit).to_string() } else { String::new() };
-            println!("{},{bytes},{:.6},{:.6}", p.size, p.miss_ratio, p.byte_miss_ratio);
+            if p.measured {
+                println!("{},{bytes},{:.6},{:.6}", p.size, p.miss_ratio, p.byte_miss_ratio);
+            } else {
+                println!("{},{bytes},,", p.size);
+            }
         }
     } else {
         let gran = match block {
@@ -238,12 +267,23 @@ fn print_curve(
         if skipped > 0 {
             println!("# skipped malformed records: {skipped}");
         }
+        if curve.expected_error > 0.0 {
+            println!(
+                "# sampled: caches below {:.0} entries are not measured (`-`); expected error \
+                 +-{:.4} per miss ratio (1/sqrt(sampled keys))",
+                curve.resolution, curve.expected_error
+            );
+        }
         println!(
             "{:>14} {:>16} {:>10} {:>10}",
             "cache_entries", "cache_bytes", "miss", "byte_miss"
         );
         for p in pts {
             let bytes = if unit > 0 { (p.size * unit).to_string() } else { "-".into() };
+            if !p.measured {
+                println!("{:>14} {:>16} {:>10} {:>10}", p.size, bytes, "-", "-");
+                continue;
+            }
             println!(
                 "{:>14} {:>16} {:>10.4} {:>10.4}",
                 p.size, bytes, p.miss_ratio, p.byte_miss_ratio

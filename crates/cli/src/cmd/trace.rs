@@ -4,6 +4,7 @@
 
 use anyhow::{bail, Context};
 use iolab_core::units::{format_bytes_iec, parse_size, KbBase};
+use iolab_core::IoDir;
 use iolab_model::mrc::stack::StackDistance;
 use iolab_trace::stat::{Log2Histogram, StatBuilder, TraceStats};
 use iolab_trace::write::{csv::CsvWriter, iolog::IologWriter, oracle, TraceWriter};
@@ -128,15 +129,35 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// Most block accesses `trace stat` walks (about a minute and a few GiB at worst).
+const MAX_STAT_BLOCKS: u64 = 1 << 28;
+
 fn stat(a: StatArgs) -> anyhow::Result<ExitCode> {
     let bs = size_arg(&a.block_size, "--block-size")?;
     let mut r = a.opts.open(&a.trace)?;
     let mut b = StatBuilder::new(r.format(), bs, a.stream_window);
     let mut stack = StackDistance::new();
     let mut rec = TraceRecord::default();
+    let mut blocks = 0u64;
     while r.read_into(&mut rec)? {
         if iolab_core::stop::requested() {
             bail!("{}: stopped after {} records", a.trace.display(), r.records());
+        }
+        // Footprint and reuse cost one stack-distance access (and up to one table entry) per
+        // block touched: bound it before the work instead of running for hours.
+        if rec.req.len > 0 && !matches!(rec.req.dir, IoDir::Trim | IoDir::Sync) {
+            let end = rec.req.offset.saturating_add(rec.req.len - 1) / bs;
+            blocks = blocks.saturating_add(end - rec.req.offset / bs + 1);
+            if blocks > MAX_STAT_BLOCKS {
+                bail!(
+                    "--block-size {bs}: {}: record {} brings the blocks touched past {} \
+                     (footprint and reuse would take too long and too much memory); use a \
+                     larger --block-size",
+                    a.trace.display(),
+                    r.records(),
+                    MAX_STAT_BLOCKS
+                );
+            }
         }
         b.add(&rec, &mut |k| stack.access(k));
     }

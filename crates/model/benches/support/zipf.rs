@@ -3,9 +3,13 @@
 //! ranks scattered over the id space by a bijective mix so hot objects are not neighbours.
 //! Not fio's generator (that is `iolab_workload`'s job); this one only has to be the same in
 //! the benchmark and in `scripts/bench-libcachesim.sh`, which reads the trace it writes.
+//!
+//! Not part of the library: the policies bench, the `zipf_trace` example and the model tests
+//! include this file with `#[path]`.
 
 use iolab_core::rand::{mix64, SplitMix64};
 
+#[allow(dead_code)]
 pub struct Zipf {
     cdf: Vec<f64>,
     rng: SplitMix64,
