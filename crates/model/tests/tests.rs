@@ -374,3 +374,14 @@ fn ramp_time_warms_the_cache_but_is_not_reported() {
     assert!(measured_ms < all_ms, "measured {measured_ms} ms vs {all_ms} ms overall");
     assert!(j.start_ns >= 1_000_000_000, "measurement starts after the ramp: {}", j.start_ns);
 }
+
+/// The bench generator's head share: P(rank 1) of Zipf(1.0) over 1000 objects is 1/H_1000.
+#[test]
+fn zipf_head_share_matches_zipf() {
+    let mut z = zipf::Zipf::new(1000, 1.0, 1);
+    let top = iolab_core::rand::mix64(0);
+    let n = 200_000;
+    let hits = (0..n).filter(|_| z.next_key() == top).count() as f64 / n as f64;
+    // P(rank 1) = 1 / H_1000 = 0.1336.
+    assert!((hits - 0.1336).abs() < 0.003, "{hits}");
+}

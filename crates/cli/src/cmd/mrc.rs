@@ -69,7 +69,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let mut block = a.block_size.as_deref().map(|s| size_arg(s, "--block-size")).transpose()?;
     let (mut builder, method): (Box<dyn MrcBuilder>, String) = match (a.shards, a.shards_size) {
         (Some(r), _) => (
-            Box::new(Shards::fixed_rate(r).map_err(|e| anyhow::anyhow!("--shards {r}: {e}"))?),
+            Box::new(Shards::fixed_rate(r).map_err(|e| anyhow::anyhow!("--shards {r:?}: {e}"))?),
             format!("shards fixed-rate {r}"),
         ),
         (None, Some(n)) => (
@@ -225,6 +225,7 @@ fn print_curve(
                 "cache_entries": p.size,
                 "cache_bytes": block.map(|b| b * p.size),
                 "measured": p.measured,
+                "expected_error": p.error,
                 "miss_ratio": p.measured.then_some(p.miss_ratio),
                 "byte_miss_ratio": p.measured.then_some(p.byte_miss_ratio),
             })).collect::<Vec<_>>(),
@@ -270,7 +271,8 @@ fn print_curve(
         if curve.expected_error > 0.0 {
             println!(
                 "# sampled: caches below {:.0} entries are not measured (`-`); expected error \
-                 +-{:.4} per miss ratio (1/sqrt(sampled keys))",
+                 per row: +-{:.4} (1/sqrt(sampled keys)) plus the curve's change over the \
+                 size's sampling uncertainty 1/sqrt(size*rate)",
                 curve.resolution, curve.expected_error
             );
         }
@@ -282,6 +284,13 @@ fn print_curve(
             let bytes = if unit > 0 { (p.size * unit).to_string() } else { "-".into() };
             if !p.measured {
                 println!("{:>14} {:>16} {:>10} {:>10}", p.size, bytes, "-", "-");
+                continue;
+            }
+            if curve.expected_error > 0.0 {
+                println!(
+                    "{:>14} {:>16} {:>10.4} {:>10.4}  +-{:.4}",
+                    p.size, bytes, p.miss_ratio, p.byte_miss_ratio, p.error
+                );
                 continue;
             }
             println!(

@@ -38,18 +38,3 @@ impl Zipf {
         mix64(rank)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn head_share_matches_zipf() {
-        let mut z = Zipf::new(1000, 1.0, 1);
-        let top = mix64(0);
-        let n = 200_000;
-        let hits = (0..n).filter(|_| z.next_key() == top).count() as f64 / n as f64;
-        // P(rank 1) = 1 / H_1000 = 0.1336.
-        assert!((hits - 0.1336).abs() < 0.003, "{hits}");
-    }
-}

@@ -31,6 +31,8 @@ pub struct CurvePoint {
     pub byte_miss_ratio: f64,
     /// False below [`MissRatioCurve::resolution`]: the ratios there are not a measurement.
     pub measured: bool,
+    /// Expected absolute error of `miss_ratio` (0 when exact), see [`MissRatioCurve::error_at`].
+    pub error: f64,
 }
 
 impl MissRatioCurve {
@@ -96,9 +98,26 @@ impl MissRatioCurve {
             .map(|&size| {
                 let (miss_ratio, byte_miss_ratio) = self.miss_ratio(size);
                 let measured = size as f64 >= self.resolution;
-                CurvePoint { size, miss_ratio, byte_miss_ratio, measured }
+                let error = self.error_at(size);
+                CurvePoint { size, miss_ratio, byte_miss_ratio, measured, error }
             })
             .collect()
+    }
+
+    /// Expected absolute error of a sampled curve at `size` (0 when exact): the sample's
+    /// [`MissRatioCurve::expected_error`] plus the curve's change over the size uncertainty. A
+    /// cache of `c` entries holds about `c·R` sampled keys, a count with a relative standard
+    /// error of `1/sqrt(c·R)`, so near the resolution a sampled distance stands for a wide
+    /// range of sizes and a steep curve moves by half its change over that range.
+    pub fn error_at(&self, size: u64) -> f64 {
+        if self.expected_error <= 0.0 {
+            return 0.0;
+        }
+        let c = size as f64;
+        let rel = 1.0 / (c / self.resolution).max(1.0).sqrt();
+        let lo = (c * (1.0 - rel)).floor().max(0.0) as u64;
+        let hi = (c * (1.0 + rel)).ceil() as u64;
+        (self.miss_ratio(lo).0 - self.miss_ratio(hi).0).abs() / 2.0 + self.expected_error
     }
 
     /// Mean absolute difference of the request-weighted ratio against `other` at `sizes`.

@@ -98,7 +98,7 @@ pub trait MrcBuilder {
 /// Configuration errors.
 #[derive(Debug, thiserror::Error)]
 pub enum MrcError {
-    #[error("SHARDS sampling rate {rate}: expected a rate in [{}, 1]", shards::MIN_RATE)]
+    #[error("SHARDS sampling rate {rate:?}: expected a rate in [{}, 1]", shards::MIN_RATE)]
     BadRate { rate: f64 },
     #[error("SHARDS fixed size must be at least 1 sampled key (got {s_max})")]
     BadSize { s_max: usize },
