@@ -385,3 +385,32 @@ fn zipf_head_share_matches_zipf() {
     // P(rank 1) = 1 / H_1000 = 0.1336.
     assert!((hits - 0.1336).abs() < 0.003, "{hits}");
 }
+
+/// SHARDS (issue 15): sizes below 1/R are not reported as measured (a 1-entry cache showed
+/// 0.887 where exact is 0.998), the adjustment does not lower the smallest measured size, and
+/// every measured row is within two of its stated expected errors of the exact curve.
+#[test]
+fn shards_rows_below_resolution_are_unmeasured_and_errors_hold() {
+    use iolab_model::mrc::{exact::ExactMrc, shards::Shards, MrcBuilder};
+    let mut z = zipf::Zipf::new(50_000, 0.9, 7);
+    let keys: Vec<u64> = (0..1_000_000).map(|_| z.next_key()).collect();
+    let mut e = ExactMrc::new();
+    let mut s = Shards::fixed_rate(0.01).unwrap();
+    for &k in &keys {
+        e.access(k, 1);
+        s.access(k, 1);
+    }
+    let (e, s) = (e.finish(), s.finish());
+    assert_eq!(s.resolution, 100.0);
+    let pts = s.at(&[1, 50, 99, 100, 300, 1000, 3000, 10_000, 30_000]);
+    assert_eq!(pts.iter().filter(|p| !p.measured).count(), 3, "{pts:?}");
+    assert!(e.miss_ratio(1).0 > 0.99);
+    for p in pts.iter().filter(|p| p.measured) {
+        let exact = e.miss_ratio(p.size).0;
+        assert!(p.error > 0.0 && p.error < 0.2, "{p:?}");
+        assert!((p.miss_ratio - exact).abs() <= 2.0 * p.error, "{p:?} exact {exact}");
+    }
+    // The table starts at the resolution, not at 1 entry.
+    assert_eq!(s.table(10)[0].size, 100);
+    assert!(Shards::fixed_rate(1e-300).is_err());
+}
