@@ -67,6 +67,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         bail!("--format/--lenient read a trace; --job has none");
     }
     let mut block = a.block_size.as_deref().map(|s| size_arg(s, "--block-size")).transpose()?;
+    if let Some(bs) = block.filter(|&b| b < iolab_model::mrc::MIN_BLOCK_SIZE) {
+        bail!(
+            "--block-size {bs}: expected at least {} (a sector): a cache of smaller blocks is \
+             not a block cache, and walking every byte of a trace takes minutes and gigabytes",
+            iolab_model::mrc::MIN_BLOCK_SIZE
+        );
+    }
     let (mut builder, method): (Box<dyn MrcBuilder>, String) = match (a.shards, a.shards_size) {
         (Some(r), _) => (
             Box::new(Shards::fixed_rate(r).map_err(|e| anyhow::anyhow!("--shards {r:?}: {e}"))?),

@@ -134,6 +134,13 @@ const MAX_STAT_BLOCKS: u64 = 1 << 28;
 
 fn stat(a: StatArgs) -> anyhow::Result<ExitCode> {
     let bs = size_arg(&a.block_size, "--block-size")?;
+    if bs < iolab_model::mrc::MIN_BLOCK_SIZE {
+        bail!(
+            "--block-size {bs}: expected at least {} (a sector): a cache of smaller blocks is \
+             not a block cache, and walking every byte of a trace takes minutes and gigabytes",
+            iolab_model::mrc::MIN_BLOCK_SIZE
+        );
+    }
     let mut r = a.opts.open(&a.trace)?;
     let mut b = StatBuilder::new(r.format(), bs, a.stream_window);
     let mut stack = StackDistance::new();
