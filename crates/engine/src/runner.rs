@@ -920,6 +920,10 @@ fn join_all(
                         ));
                     }
                 }
+                if jr.error == 0 && out.verify.as_ref().is_some_and(|v| v.failed() > 0) {
+                    // fio verify.c: a failed block is -EILSEQ, the job's error (err=84).
+                    jr.error = libc::EILSEQ;
+                }
                 jr.verify = out.verify;
                 if opt_bool(job, "disable_bw_measurement", false)
                     || opt_bool(job, "gtod_reduce", false)
