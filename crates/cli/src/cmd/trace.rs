@@ -201,6 +201,10 @@ fn print_stats(path: &Path, s: &TraceStats) {
         st.longest_requests,
         format_bytes_iec(st.longest_bytes)
     );
+    for line in s.blender_verdict().into_iter().chain(s.time_unit_check()) {
+        println!("{line}");
+    }
+    print!("{}", s.stream_table());
     hist("request size", "bytes", &s.request_size);
     hist("reuse distance", "distinct blocks between accesses", &s.reuse_distance);
     hist("reuse time", "block accesses between accesses", &s.reuse_time);
