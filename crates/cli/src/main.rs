@@ -104,6 +104,8 @@ fn main() -> ExitCode {
             | Command::Trace(_)
             | Command::Replay(_)
             | Command::Mrc(_)
+            | Command::Sim(_)
+            | Command::Fill(_)
     ) {
         // These poll the stop and write what they gathered, marked interrupted.
         signals::polled(std::time::Duration::from_secs(10));

@@ -194,6 +194,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 "passes": done,
             })),
             "observed": observed.map(|(o, pct)| serde_json::json!({"passes": o, "percentile": pct * 100.0})),
+            "interrupted": iolab_core::stop::requested(),
             "working_set": over.map(|o| serde_json::json!({
                 "working_set": o.working_set,
                 "steady_hit_ratio": o.steady_hit_ratio(),
@@ -206,22 +207,23 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         } else {
             println!("{}", serde_json::to_string_pretty(&v)?);
         }
-        return Ok(ExitCode::SUCCESS);
+        return Ok(exit_status());
     }
 
     println!("cache of {n} entries, {} reads", a.pattern);
     println!(
-        "{:>7} {:>14} {:>12} {:>10} {:>14}",
-        "passes", "reads", "time", "filled", "P(all filled)"
+        "{:>7} {:>14} {:>12} {:>10} {:>14} {:>14}",
+        "passes", "reads", "time", "filled", "entries filled", "P(all filled)"
     );
     for &p in &passes {
         let reads = p * nf;
         println!(
-            "{:>7} {:>14.0} {:>12} {:>9.3}% {:>13.3}%",
+            "{:>7} {:>14.0} {:>12} {:>9.3}% {:>14.0} {:>13.3}%",
             p,
             reads,
             time(reads).unwrap_or_else(|| "-".into()),
             100.0 * f.filled_fraction(reads),
+            f.filled_fraction(reads) * nf,
             100.0 * f.cdf(reads)
         );
     }
@@ -265,7 +267,15 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             o.reads_to_hit_ratio(0.95)
         );
     }
-    Ok(ExitCode::SUCCESS)
+    if iolab_core::stop::requested() {
+        println!("interrupted: the Monte Carlo check covers the runs finished before the signal");
+    }
+    Ok(exit_status())
+}
+
+/// 128 + the signal after a stop request (the Monte Carlo runs end early), else success.
+fn exit_status() -> ExitCode {
+    iolab_core::stop::exit_status().map_or(ExitCode::SUCCESS, ExitCode::from)
 }
 
 #[cfg(test)]

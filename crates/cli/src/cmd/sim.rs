@@ -212,7 +212,7 @@ fn print_report(
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as u64),
             command_line: std::env::args().collect(),
-            interrupted: false,
+            interrupted: report.interrupted,
             mode: RunMode::Simulated,
             percentile_list: SimOptions::default().percentiles,
             hostname: String::new(),
@@ -249,7 +249,10 @@ fn print_report(
         }
     };
     emit(&out, args)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(match report.interrupted {
+        true => ExitCode::from(iolab_core::stop::exit_status().unwrap_or(130)),
+        false => ExitCode::SUCCESS,
+    })
 }
 
 /// To `--output` (atomically) or stdout.

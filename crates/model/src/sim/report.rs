@@ -55,6 +55,8 @@ pub struct SimReport {
     pub backing: BackingStats,
     pub devices: Vec<DevReport>,
     pub series: Vec<Sample>,
+    /// A stop request (SIGINT/SIGTERM) ended the simulation before its sources did.
+    pub interrupted: bool,
 }
 
 /// Figures derived from a report: what the text says under "derived".
