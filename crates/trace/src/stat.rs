@@ -301,7 +301,9 @@ impl TraceStats {
             "mostly random: few requests continue a stream in either view"
         };
         Some(format!(
-            "I/O blender: {by_stream:.1} % of requests continue a stream, {arrival:.1} % continue              the request just before them; {} streams, up to {} interleaved (mean {:.2}):              {verdict}",
+            "I/O blender: {by_stream:.1} % of requests continue a stream, {arrival:.1} % continue \
+             the request just before them; {} streams, up to {} interleaved (mean {:.2}): \
+             {verdict}",
             st.streams, st.max_concurrent, st.mean_concurrent
         ))
     }
@@ -421,7 +423,8 @@ mod tests {
         assert_eq!(top, [(0, 8, 32768), (1 << 20, 8, 65536)]);
         let v = s.blender_verdict().unwrap();
         assert!(v.contains("73.7 % of requests continue a stream, 0.0 %"), "{v}");
-        assert!(v.contains("2 streams, up to 2 interleaved") && v.contains("blended:"), "{v}");
+        assert!(v.contains("2 streams, up to 2 interleaved (mean 1.58): blended:"), "{v}");
+        assert!(!v.contains("  "), "one line, single spaces: {v}");
         assert!(s.stream_table().contains("     0              0         8          32768"));
     }
 }
