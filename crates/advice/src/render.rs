@@ -36,21 +36,24 @@ pub fn render_text(advice: &[Advice]) -> String {
     s
 }
 
-/// The warnings only, one line each, under a count of everything found (for the quick
-/// profile's one table; the full text is in [`render_text`] and the JSON).
+/// The warnings, then the notes, one line each, under a count of everything found (for the
+/// quick profile's one table; the full text is in [`render_text`] and the JSON). Issue 17:
+/// the notes were counted but not shown.
 pub fn render_brief(advice: &[Advice]) -> String {
-    let warnings: Vec<&Advice> =
-        advice.iter().filter(|a| a.severity == Severity::Warning).collect();
-    if warnings.is_empty() {
+    if advice.is_empty() {
         return String::new();
     }
+    let warnings = advice.iter().filter(|a| a.severity == Severity::Warning).count();
     let mut s = format!(
         "Advice: {} warning(s), {} note(s); evidence and what to do with --output-format=json\n",
-        warnings.len(),
-        advice.len() - warnings.len()
+        warnings,
+        advice.len() - warnings
     );
-    for a in warnings {
-        s.push_str(&format!("  warning [{}] {}: {}\n", a.id, a.subject, a.title));
+    for sev in [Severity::Warning, Severity::Info] {
+        for a in advice.iter().filter(|a| a.severity == sev) {
+            let kind = if sev == Severity::Warning { "warning" } else { "note" };
+            s.push_str(&format!("  {kind} [{}] {}: {}\n", a.id, a.subject, a.title));
+        }
     }
     s
 }
@@ -134,5 +137,27 @@ mod tests {
         assert!(s.lines().all(|l| l.len() <= WIDTH), "{s}");
         assert!(s.contains("\n    what to do:     fix\n"), "{s}");
         assert_eq!(render_text(&[]), "");
+    }
+
+    #[test]
+    fn brief_lists_notes_after_warnings() {
+        let mk = |id, severity| Advice {
+            id,
+            severity,
+            subject: "job 'q'".into(),
+            title: format!("{id} title"),
+            evidence: String::new(),
+            why: String::new(),
+            what_to_do: String::new(),
+        };
+        let s = render_brief(&[mk("n1", Severity::Info), mk("w1", Severity::Warning)]);
+        assert_eq!(
+            s.lines().skip(1).collect::<Vec<_>>(),
+            ["  warning [w1] job 'q': w1 title", "  note [n1] job 'q': n1 title"]
+        );
+        assert!(s.starts_with("Advice: 1 warning(s), 1 note(s)"), "{s}");
+        let only_note = render_brief(&[mk("n1", Severity::Info)]);
+        assert!(only_note.contains("note [n1]"), "a note alone is shown: {only_note}");
+        assert_eq!(render_brief(&[]), "");
     }
 }

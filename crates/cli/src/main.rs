@@ -104,7 +104,10 @@ fn main() -> ExitCode {
             signals::polled(std::time::Duration::from_secs(10));
             cmd::raw_args().and_then(|a| cmd::run::run_args(&a, cmd::run::Personality::Iolab))
         }
-        Some("sim") if !help => cmd::raw_args().and_then(|a| cmd::sim::run_args(&a)),
+        Some("sim") if !help => {
+            signals::polled(std::time::Duration::from_secs(10));
+            cmd::raw_args().and_then(|a| cmd::sim::run_args(&a))
+        }
         Some("parse") if !help => cmd::raw_args().and_then(|a| cmd::parse::run_args(&a)),
         _ => match dispatch(Cli::parse()) {
             Ok(r) => r,
@@ -140,6 +143,7 @@ fn dispatch(cli: Cli) -> Result<anyhow::Result<ExitCode>, ExitCode> {
             | Command::Trace(_)
             | Command::Replay(_)
             | Command::Mrc(_)
+            | Command::Fill(_)
     ) {
         // These poll the stop and write what they gathered, marked interrupted.
         signals::polled(std::time::Duration::from_secs(10));

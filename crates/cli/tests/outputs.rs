@@ -297,3 +297,35 @@ fn empty_measure_input_and_bom_job_file() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("\"j\"") && text.contains("8192"), "{text}");
 }
+
+/// Issue 17 part 4: the live line shows a progress bar when the job has a known end, and
+/// `fill` shows entry counts beside the filled fractions.
+#[test]
+fn live_line_has_a_progress_bar_and_fill_counts_entries() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let o = iolab()
+        .args(["run", "--name=a", "--ioengine=null", "--rw=randread", "--size=64m"])
+        .args(["--time_based", "--runtime=2", "--status-interval=0.5", "--output-format=json"])
+        .arg(format!("--output={}", d.path().join("o.json").display()))
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    let bars: Vec<u32> = err
+        .lines()
+        .filter_map(|l| {
+            let (_, rest) = l.split_once("iolab: a [")?;
+            let (cells, rest) = rest.split_once("] ")?;
+            assert_eq!(cells.len(), 20, "{l}");
+            rest.split_once('%')?.0.trim().parse().ok()
+        })
+        .collect();
+    assert!(bars.len() >= 2, "{err}");
+    assert!(bars.windows(2).all(|w| w[0] <= w[1]) && bars.iter().all(|&p| p <= 100), "{bars:?}");
+    // 1000 entries, one pass of uniform reads: 1 - (1 - 1/1000)^1000 = 63.230 % = 632 entries.
+    let o = iolab().args(["fill", "--entries", "1000"]).output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("entries filled"), "{out}");
+    let row: Vec<&str> = out.lines().nth(2).unwrap().split_whitespace().collect();
+    assert_eq!(row[..5], ["1", "1000", "-", "63.230%", "632"], "{out}");
+}

@@ -246,8 +246,21 @@ fn verify_failure_is_reported_with_its_offset_and_fails_the_run() {
     let v = &j["jobs"][0]["iolab"]["verify"];
     assert_eq!((v["failed"].as_u64(), v["corruption"].as_u64()), (Some(1), Some(1)), "{v}");
     assert_eq!(v["failures"][0]["offset"], 16384);
+    assert_eq!(j["jobs"][0]["error"], 84, "fio: EILSEQ is the job's error");
     let err = String::from_utf8_lossy(&st.stderr);
     assert!(err.contains("offset 16384") && err.contains("corruption"), "{err}");
+    // Byte 20000 of the file is byte 3616 of the block at 16384.
+    assert!(err.contains("at block byte 3616"), "{err}");
+    // The text report says err=84 as fio's does.
+    let text = iolab()
+        .args(["run", "--name=v", "--rw=write", "--bs=4k", "--size=256k", "--verify=md5"])
+        .arg(format!("--filename={}", f.display()))
+        .arg("--verify_only=1")
+        .output()
+        .unwrap();
+    assert_eq!(text.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&text.stdout);
+    assert!(out.contains("err=84"), "{out}");
 }
 
 /// `(time_ms, value, ddir)` of every line of a fio log with five columns.

@@ -1,5 +1,5 @@
 //! SIGINT, SIGTERM and SIGHUP about a second into each long phase (layout, prefill, run,
-//! quick profile, `data gen`, `replay`, `sim`, `mrc`, `fill`): iolab ends promptly with
+//! verify, quick profile, `data gen`, `replay`, `sim`, `mrc`, `fill`): iolab ends promptly with
 //! 128 + the signal number, what it gathered is written and marked interrupted (json,
 //! json+, csv, jsonl, text), and no temporary or scratch file is left. A closed stdout ends
 //! quietly (141) with the same clean-up. Reliability review 2026-11, "Signals".
@@ -232,6 +232,11 @@ fn sim_mrc_and_fill_end_on_signals() {
     let e = signalled(sim, SEC, libc::SIGTERM);
     assert_eq!(e.code, Some(143), "{}", e.stderr);
     assert!(e.after < 1.0, "sim took {:.1} s", e.after);
+    // Issue 12: the simulation so far is written, marked (it was killed with no output).
+    let v = json(&sim_out);
+    assert_eq!(v["iolab_interrupted"], true);
+    assert!(v["jobs"][0]["read"]["total_ios"].as_u64().unwrap() > 0);
+    std::fs::remove_file(&sim_out).unwrap();
     let job = d.path().join("j.fio");
     std::fs::write(&job, "[j]\nrw=randread\nbs=512\nsize=200g\nfilename=zz\n").unwrap();
     let mut mrc = iolab();
@@ -249,4 +254,141 @@ fn sim_mrc_and_fill_end_on_signals() {
     let names: Vec<PathBuf> =
         std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().path()).collect();
     assert_eq!(names, [job], "no output, temporary or scratch file");
+}
+
+/// What a phase's interrupted output must show.
+enum Marked {
+    /// `iolab_interrupted: true` in this JSON file.
+    JsonFile(PathBuf),
+    /// `interrupted: true` in the JSON on stdout.
+    JsonStdout,
+    /// No output file at this path (a temporary must not be renamed into place).
+    Absent(PathBuf),
+}
+
+/// The command that is about a second into `phase` when the signal comes, in its own
+/// directory `d`.
+fn phase_cmd(phase: &str, d: &Path) -> (Command, Marked) {
+    let out = d.join("o.json");
+    let json = ["--output-format=json"];
+    let sparse = |n: &str| {
+        let f = std::fs::File::create(d.join(n)).unwrap();
+        f.set_len(64 << 30).unwrap();
+    };
+    let mut c = iolab();
+    c.current_dir(d);
+    match phase {
+        "layout" => {
+            c.args(["run", "--name=l", "--rw=read", "--size=32g", "--filename=big"]);
+        }
+        "prefill" => {
+            sparse("sparse");
+            c.args(["run", "--name=p", "--rw=randread", "--filename=sparse", "--prefill"]);
+        }
+        "run" => {
+            c.args(["run", "--name=r", "--rw=randread", "--size=8m", "--runtime=30"]);
+            c.args(["--time_based", "--ioengine=psync"]);
+        }
+        "verify" => {
+            // verify_only logs the writes without doing them, then reads 64 GiB back.
+            sparse("sparse");
+            c.args(["run", "--name=v", "--rw=write", "--bs=1m", "--size=64g", "--verify=crc32c"]);
+            c.args(["--verify_only=1", "--filename=sparse"]);
+        }
+        "quick profile" => {
+            c.args(["run", "--directory=.", "--size=64m"]);
+        }
+        "data gen" => {
+            c.args(["data", "gen", "--size", "64g", "-o", "big.bin"]);
+            return (c, Marked::Absent(d.join("big.bin")));
+        }
+        "replay" => {
+            std::fs::write(
+                d.join("t.csv"),
+                "version,time,op,size,lbn\n1,0,2a,4096,8\n1,30000000,28,4096,8\n",
+            )
+            .unwrap();
+            c.args(["replay", "t.csv", "--filename=target", "--ioengine=psync", "--direct=0"]);
+            c.arg("--timed");
+        }
+        "sim" => {
+            c.args(["sim", "--name=x", "--rw=randread", "--size=50g", "--number_ios=50000000"]);
+            c.arg("--tier=ram:1g");
+        }
+        "mrc" => {
+            std::fs::write(d.join("j.fio"), "[j]\nrw=randread\nbs=512\nsize=200g\nfilename=zz\n")
+                .unwrap();
+            c.args(["mrc", "--json", "--job", "j.fio"]);
+            return (c, Marked::JsonStdout);
+        }
+        "fill" => {
+            c.args(["fill", "--entries", "1M", "--monte-carlo", "200", "--json"]);
+            return (c, Marked::JsonStdout);
+        }
+        _ => unreachable!("{phase}"),
+    }
+    c.args(json).arg(format!("--output={}", out.display()));
+    (c, Marked::JsonFile(out))
+}
+
+/// Issue 12: SIGINT and SIGTERM about a second into each phase end it with 130 / 143, the
+/// output it has is valid JSON marked interrupted, and no temporary or scratch file is left.
+/// Prints the table (`--nocapture`).
+#[test]
+fn every_phase_ends_on_sigint_and_sigterm_marked_and_clean() {
+    let phases = [
+        "layout",
+        "prefill",
+        "run",
+        "verify",
+        "quick profile",
+        "data gen",
+        "replay",
+        "sim",
+        "mrc",
+        "fill",
+    ];
+    println!("{:<14} {:<7} {:>4} {:>7}  output", "phase", "signal", "exit", "stop s");
+    let mut bad = Vec::new();
+    for phase in phases {
+        for (sig, name, code) in [(libc::SIGINT, "SIGINT", 130), (libc::SIGTERM, "SIGTERM", 143)] {
+            let d = tempfile::tempdir_in(".").unwrap();
+            let (c, marked) = phase_cmd(phase, d.path());
+            let e = signalled(c, SEC, sig);
+            let shown = match &marked {
+                Marked::JsonFile(p) => match std::fs::read_to_string(p) {
+                    Ok(t) => match serde_json::from_str::<serde_json::Value>(&t) {
+                        Ok(v) if v["iolab_interrupted"] == true => "json, interrupted".to_string(),
+                        Ok(_) => "json, NOT marked".to_string(),
+                        Err(e) => format!("invalid json: {e}"),
+                    },
+                    Err(e) => format!("no output: {e}"),
+                },
+                Marked::JsonStdout => match serde_json::from_str::<serde_json::Value>(&e.stdout) {
+                    Ok(v) if v["interrupted"] == true => "json, interrupted".to_string(),
+                    Ok(_) => "json, NOT marked".to_string(),
+                    Err(err) => format!("invalid json: {err}"),
+                },
+                Marked::Absent(p) => {
+                    if p.exists() {
+                        "output left".to_string()
+                    } else {
+                        "no output".to_string()
+                    }
+                }
+            };
+            let left = leftovers(d.path());
+            println!(
+                "{phase:<14} {name:<7} {:>4} {:>7.2}  {shown}{}",
+                e.code.map_or("-".into(), |c| c.to_string()),
+                e.after,
+                if left.is_empty() { String::new() } else { format!(", left {left:?}") }
+            );
+            let ok_out = shown == "json, interrupted" || shown == "no output";
+            if e.code != Some(code) || !ok_out || !left.is_empty() || e.after > 3.0 {
+                bad.push(format!("{phase} {name}: {:?} {shown} {left:?}: {}", e.code, e.stderr));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
 }

@@ -358,6 +358,23 @@ fn verify_header_crc_and_foreign_seed() {
     bad[20] ^= 1; // inside the header's offset field
     let f = check(&bad, &ctx).unwrap_err();
     assert_eq!(f.kind, FailureKind::Corruption { at: 0, in_header: true });
+    // A digest says only which interval is wrong; the block as written names the byte.
+    let mut flipped = good.clone();
+    flipped[1234] ^= 1;
+    let mut f = check(&flipped, &ctx).unwrap_err();
+    assert_eq!(f.kind, FailureKind::Corruption { at: 0, in_header: false });
+    f.locate(&flipped, &good);
+    assert_eq!(f.kind, FailureKind::Corruption { at: 1234, in_header: false });
+    assert!(f.to_string().contains("at block byte 1234"), "{f}");
+    let mut f = check(&bad, &ctx).unwrap_err();
+    f.locate(&bad, &good);
+    assert_eq!(f.kind, FailureKind::Corruption { at: 20, in_header: true });
+    // crc32c data checked as md5: fio's "verify type mismatch", naming both.
+    let mut md5 = ctx.clone();
+    md5.kind = VerifyKind::Md5;
+    let f = check(&good, &md5).unwrap_err();
+    assert_eq!(f.kind, FailureKind::WrongKind { at: 0, found: VerifyKind::Crc32c });
+    assert!(f.to_string().contains("carries crc32c data, md5 was asked"), "{f}");
     let mut other = ctx.clone();
     other.seed = 6;
     let f = check(&good, &other).unwrap_err();

@@ -120,6 +120,8 @@ impl BufFill for VerifyFill {
 pub struct VerifyCheck {
     cfg: DataConfig,
     seed: u64,
+    /// Regenerates a failed block as written, to name the first wrong byte.
+    gen: DataGen,
     log: Option<VerifyLog>,
     paths: Vec<PathBuf>,
     pub stats: VerifyStats,
@@ -131,6 +133,7 @@ impl VerifyCheck {
         VerifyCheck {
             cfg: cfg.clone(),
             seed,
+            gen: DataGen::new(cfg, seed),
             log,
             paths,
             stats: VerifyStats::default(),
@@ -163,6 +166,7 @@ impl VerifyCheck {
             FailureKind::Stale { .. } => "stale",
             FailureKind::Torn { .. } => "torn",
             FailureKind::BadHeader { .. } => "bad_header",
+            FailureKind::WrongKind { .. } => "wrong_kind",
         };
         let e = &f.expected;
         let found = match &f.found {
@@ -201,7 +205,18 @@ impl ReadCheck for VerifyCheck {
         self.stats.record(&r);
         match r {
             Ok(()) => Ok(()),
-            Err(f) => {
+            Err(mut f) => {
+                if matches!(f.kind, FailureKind::Corruption { .. }) {
+                    // Without a log the header's generation is the one written.
+                    let g = f.found.map_or(gen, |h| h.gen);
+                    let mut written = vec![0u8; buf.len()];
+                    self.gen.fill(&mut written, file, offset, g);
+                    iolab_data::stamp(
+                        &mut written,
+                        &self.cfg.verify_ctx(file, offset, g, self.seed),
+                    );
+                    f.locate(buf, &written);
+                }
                 if self.failures.len() < VerifyResult::MAX_LISTED {
                     let rep = self.report(&f);
                     self.failures.push(rep);

@@ -581,8 +581,27 @@ fn verify_only_finds_a_flipped_byte_at_its_block() {
     assert_eq!((v.checked, v.ok, v.corruption), (256, 255, 1));
     let f = &v.failures[0];
     assert_eq!((f.kind.as_str(), f.offset, f.len), ("corruption", 299_008, 4096));
+    // The byte flipped at 300000 is byte 992 of the block at 299008 (issue 12: "at block
+    // byte 0" for every corruption).
+    assert!(f.message.contains("at block byte 992"), "{}", f.message);
+    assert_eq!(j.error, 84, "fio: a verify failure is the job's EILSEQ");
     assert!(f.file.ends_with("/v"), "{}", f.file);
     assert!(j.notes.iter().any(|n| n.contains("1 of 256 blocks failed")), "{:?}", j.notes);
+}
+
+#[test]
+fn verify_md5_of_crc32c_data_names_the_checksum_found() {
+    // Reliability review: verifying crc32c data with --verify=md5 said "verify (md5)" OK.
+    let d = tempfile::tempdir_in(".").unwrap();
+    run(&verify_job(d.path(), &["--do_verify=0"]));
+    let r = run(&verify_job(d.path(), &["--verify_only=1", "--verify=md5"]));
+    let j = &r.jobs[0];
+    let v = j.verify.as_ref().unwrap();
+    assert_eq!((v.checked, v.ok, v.bad_header), (256, 0, 256));
+    let f = &v.failures[0];
+    assert_eq!((f.kind.as_str(), f.offset), ("wrong_kind", 0));
+    assert!(f.message.contains("carries crc32c data, md5 was asked"), "{}", f.message);
+    assert_eq!(j.error, 84);
 }
 
 #[test]

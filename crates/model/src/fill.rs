@@ -276,7 +276,9 @@ impl Fill {
             _ => None,
         };
         let mut bits = vec![0u64; n.div_ceil(64) as usize];
+        // A stop request (SIGINT/SIGTERM) ends the runs early: fewer runs come back.
         (0..runs)
+            .take_while(|_| !iolab_core::stop::requested())
             .map(|_| {
                 if self.pattern == Pattern::RandomMap {
                     return Some(n);

@@ -95,6 +95,8 @@ pub struct FillReport {
     pub table: Vec<Row>,
     pub monte_carlo: Option<MonteCarlo>,
     pub observed: Option<Observed>,
+    /// A signal ended the Monte Carlo runs early: it covers the runs finished until then.
+    pub interrupted: bool,
     pub working_set: Option<WorkingSet>,
     #[serde(skip)]
     seed: u64,
@@ -225,6 +227,7 @@ impl FillReport {
             table,
             monte_carlo,
             observed,
+            interrupted: iolab_core::stop::requested(),
             working_set,
             seed: q.seed,
             iops: q.iops,
@@ -280,17 +283,18 @@ impl FillReport {
         let mut o = format!("cache of {n} entries, {} reads\n", self.pattern);
         let _ = writeln!(
             o,
-            "{:>7} {:>14} {:>12} {:>10} {:>14}",
-            "passes", "reads", "time", "filled", "P(all filled)"
+            "{:>7} {:>14} {:>12} {:>10} {:>14} {:>14}",
+            "passes", "reads", "time", "filled", "entries filled", "P(all filled)"
         );
         for r in &self.table {
             let _ = writeln!(
                 o,
-                "{:>7} {:>14.0} {:>12} {:>9.3}% {:>13.3}%",
+                "{:>7} {:>14.0} {:>12} {:>9.3}% {:>14.0} {:>13.3}%",
                 r.passes,
                 r.reads,
                 self.time(r.reads).unwrap_or_else(|| "-".into()),
                 100.0 * r.filled_fraction,
+                r.filled_fraction * nf,
                 100.0 * r.p_all_filled
             );
         }
@@ -310,6 +314,11 @@ impl FillReport {
             .collect();
         let _ = writeln!(o, "percentiles (passes): {}", qline.join(", "));
         self.text_tail(&mut o);
+        if self.interrupted {
+            o.push_str(
+                "interrupted: the Monte Carlo check covers the runs finished before the signal\n",
+            );
+        }
         o
     }
 

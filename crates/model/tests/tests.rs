@@ -186,6 +186,45 @@ fn scenario_a_metadata_only_caching_reads_32x() {
     assert!(pm > 10.0 * pa, "mean clat {pm} vs {pa}");
 }
 
+/// Issue 17 part 4: the text states scenario (a)'s figures instead of leaving them to be
+/// worked out: 32.0x read amplification on the disk, every read served by it, nothing dirty;
+/// with full caching 1.0x, 31/32 of reads from the ARC, which is warm from the first sample.
+#[test]
+fn sim_text_derives_read_amplification_served_shares_and_warm_up() {
+    let reqs = permuted_reads(64 << 20, 4096, 7);
+    let arc = "ram:1GiB:lru:block=128KiB";
+    let mut meta = hierarchy(&[&format!("{arc}:metadata_only=true")], "hdd:7200");
+    let rm = simulate(&mut meta, vec![worker("randread", reqs.clone(), 1)]);
+    let d = rm.derived(0.9);
+    let names: Vec<&str> = d.read_amplification.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!((d.read_amplification[1].1 - 32.0).abs() < 1e-9, "{:?}", d.read_amplification);
+    assert!((d.read_served[1].1 - 1.0).abs() < 1e-9, "{:?}", d.read_served);
+    assert_eq!(d.warm_s[0].1, None, "metadata-only never hits on data reads");
+    assert_eq!(d.dirty_bytes, 0);
+    let text = rm.model_text();
+    assert!(text.contains(&format!("{} 32.0x", names[1])), "{text}");
+    assert!(text.contains(&format!("{} 100.0%", names[1])), "{text}");
+    assert!(text.contains("dirty data left at the end: 0 B"), "{text}");
+    let mut all = hierarchy(&[arc], "hdd:7200");
+    let ra = simulate(&mut all, vec![worker("randread", reqs, 1)]);
+    let d = ra.derived(0.9);
+    assert!((d.read_amplification[1].1 - 1.0).abs() < 1e-9, "{:?}", d.read_amplification);
+    assert!((d.read_served[0].1 - 31.0 / 32.0).abs() < 1e-9, "{:?}", d.read_served);
+    assert!((d.read_served[1].1 - 1.0 / 32.0).abs() < 1e-9, "{:?}", d.read_served);
+    // Each 128 KiB record misses once, then serves the other 31 reads: the interval hit
+    // ratio climbs as the ARC fills; warm is the first sample at 90 % of the last one.
+    let warm = d.warm_s[0].1.unwrap();
+    let h: Vec<(f64, f64)> =
+        ra.series.iter().map(|p| (p.t_ns as f64 / 1e9, p.read_hit_ratio[0])).collect();
+    let last = h.last().unwrap().1;
+    let k = h.iter().position(|&(t, _)| t == warm).unwrap();
+    assert!(k > 0 && h[k].1 >= 0.9 * last && h[k - 1].1 < 0.9 * last, "{warm} s in {h:?}");
+    assert!((2.0..4.0).contains(&warm), "warm at {warm} s: {h:?}");
+    assert!(ra.model_text().contains(&format!("final hit ratio at t={warm:.3}s")));
+    assert!(ra.model_text().contains("96.9%"), "{}", ra.model_text());
+}
+
 /// Mean QD1 latency (ms) of 8 KiB random reads over `span` bytes at the start of the disk.
 fn qd1_random_read_ms(backing: &str, span: u64) -> f64 {
     let mut h = hierarchy(&[], backing);

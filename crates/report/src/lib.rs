@@ -19,6 +19,7 @@ pub mod json;
 pub mod num;
 pub mod output;
 
+pub use num::progress_bar;
 pub use output::write_atomic;
 
 use std::path::PathBuf;

@@ -101,8 +101,23 @@ pub fn lat_unit(min: u64, max: u64, stddev: f64) -> (&'static str, u64) {
     }
 }
 
+/// A text progress bar for the live status line, `[#####---------------]  25%`: `frac` of
+/// the job's known length done (clamped to 0..=1), `width` cells.
+pub fn progress_bar(frac: f64, width: usize) -> String {
+    let f = if frac.is_finite() { frac.clamp(0.0, 1.0) } else { 0.0 };
+    let full = (f * width as f64).round() as usize;
+    format!("[{}{}] {:>3.0}%", "#".repeat(full), "-".repeat(width - full), f * 100.0)
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn progress_bar_cells_and_percent() {
+        assert_eq!(super::progress_bar(0.25, 20), "[#####---------------]  25%");
+        assert_eq!(super::progress_bar(1.7, 4), "[####] 100%");
+        assert_eq!(super::progress_bar(f64::NAN, 4), "[----]   0%");
+    }
     use super::*;
 
     #[test]

@@ -142,6 +142,10 @@ pub fn stat_text(path: &Path, s: &TraceStats) -> String {
         st.longest_requests,
         format_bytes_iec(st.longest_bytes)
     );
+    for line in s.blender_verdict().into_iter().chain(s.time_unit_check()) {
+        let _ = writeln!(o, "{line}");
+    }
+    o.push_str(&s.stream_table());
     hist(&mut o, "request size", "bytes", &s.request_size);
     hist(&mut o, "reuse distance", "distinct blocks between accesses", &s.reuse_distance);
     hist(&mut o, "reuse time", "block accesses between accesses", &s.reuse_time);

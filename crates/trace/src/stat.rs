@@ -59,6 +59,25 @@ pub struct StreamSummary {
     /// Longest stream in requests and its bytes.
     pub longest_requests: u64,
     pub longest_bytes: u64,
+    /// Requests that start where the request just before them (same file) ended: how
+    /// sequential the trace looks in arrival order, before streams are told apart.
+    pub arrival_sequential: u64,
+    /// The longest streams, most requests first (at most [`TOP_STREAMS`]).
+    pub top: Vec<StreamRow>,
+}
+
+/// Streams listed in [`StreamSummary::top`].
+pub const TOP_STREAMS: usize = 10;
+
+/// One sequential stream: where it starts, how long it is, when it ran (request indices).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct StreamRow {
+    pub file: u32,
+    pub start: u64,
+    pub requests: u64,
+    pub bytes: u64,
+    pub first_request: u64,
+    pub last_request: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -85,6 +104,8 @@ pub struct TraceStats {
 }
 
 struct Stream {
+    file: u32,
+    start: u64,
     first: u64,
     last: u64,
     requests: u64,
@@ -101,6 +122,8 @@ pub struct StatBuilder {
     streams: Vec<Stream>,
     first_time: Option<u64>,
     last_time: u64,
+    /// (file, end) of the previous request, for arrival-order sequentiality.
+    prev_end: Option<(u32, u64)>,
 }
 
 impl StatBuilder {
@@ -132,6 +155,7 @@ impl StatBuilder {
             streams: Vec::new(),
             first_time: None,
             last_time: 0,
+            prev_end: None,
         }
     }
 
@@ -181,6 +205,9 @@ impl StatBuilder {
         // Streams.
         let key = (r.file, r.offset);
         let end = (r.file, r.offset.saturating_add(r.len));
+        if self.prev_end.replace(end) == Some(key) {
+            s.streams.arrival_sequential += 1;
+        }
         match self.open.remove(&key) {
             Some(i) if idx - self.streams[i].last <= self.window => {
                 let st = &mut self.streams[i];
@@ -191,7 +218,14 @@ impl StatBuilder {
                 self.open.insert(end, i);
             }
             _ => {
-                self.streams.push(Stream { first: idx, last: idx, requests: 1, bytes: r.len });
+                self.streams.push(Stream {
+                    file: r.file,
+                    start: r.offset,
+                    first: idx,
+                    last: idx,
+                    requests: 1,
+                    bytes: r.len,
+                });
                 self.open.insert(end, self.streams.len() - 1);
             }
         }
@@ -227,7 +261,105 @@ impl StatBuilder {
         }
         s.streams.max_concurrent = max as u64;
         s.streams.mean_concurrent = if s.requests > 0 { area / s.requests as f64 } else { 0.0 };
+        let mut long: Vec<&Stream> = self.streams.iter().filter(|st| st.requests >= 2).collect();
+        long.sort_by(|a, b| b.requests.cmp(&a.requests).then(a.first.cmp(&b.first)));
+        s.streams.top = long
+            .into_iter()
+            .take(TOP_STREAMS)
+            .map(|st| StreamRow {
+                file: st.file,
+                start: st.start,
+                requests: st.requests,
+                bytes: st.bytes,
+                first_request: st.first,
+                last_request: st.last,
+            })
+            .collect();
         self.s
+    }
+}
+
+/// Above this many requests per second a trace's clock is taken to be in the wrong unit: a
+/// few million IOPS is what one NVMe device sustains, and block traces come from one host.
+pub const IMPLAUSIBLE_IOPS: f64 = 5e6;
+
+impl TraceStats {
+    /// The I/O blender verdict: how sequential the streams are against how sequential the
+    /// arrival order is, and how many streams interleave. `None` with no sequential stream.
+    pub fn blender_verdict(&self) -> Option<String> {
+        let st = &self.streams;
+        if st.streams == 0 {
+            return None;
+        }
+        let pct = |n: u64| 100.0 * n as f64 / self.requests.max(1) as f64;
+        let (by_stream, arrival) = (pct(st.sequential_requests), pct(st.arrival_sequential));
+        let verdict = if st.max_concurrent >= 2 && by_stream >= 2.0 * arrival.max(1.0) {
+            "blended: sequential streams reach the device interleaved, so it sees random I/O"
+        } else if by_stream >= 50.0 {
+            "not blended: the sequential streams arrive one after another"
+        } else {
+            "mostly random: few requests continue a stream in either view"
+        };
+        Some(format!(
+            "I/O blender: {by_stream:.1} % of requests continue a stream, {arrival:.1} % continue \
+             the request just before them; {} streams, up to {} interleaved (mean {:.2}): \
+             {verdict}",
+            st.streams, st.max_concurrent, st.mean_concurrent
+        ))
+    }
+
+    /// The longest streams as a table (header and one line per stream).
+    pub fn stream_table(&self) -> String {
+        let mut o = format!(
+            "top streams (of {}):\n  {:>4} {:>14} {:>9} {:>14} {:>11} {:>11}\n",
+            self.streams.streams, "file", "start", "requests", "bytes", "first req", "last req"
+        );
+        for r in &self.streams.top {
+            o.push_str(&format!(
+                "  {:>4} {:>14} {:>9} {:>14} {:>11} {:>11}\n",
+                r.file, r.start, r.requests, r.bytes, r.first_request, r.last_request
+            ));
+        }
+        o
+    }
+
+    /// A warning when the timestamps cannot be in the unit the reader took them in: more
+    /// than [`IMPLAUSIBLE_IOPS`], or every record at one instant.
+    pub fn time_unit_check(&self) -> Option<String> {
+        if self.requests < 2 {
+            return None;
+        }
+        if self.duration_ns == 0 {
+            return Some(format!(
+                "time: all {} records carry the same timestamp: the trace has no timing",
+                self.requests
+            ));
+        }
+        let secs = self.duration_ns as f64 / 1e9;
+        let iops = self.requests as f64 / secs;
+        (iops > IMPLAUSIBLE_IOPS).then(|| {
+            format!(
+                "time: implausible unit: {} requests in {} is {:.1} M IOPS, more than one \
+                 device does; the {} reader's time unit is probably wrong for this file (with \
+                 1000x longer units it would span {})",
+                self.requests,
+                human_secs(secs),
+                iops / 1e6,
+                self.format,
+                human_secs(secs * 1000.0)
+            )
+        })
+    }
+}
+
+/// `0.007` → "7.0 ms", `7.0` → "7.00 s".
+fn human_secs(s: f64) -> String {
+    if s < 1e-3 {
+        format!("{:.1} us", s * 1e6)
+    } else if s < 1.0 {
+        format!("{:.1} ms", s * 1e3)
+    } else {
+        format!("{s:.2} s")
     }
 }
 
@@ -283,5 +415,16 @@ mod tests {
         assert_eq!(s.streams.max_concurrent, 2);
         assert_eq!(s.request_size.counts[12], 9);
         assert_eq!(s.request_size.counts[13], 8);
+        // A and B alternate, so no request starts where the one before it ended; per
+        // stream, 14 of 19 continue one: the blender.
+        assert_eq!(s.streams.arrival_sequential, 0);
+        let top: Vec<(u64, u64, u64)> =
+            s.streams.top.iter().map(|r| (r.start, r.requests, r.bytes)).collect();
+        assert_eq!(top, [(0, 8, 32768), (1 << 20, 8, 65536)]);
+        let v = s.blender_verdict().unwrap();
+        assert!(v.contains("73.7 % of requests continue a stream, 0.0 %"), "{v}");
+        assert!(v.contains("2 streams, up to 2 interleaved (mean 1.58): blended:"), "{v}");
+        assert!(!v.contains("  "), "one line, single spaces: {v}");
+        assert!(s.stream_table().contains("     0              0         8          32768"));
     }
 }

@@ -511,3 +511,29 @@ mod no_panic {
         }
     }
 }
+
+/// Issue 17 part 4: `trace stat` says the bundled CloudPhysics trace's clock cannot be µs
+/// (113,872 requests in 7.2 ms), gives the blender verdict and lists the longest streams.
+#[test]
+fn trace_stat_flags_the_cloudphysics_time_unit_and_gives_a_blender_verdict() {
+    let mut r =
+        open(&shared().join("traces/cloudPhysicsIO.csv"), None, &ReaderConfig::default()).unwrap();
+    let mut b = iolab_trace::stat::StatBuilder::new(r.format(), 4096, 64);
+    let mut rec = iolab_trace::TraceRecord::default();
+    while r.read_into(&mut rec).unwrap() {
+        b.add(&rec, &mut |_| None);
+    }
+    let s = b.finish(0);
+    assert_eq!((s.requests, s.duration_ns), (113_872, 7_200_000));
+    let t = s.time_unit_check().unwrap();
+    assert!(t.contains("113872 requests in 7.2 ms is 15.8 M IOPS"), "{t}");
+    assert!(t.contains("it would span 7.20 s"), "{t}");
+    let v = s.blender_verdict().unwrap();
+    eprintln!("{v}\n{}", s.stream_table());
+    let st = &s.streams;
+    assert!(st.arrival_sequential <= st.sequential_requests, "{v}");
+    assert_eq!(st.top.len(), 10);
+    assert_eq!(st.top[0].requests, st.longest_requests);
+    assert!(st.top.windows(2).all(|w| w[0].requests >= w[1].requests));
+    assert_eq!(s.stream_table().lines().count(), 12);
+}

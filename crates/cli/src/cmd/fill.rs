@@ -58,5 +58,6 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     } else {
         print!("{}", r.text());
     }
-    Ok(ExitCode::SUCCESS)
+    // 128 + the signal after a stop request (the Monte Carlo runs end early), else success.
+    Ok(iolab_core::stop::exit_status().map_or(ExitCode::SUCCESS, ExitCode::from))
 }

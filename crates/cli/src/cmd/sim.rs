@@ -144,11 +144,10 @@ pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
         }
         _ => simulate_jobs(split, &mut h, &args)?,
     };
-    let result = jobs::run_result(
-        &mut report,
-        &meta,
-        super::meta_now(iolab_stats::RunMode::Simulated, SimOptions::default().percentiles),
-    );
+    let mut run_meta =
+        super::meta_now(iolab_stats::RunMode::Simulated, SimOptions::default().percentiles);
+    run_meta.interrupted = report.interrupted;
+    let result = jobs::run_result(&mut report, &meta, run_meta);
     let out = match args.output_format.as_str() {
         "normal" => {
             let mut out = iolab_report::exporter("normal")?.render(&result)?;
@@ -228,8 +227,8 @@ fn simulate_jobs(
     Ok((sim::run(h, w.workers, SimOptions::default()), w.meta))
 }
 
-/// To `--output` (atomically) or stdout.
+/// To `--output` (atomically) or stdout; 128 + the signal when a stop ended the simulation.
 fn emit(out: &[u8], args: &Flags) -> anyhow::Result<ExitCode> {
     super::emit(out, args.output.as_deref())?;
-    Ok(ExitCode::SUCCESS)
+    Ok(iolab_core::stop::exit_status().map_or(ExitCode::SUCCESS, ExitCode::from))
 }

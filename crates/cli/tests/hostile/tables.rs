@@ -480,6 +480,14 @@ fn sim_mrc_probes() -> Vec<Probe> {
             ok_or_err(&["tier"]),
         )
         .limit(15.0),
+        // Found by the tier_spec fuzz target: a 3-byte block took 25 s for one input.
+        Probe::new(
+            "sim",
+            "sim --tier=ssd:4GiB:smq:writeback:block=3",
+            &["sim", "--name=x", "--size=1m", "--tier=ssd:4GiB:smq:writeback:block=3"],
+            err(&["block size 3", "512"]),
+        )
+        .limit(15.0),
     ];
     for val in ["1e-300", "0", "-1", "nan", "2"] {
         v.push(

@@ -122,6 +122,10 @@ fn job_result(
             ));
         }
     }
+    if jr.error == 0 && out.verify.as_ref().is_some_and(|v| v.failed() > 0) {
+        // fio verify.c: a failed block is -EILSEQ, the job's error (err=84).
+        jr.error = libc::EILSEQ;
+    }
     jr.verify = out.verify;
     if job.disable_bw_measurement() || job.gtod_reduce() {
         // fio disable_bw: no bw/iops samples; the JSON shows zeros with N=0.

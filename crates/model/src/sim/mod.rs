@@ -190,6 +190,7 @@ struct Sim<'a> {
     series: Vec<Sample>,
     last_sample: (Nanos, u64, Vec<(u64, u64)>),
     completed: u64,
+    interrupted: bool,
 }
 
 /// Runs `workers` against `h` until every source is exhausted (or `max_time`).
@@ -236,6 +237,7 @@ pub fn run(h: &mut Hierarchy, workers: Vec<WorkerSpec>, opt: SimOptions) -> SimR
         series: Vec::new(),
         last_sample: (Nanos::ZERO, 0, vec![(0, 0); ntiers]),
         completed: 0,
+        interrupted: false,
     };
     s.start_ready();
     let (tick, sample) = (s.opt.tick, s.opt.sample_interval);
@@ -276,7 +278,15 @@ impl Sim<'_> {
     }
 
     fn main_loop(&mut self) {
+        let mut events = 0u32;
         while let Some(Reverse((t, _, ev))) = self.heap.pop() {
+            events = events.wrapping_add(1);
+            // A stop request (SIGINT/SIGTERM) ends the simulation where it is; the report
+            // covers the simulated time until then and says it was interrupted.
+            if events % 4096 == 0 && iolab_core::stop::requested() {
+                self.interrupted = true;
+                break;
+            }
             self.now = Nanos(t);
             match ev {
                 Ev::Arrive(w) => {
@@ -626,6 +636,7 @@ impl Sim<'_> {
             backing: self.h.backing_stats.clone(),
             devices,
             series: self.series,
+            interrupted: self.interrupted,
         }
     }
 }

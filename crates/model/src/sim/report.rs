@@ -1,6 +1,9 @@
 //! What a simulation reports: one `iolab run`-shaped `JobResult` per worker (printed by the
 //! report crate's exporters), plus what only a model knows: per-tier hit ratios and counters,
-//! device busy time, and the fill / hit-ratio / IOPS series over time.
+//! device busy time, and the fill / hit-ratio / IOPS series over time. [`SimReport::derived`]
+//! adds what an engineer otherwise works out by hand from those: read amplification per
+//! device, the share of reads each level served, the time each tier took to warm up, and the
+//! dirty data left (issue 17, "the text says what the pictures show").
 
 use crate::tier::{BackingStats, TierStats};
 use serde::Serialize;
@@ -52,9 +55,97 @@ pub struct SimReport {
     pub backing: BackingStats,
     pub devices: Vec<DevReport>,
     pub series: Vec<Sample>,
+    /// A stop request (SIGINT/SIGTERM) ended the simulation before its sources did.
+    pub interrupted: bool,
+}
+
+/// Figures derived from a report: what the text says under "derived".
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Derived {
+    /// Per device (tiers then backing): bytes it read per byte the workload was returned.
+    pub read_amplification: Vec<(String, f64)>,
+    /// Per level (tiers then backing): the share of read lookups it answered, from the
+    /// tiers' hit ratios, `h_i × Π_{j<i} (1 − h_j)` and the rest for the backing store.
+    pub read_served: Vec<(String, f64)>,
+    /// Per tier: seconds until its interval hit ratio first reached `warm_fraction` of its
+    /// final one (`None`: no reads hit, or no series).
+    pub warm_s: Vec<(String, Option<f64>)>,
+    pub warm_fraction: f64,
+    /// Bytes left dirty in all tiers at the end.
+    pub dirty_bytes: u64,
 }
 
 impl SimReport {
+    /// The derived figures; `warm_fraction` is the share of the final hit ratio that counts
+    /// as warm (0.9 in the text).
+    pub fn derived(&self, warm_fraction: f64) -> Derived {
+        let returned: u64 = self.results.iter().map(|j| j.read.io_bytes).sum();
+        let read_amplification = self
+            .devices
+            .iter()
+            .map(|d| {
+                let a = if returned == 0 { 0.0 } else { d.read_bytes as f64 / returned as f64 };
+                (d.name.clone(), a)
+            })
+            .collect();
+        let mut left = 1.0;
+        let mut read_served = Vec::new();
+        for t in &self.tiers {
+            read_served.push((t.name.clone(), left * t.read_hit_ratio));
+            left *= 1.0 - t.read_hit_ratio;
+        }
+        let backing = self.devices.last().map_or_else(|| "backing".to_string(), |d| d.name.clone());
+        read_served.push((backing, left));
+        let warm_s = self
+            .tiers
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.name.clone(), self.warm_time(i, warm_fraction)))
+            .collect();
+        Derived {
+            read_amplification,
+            read_served,
+            warm_s,
+            warm_fraction,
+            dirty_bytes: self.tiers.iter().map(|t| t.dirty_bytes).sum(),
+        }
+    }
+
+    /// Seconds until tier `i`'s interval hit ratio first reached `frac` of its last one.
+    fn warm_time(&self, i: usize, frac: f64) -> Option<f64> {
+        let last = self.series.iter().rev().find_map(|p| p.read_hit_ratio.get(i).copied())?;
+        if last <= 0.0 {
+            return None;
+        }
+        self.series
+            .iter()
+            .find(|p| p.read_hit_ratio.get(i).is_some_and(|&h| h >= frac * last))
+            .map(|p| p.t_ns as f64 / 1e9)
+    }
+
+    fn derived_text(&self, s: &mut String) {
+        let d = self.derived(0.9);
+        let amp: Vec<String> =
+            d.read_amplification.iter().map(|(n, a)| format!("{n} {a:.1}x")).collect();
+        s.push_str(&format!(
+            "derived: read amplification (device bytes read per byte returned): {}\n",
+            amp.join(", ")
+        ));
+        let served: Vec<String> =
+            d.read_served.iter().map(|(n, f)| format!("{n} {:.1}%", f * 100.0)).collect();
+        s.push_str(&format!("derived: reads served by: {}\n", served.join(", ")));
+        for (n, w) in &d.warm_s {
+            s.push_str(&match w {
+                Some(t) => format!(
+                    "derived: tier {n} reached {:.0}% of its final hit ratio at t={t:.3}s\n",
+                    d.warm_fraction * 100.0
+                ),
+                None => format!("derived: tier {n} never hit on reads (no warm-up time)\n"),
+            });
+        }
+        s.push_str(&format!("derived: dirty data left at the end: {} B\n", d.dirty_bytes));
+    }
+
     /// Sum over jobs of one direction's bytes / the simulation's length, in bytes/s.
     pub fn total_bw(&self, write: bool) -> f64 {
         let bytes: u64 = self
@@ -144,6 +235,7 @@ impl SimReport {
                 self.backing.zero_bytes
             ));
         }
+        self.derived_text(&mut s);
         s
     }
 }

@@ -127,6 +127,9 @@ fn kind_device(kind: &str, spec: &str) -> Result<DeviceSpec, ModelError> {
     }
 }
 
+/// Smallest cache block: one 512-byte sector, the unit block traces count in.
+pub const MIN_BLOCK: u64 = 512;
+
 /// Parses `KIND:SIZE[:POLICY[:WRITE]][:key=value…]`; `index` names unnamed tiers.
 pub fn parse_tier(spec: &str, index: usize) -> Result<TierSpec, ModelError> {
     let parts: Vec<&str> = spec.split(':').map(str::trim).collect();
@@ -214,6 +217,17 @@ pub fn parse_tier(spec: &str, index: usize) -> Result<TierSpec, ModelError> {
                 })
             }
         }
+    }
+    if t.block_size < MIN_BLOCK {
+        // A 3-byte block made one 256 KiB request walk 87,000 blocks (25 s per fuzz input).
+        return Err(ModelError::BadTierSpec {
+            spec: spec.into(),
+            why: format!(
+                "block size {} is below {MIN_BLOCK} bytes (a sector); cache blocks are 512 B or \
+                 more, e.g. block=4KiB",
+                t.block_size
+            ),
+        });
     }
     if t.block_size > t.size {
         return Err(ModelError::BadTierSpec {
@@ -323,6 +337,18 @@ mod tests {
         assert_eq!(t.blocks(), 16384);
         let b = parse_backing("hdd:10k:600GB").unwrap();
         assert_eq!(b.device.capacity(), 600_000_000_000);
+    }
+
+    /// Regression for the tier_spec fuzz target's slow unit (25 s): `block=003` on a 7 GiB
+    /// write-back SSD made every 256 KiB request walk 87,000 three-byte blocks.
+    #[test]
+    fn fuzz_tier_spec_slow_unit_block_below_a_sector_is_refused() {
+        for b in ["003", "1", "511"] {
+            let e = parse_tier(&format!("ssd:7GiB:smq:writeback:block={b}"), 1).unwrap_err();
+            let m = e.to_string();
+            assert!(m.contains("below 512 bytes") && !m.contains('\n'), "{m}");
+        }
+        assert_eq!(parse_tier("ssd:7GiB:smq:block=512", 1).unwrap().block_size, 512);
     }
 
     #[test]

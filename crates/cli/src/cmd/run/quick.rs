@@ -203,8 +203,11 @@ fn live_totals(p: &Progress) -> Option<([[u64; 2]; 2], String, String)> {
         }
         name = c.job.clone();
         if let Some(exp) = c.expected {
-            let left = Duration::from(exp).saturating_sub(c.started.elapsed());
-            eta = format!(" ETA {:.0}s", left.as_secs_f64());
+            let total = Duration::from(exp);
+            let left = total.saturating_sub(c.started.elapsed());
+            let frac = 1.0 - left.as_secs_f64() / total.as_secs_f64().max(1e-9);
+            let bar = iolab_report::progress_bar(frac, 20);
+            eta = format!(" {bar} ETA {:.0}s", left.as_secs_f64());
         }
     }
     Some((cur, name, eta))
