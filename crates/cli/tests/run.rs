@@ -480,3 +480,38 @@ fn json_echoes_options_in_file_order_as_fio_does() {
     assert_eq!(own, ["rw", "iodepth", "numjobs", "description", "direct"], "fio's own order");
     assert_eq!(keys_in_order(&mine, "job options"), own);
 }
+
+/// `iolab replay` picks its engine as `iolab run` does: io_uring where the kernel has it,
+/// else psync with a note; the engine used is in the JSON (`job options`.`ioengine`).
+#[test]
+fn replay_records_the_engine_it_used() {
+    let trace =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/cloudPhysicsIO.csv");
+    let d = tempfile::tempdir_in(".").unwrap();
+    let out = d.path().join("r.json");
+    let st = iolab()
+        .arg("replay")
+        .arg(&trace)
+        .arg(format!("--filename={}", d.path().join("target.dat").display()))
+        .args(["--limit=200", "--ioengine=io_uring", "--output-format=json"])
+        .arg(format!("--output={}", out.display()))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&st.stderr);
+    assert!(st.status.success(), "{err}");
+    let used = json_file(&out)["jobs"][0]["job options"]["ioengine"].as_str().unwrap().to_string();
+    let uring = iolab_engine::engines::uring::probe().is_ok();
+    assert_eq!(used, if uring { "io_uring" } else { "psync" }, "{err}");
+    assert_eq!(err.contains("io_uring is not available"), !uring, "{err}");
+    // An engine asked for by name is the one used.
+    let st = iolab()
+        .arg("replay")
+        .arg(&trace)
+        .arg(format!("--filename={}", d.path().join("target.dat").display()))
+        .args(["--limit=200", "--ioengine=psync", "--output-format=json"])
+        .arg(format!("--output={}", out.display()))
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    assert_eq!(json_file(&out)["jobs"][0]["job options"]["ioengine"], "psync");
+}

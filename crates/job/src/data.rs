@@ -4,7 +4,8 @@
 //! extensions `compress_content=` and `dedupe_spread=`, and the warnings for fio's traps.
 //! It lives here, beside the registry, so `data` knows nothing of job files.
 
-use crate::spec::{Job, OptionValue};
+use crate::spec::{Job, OptionValue, Origin, ResolvedOption, RwKind, SizeSpec};
+use iolab_data::genfile::GenSpec;
 use iolab_data::pattern::parse_pattern;
 use iolab_data::{CompressContent, DataConfig, DataError, DedupeMode, OptionErrorKind, VerifyKind};
 
@@ -248,6 +249,51 @@ fn collect_warnings(c: &mut DataConfig, job: &Job) -> Result<(), DataError> {
     }
     c.warnings = w;
     Ok(())
+}
+
+/// `iolab data gen`'s flags as the job a fio user would write, resolved as a job's data is.
+pub fn gen_config(spec: &GenSpec) -> Result<DataConfig, DataError> {
+    let mut job = Job::with_defaults("data-gen");
+    job.rw = RwKind::Write;
+    job.bs.write.min = spec.bs;
+    job.bs.write.max = spec.bs;
+    job.size = Some(SizeSpec::Bytes(spec.size));
+    job.randseed = spec.seed;
+    job.randseed_set = true;
+    let mut opts: Vec<(&str, OptionValue, String)> = Vec::new();
+    let int = |v: u32| (OptionValue::Int(i64::from(v)), v.to_string());
+    let on = || (OptionValue::Bool(true), "1".to_string());
+    let text = |s: &String| (OptionValue::Str(s.clone()), s.clone());
+    let mut put = |name, (v, raw): (OptionValue, String)| opts.push((name, v, raw));
+    if !spec.fio_default {
+        put("refill_buffers", on());
+    }
+    if spec.compress != 0 {
+        put("buffer_compress_percentage", int(spec.compress));
+    }
+    put("buffer_compress_chunk", (OptionValue::Size(spec.chunk.0), spec.chunk.1.clone()));
+    if spec.dedupe != 0 {
+        put("dedupe_percentage", int(spec.dedupe));
+        put("dedupe_working_set_percentage", int(spec.dedupe_working_set));
+    }
+    put("dedupe_mode", text(&spec.dedupe_mode));
+    if spec.dedupe_spread {
+        put("dedupe_spread", on());
+    }
+    if let Some(p) = &spec.pattern {
+        put("buffer_pattern", text(p));
+    }
+    if let Some(c) = &spec.content {
+        put("compress_content", text(c));
+    }
+    if spec.zeros {
+        put("zero_buffers", on());
+    }
+    for (i, (name, value, raw)) in opts.into_iter().enumerate() {
+        let origin = Origin::CommandLine { index: i as u32 + 1 };
+        job.options.insert(name.to_string(), ResolvedOption { value, raw, origin, seq: i as u32 });
+    }
+    job.data_config()
 }
 
 #[cfg(test)]

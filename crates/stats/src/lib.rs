@@ -23,6 +23,7 @@ pub mod hist;
 pub mod recorder;
 pub mod result;
 pub mod samplelog;
+pub mod sstrack;
 pub mod steady;
 pub mod summarize;
 pub mod topology;

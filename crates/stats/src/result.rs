@@ -42,6 +42,26 @@ pub struct RunMeta {
     pub hostname: String,
 }
 
+impl RunMeta {
+    /// The meta of a result whose work starts now: this build's version, the wall-clock start
+    /// (fio `timestamp_ms`), the command line, the mode and the percentiles. Built once, before
+    /// the work, by every command that produces a result.
+    pub fn started(mode: RunMode, command_line: Vec<String>, percentile_list: Vec<f64>) -> Self {
+        let start_unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        RunMeta {
+            iolab_version: env!("CARGO_PKG_VERSION").to_string(),
+            start_unix_ms,
+            command_line,
+            interrupted: false,
+            mode,
+            percentile_list,
+            hostname: String::new(),
+        }
+    }
+}
+
 /// Summary of interval samples (fio `bw_min`…`bw_samples`, `iops_min`…`iops_samples`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SampleStats {

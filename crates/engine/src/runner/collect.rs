@@ -10,8 +10,8 @@ use super::{FileIo, JobLogs, RunOptions};
 use crate::error::EngineError;
 use crate::target::Target;
 use crate::worker::WorkerOutcome;
-use iolab_job::{Job, UnifiedRw};
-use iolab_stats::{JobResult, ReportOptions};
+use iolab_job::Job;
+use iolab_stats::JobResult;
 
 /// What the joined clones produced so far.
 #[derive(Default)]
@@ -74,41 +74,6 @@ impl Collected {
     }
 }
 
-/// The values the exporters need from the job, typed once here rather than re-read from
-/// option strings (fio takes a group's from its first job).
-pub fn report_options(job: &Job) -> ReportOptions {
-    ReportOptions {
-        iodepth: job.iodepth,
-        unified_rw: match job.unified_rw_reporting() {
-            UnifiedRw::None => 0,
-            UnifiedRw::Mixed => 1,
-            UnifiedRw::Both => 2,
-        },
-        group_reporting: job.group_reporting,
-        slat_percentiles: job.slat_percentiles(),
-        clat_percentiles: job.clat_percentiles(),
-        lat_percentiles: job.lat_percentiles(),
-        continue_on_error: job.continue_on_error(),
-        description: job.description(),
-        engine_ran: None,
-    }
-}
-
-/// fio's `job options`: the options the job's own section (or its command-line job) set, in
-/// the order written (stat.c `json_add_job_opts` walks `td->opt_list`); inherited `[global]`
-/// options are fio's `global options` instead.
-pub fn own_options(job: &Job) -> iolab_stats::OptionList {
-    iolab_stats::OptionList::from_iter(
-        job.options_in_order()
-            .filter(|(_, o)| match &o.origin {
-                iolab_job::Origin::File { section, .. } => section == &job.section,
-                iolab_job::Origin::CommandLine { .. } => true,
-                iolab_job::Origin::Default => false,
-            })
-            .map(|(k, o)| (k.to_string(), o.raw.clone())),
-    )
-}
-
 /// One clone's result; also hands back its latency log.
 fn job_result(
     job: &Job,
@@ -127,8 +92,8 @@ fn job_result(
     jr.elapsed_ns = elapsed_ns;
     jr.cpu = out.cpu;
     jr.error = out.rec.first_error.map(|e| e.1).unwrap_or(0);
-    jr.options = own_options(job);
-    jr.report = report_options(job);
+    jr.options = job.own_options();
+    jr.report = job.report_options();
     if engine != job.ioengine {
         // A fallback (io_uring disabled or refused): the JSON names the engine that ran; the
         // job's notes say why.

@@ -12,7 +12,6 @@ mod clone;
 mod collect;
 pub mod config;
 
-pub use collect::{own_options, report_options};
 pub use config::{resolve_engine, unhandled_notes, worker_config};
 pub use iolab_workload::clone_files;
 
@@ -147,6 +146,10 @@ pub fn run_jobs(
     progress: Option<Arc<Progress>>,
 ) -> Result<RunOutput, EngineError> {
     let run_start = Instant::now();
+    // fio's steadystate: a stop condition watching the clones' live counters (steady.rs).
+    let progress = progress.unwrap_or_default();
+    let steady = crate::steady::Monitor::start(jobs, &progress)?;
+    let progress = Some(progress);
     // Each clone has its own stop flag (so one job can be ended alone); a forwarder copies
     // the run-wide stop (Ctrl-C) onto all of them.
     let clone_stops: Arc<Mutex<Vec<Arc<AtomicBool>>>> = Arc::default();
@@ -180,6 +183,9 @@ pub fn run_jobs(
     }
     result.meta.percentile_list = opts.percentiles.clone();
     result.meta.iolab_version = env!("CARGO_PKG_VERSION").to_string();
+    if let Some(m) = steady {
+        m.finish(&mut result);
+    }
     Ok(RunOutput { result, files: got.files, logs: got.logs })
 }
 

@@ -41,6 +41,18 @@ impl Exporter for FioJson {
     }
 }
 
+/// fio JSON or json+ with iolab's own sections appended after fio's keys (`iolab sim`'s
+/// `iolab_sim`), in fio's key order and layout.
+pub fn render_with(run: &RunResult, plus: bool, extra: &[(&str, &serde_json::Value)]) -> Vec<u8> {
+    let mut root = fio_json(run, plus);
+    for (k, v) in extra {
+        root.put(*k, value_to_j(v));
+    }
+    let mut s = root.to_fio_string();
+    s.push('\n');
+    s.into_bytes()
+}
+
 /// Which latency kinds get a `percentile` object (fio `clat_percentiles` default on,
 /// `lat_percentiles`, `slat_percentiles` default off).
 #[derive(Clone, Copy, Debug)]
