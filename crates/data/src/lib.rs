@@ -1,9 +1,10 @@
 //! iolab-data: what write buffers contain, how compressible and dedupable data really is,
 //! and verification of what was written.
 //!
-//! - [`DataConfig`] resolves a job's buffer options as fio does (`buffer_compress_percentage`,
-//!   `buffer_compress_chunk`, `buffer_pattern`, `zero_buffers`, `refill_buffers`,
-//!   `scramble_buffers`, `dedupe_*`, `verify`) and warns where fio's data mislead;
+//! - [`DataConfig`] is what a job's buffers contain, as plain data (`buffer_compress_*`,
+//!   `buffer_pattern`, `zero_buffers`, `refill_buffers`, `scramble_buffers`, `dedupe_*`,
+//!   `verify`) with the warnings where fio's data mislead; the job crate resolves a job's
+//!   options into it (`iolab_job::Job::data_config`), so this crate knows no job files;
 //! - [`DataGen`] fills a write buffer as a pure function of (seed, file, offset, generation);
 //! - [`measure`] reports compression ratios (lz4, zstd, gzip), zero share and dedupe ratios;
 //! - [`verify`] stamps and checks per-block headers that tell corruption, misplaced, stale

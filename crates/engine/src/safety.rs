@@ -124,10 +124,10 @@ struct Partition {
     size: u64,
 }
 
-/// The sysfs directory of the device `rdev` (`/sys/dev/block/MAJ:MIN` resolved).
+/// The sysfs directory of the device `rdev`, through the one `/sys/dev/block` resolver.
 fn sys_dir(rdev: u64) -> Option<PathBuf> {
     let (maj, min) = (libc::major(rdev), libc::minor(rdev));
-    std::fs::canonicalize(format!("/sys/dev/block/{maj}:{min}")).ok()
+    iolab_stats::topology::Resolver::default().sysfs_entry(maj, min)
 }
 
 fn read_num(p: &Path) -> Option<u64> {

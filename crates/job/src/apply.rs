@@ -97,6 +97,35 @@ fn map_dirs<T>(
     Ok(out)
 }
 
+/// Setters for plain flags (`stonewall`, `time_based`, …): the field takes the value.
+macro_rules! flag_setters {
+    ($($f:ident => $field:ident, $name:literal;)*) => {$(
+        #[doc = concat!("`", $name, "`.")]
+        pub(crate) fn $f(
+            job: &mut Job,
+            v: Option<&str>,
+            _warn: &mut Vec<String>,
+        ) -> Result<(), JobErrorKind> {
+            job.$field = parse_bool($name, v)?;
+            Ok(())
+        }
+    )*};
+}
+
+flag_setters! {
+    set_stonewall => stonewall, "stonewall";
+    set_new_group => new_group, "new_group";
+    set_group_reporting => group_reporting, "group_reporting";
+    set_bs_unaligned => bs_unaligned, "bs_unaligned";
+    set_time_based => time_based, "time_based";
+    set_norandommap => norandommap, "norandommap";
+    set_softrandommap => softrandommap, "softrandommap";
+    set_randrepeat => randrepeat, "randrepeat";
+    set_zipf_exact => zipf_exact, "zipf_exact";
+    set_direct => direct, "direct";
+    set_thread => thread, "thread";
+}
+
 /// `name`.
 pub(crate) fn set_name(
     job: &mut Job,
@@ -138,28 +167,6 @@ pub(crate) fn set_numjobs(
     Ok(())
 }
 
-/// `stonewall`.
-pub(crate) fn set_stonewall(
-    job: &mut Job,
-    v: Option<&str>,
-    _warn: &mut Vec<String>,
-) -> Result<(), JobErrorKind> {
-    let name = "stonewall";
-    job.stonewall = parse_bool(name, v)?;
-    Ok(())
-}
-
-/// `new_group`.
-pub(crate) fn set_new_group(
-    job: &mut Job,
-    v: Option<&str>,
-    _warn: &mut Vec<String>,
-) -> Result<(), JobErrorKind> {
-    let name = "new_group";
-    job.new_group = parse_bool(name, v)?;
-    Ok(())
-}
-
 /// `wait_for`.
 pub(crate) fn set_wait_for(
     job: &mut Job,
@@ -168,17 +175,6 @@ pub(crate) fn set_wait_for(
 ) -> Result<(), JobErrorKind> {
     let name = "wait_for";
     job.wait_for = Some(need(name, v)?.to_string());
-    Ok(())
-}
-
-/// `group_reporting`.
-pub(crate) fn set_group_reporting(
-    job: &mut Job,
-    v: Option<&str>,
-    _warn: &mut Vec<String>,
-) -> Result<(), JobErrorKind> {
-    let name = "group_reporting";
-    job.group_reporting = parse_bool(name, v)?;
     Ok(())
 }
 
@@ -301,17 +297,6 @@ pub(crate) fn set_bssplit(
     Ok(())
 }
 
-/// `bs_unaligned`.
-pub(crate) fn set_bs_unaligned(
-    job: &mut Job,
-    v: Option<&str>,
-    _warn: &mut Vec<String>,
-) -> Result<(), JobErrorKind> {
-    let name = "bs_unaligned";
-    job.bs_unaligned = parse_bool(name, v)?;
-    Ok(())
-}
-
 /// `ba`.
 pub(crate) fn set_ba(
     job: &mut Job,
@@ -431,17 +416,6 @@ pub(crate) fn set_loops(
     Ok(())
 }
 
-/// `time_based`.
-pub(crate) fn set_time_based(
-    job: &mut Job,
-    v: Option<&str>,
-    _warn: &mut Vec<String>,
-) -> Result<(), JobErrorKind> {
-    let name = "time_based";
-    job.time_based = parse_bool(name, v)?;
-    Ok(())
-}
-
 /// `runtime`.
 pub(crate) fn set_runtime(
     job: &mut Job,
@@ -476,28 +450,6 @@ pub(crate) fn set_startdelay(
     Ok(())
 }
 
-/// `norandommap`.
-pub(crate) fn set_norandommap(
-    job: &mut Job,
-    v: Option<&str>,
-    _warn: &mut Vec<String>,
-) -> Result<(), JobErrorKind> {
-    let name = "norandommap";
-    job.norandommap = parse_bool(name, v)?;
-    Ok(())
-}
-
-/// `softrandommap`.
-pub(crate) fn set_softrandommap(
-    job: &mut Job,
-    v: Option<&str>,
-    _warn: &mut Vec<String>,
-) -> Result<(), JobErrorKind> {
-    let name = "softrandommap";
-    job.softrandommap = parse_bool(name, v)?;
-    Ok(())
-}
-
 /// `random_generator`.
 pub(crate) fn set_random_generator(
     job: &mut Job,
@@ -527,17 +479,6 @@ pub(crate) fn set_randseed(
     Ok(())
 }
 
-/// `randrepeat`.
-pub(crate) fn set_randrepeat(
-    job: &mut Job,
-    v: Option<&str>,
-    _warn: &mut Vec<String>,
-) -> Result<(), JobErrorKind> {
-    let name = "randrepeat";
-    job.randrepeat = parse_bool(name, v)?;
-    Ok(())
-}
-
 /// `random_distribution`.
 pub(crate) fn set_random_distribution(
     job: &mut Job,
@@ -547,17 +488,6 @@ pub(crate) fn set_random_distribution(
     let name = "random_distribution";
     let kb = kb_base(job);
     apply_distribution(job, need(name, v)?, kb)?;
-    Ok(())
-}
-
-/// `zipf_exact`.
-pub(crate) fn set_zipf_exact(
-    job: &mut Job,
-    v: Option<&str>,
-    _warn: &mut Vec<String>,
-) -> Result<(), JobErrorKind> {
-    let name = "zipf_exact";
-    job.zipf_exact = parse_bool(name, v)?;
     Ok(())
 }
 
@@ -747,17 +677,6 @@ pub(crate) fn set_iodepth(
     Ok(())
 }
 
-/// `direct`.
-pub(crate) fn set_direct(
-    job: &mut Job,
-    v: Option<&str>,
-    _warn: &mut Vec<String>,
-) -> Result<(), JobErrorKind> {
-    let name = "direct";
-    job.direct = parse_bool(name, v)?;
-    Ok(())
-}
-
 /// `buffered`.
 pub(crate) fn set_buffered(
     job: &mut Job,
@@ -766,17 +685,6 @@ pub(crate) fn set_buffered(
 ) -> Result<(), JobErrorKind> {
     let name = "buffered";
     job.direct = !parse_bool(name, v)?;
-    Ok(())
-}
-
-/// `thread`.
-pub(crate) fn set_thread(
-    job: &mut Job,
-    v: Option<&str>,
-    _warn: &mut Vec<String>,
-) -> Result<(), JobErrorKind> {
-    let name = "thread";
-    job.thread = parse_bool(name, v)?;
     Ok(())
 }
 

@@ -305,7 +305,9 @@ impl Resolver {
         Ok(Topology { path: path.into(), fs, device })
     }
 
-    fn sysfs_entry(&self, maj: u32, min: u32) -> Option<PathBuf> {
+    /// The sysfs directory of block device `maj:min` (`/sys/dev/block/MAJ:MIN` resolved):
+    /// the one `/sys/dev/block` lookup (the engine's safety checks use it too).
+    pub fn sysfs_entry(&self, maj: u32, min: u32) -> Option<PathBuf> {
         let link = self.sys.join(format!("dev/block/{maj}:{min}"));
         std::fs::canonicalize(link).ok()
     }
