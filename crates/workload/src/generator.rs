@@ -650,7 +650,6 @@ impl Workload {
         let ok = self.perc_rand[d] >= 100
             && self.seq_nr_cfg == 1
             && self.pacer.is_none()
-            && self.stop.number_ios.is_none()
             && self.zones.as_ref().is_none_or(|z| z.table[d].is_empty())
             && f.dist.is_none()
             && f.lfsr.is_none()
@@ -737,8 +736,10 @@ impl Workload {
             return false;
         }
         if let Some(d) = self.fast_dir {
+            // `number_ios` reached: the general path below ends the stream.
             if (self.stop.time_based || self.loop_bytes < self.per_loop_bytes)
                 && !self.files[0].done
+                && self.issued_ios < self.stop.number_ios.unwrap_or(u64::MAX)
             {
                 if let Some((offset, len)) = self.fast_offset_len(d) {
                     *req = IoRequest { dir: DIRS[d], file: 0, offset, len, issue_at: None };
