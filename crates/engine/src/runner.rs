@@ -68,7 +68,12 @@ struct ProbedCheck {
 }
 
 impl ReadCheck for ProbedCheck {
-    fn check(&mut self, buf: &[u8], file: u32, offset: u64) -> Result<(), String> {
+    fn check(
+        &mut self,
+        buf: &[u8],
+        file: u32,
+        offset: u64,
+    ) -> Result<(), Box<iolab_data::VerifyFailure>> {
         if let Some((job, p, n)) = &mut self.probe {
             if *n % p.every.max(1) == 0 {
                 (p.observe)(*job, buf);
@@ -564,12 +569,12 @@ pub fn run_jobs(
                 paths.iter().map(|p| FileLayout { size: existing_size(p) }).collect();
             let input = WorkerInput { job, clone_index: clone, thread_number, files: &layouts };
             let wl = Workload::new(&input)
-                .map_err(|e| EngineError::Job { job: job.name.clone(), what: e.to_string() })?;
+                .map_err(|source| EngineError::Workload { job: job.name.clone(), source })?;
             if clone == 0 {
                 notes.extend(wl.warnings().iter().map(|w| format!("job {}: {w}", job.name)));
             }
             let dcfg = iolab_data::DataConfig::from_job(job)
-                .map_err(|e| EngineError::Job { job: job.name.clone(), what: e.to_string() })?;
+                .map_err(|source| EngineError::Data { job: job.name.clone(), source })?;
             let seed = data_seed(job, thread_number);
             let mut layout_gen = iolab_data::DataGen::new(&dcfg, seed);
             let plan = verify_plan(job, &dcfg, &wcfg)?;
@@ -634,14 +639,10 @@ pub fn run_jobs(
                 }
                 targets.push(t);
             }
-            let efiles: Vec<EngineFile> = targets
+            let efiles = targets
                 .iter()
-                .map(|t| EngineFile {
-                    fd: t.file.as_raw_fd(),
-                    is_block: t.is_block,
-                    path: t.path.clone(),
-                })
-                .collect();
+                .map(|t| EngineFile::dup(&t.file, t.is_block, &t.path))
+                .collect::<Result<Vec<_>, _>>()?;
             let max_bs = [job.bs.read.max, job.bs.write.max, job.bs.trim.max]
                 .into_iter()
                 .chain(job.bs.iter().flat_map(|(_, b)| b.split.iter().map(|s| s.bs)))
@@ -699,7 +700,7 @@ pub fn run_jobs(
             let handle = std::thread::Builder::new()
                 .name(name)
                 .spawn(move || {
-                    let held = targets; // keep the fds open while the engine runs
+                    let held = targets; // invalidate, verify (engines dup their fds)
                     let mut engine = (entry.ctor)(&ecfg)?;
                     let mut src = WorkloadSource {
                         wl,

@@ -19,6 +19,7 @@
 use crate::engines::{Completion, IoEngine, IoOp, OpKind, Queued};
 use crate::error::EngineError;
 use iolab_core::{IoDir, IoRequest, Nanos};
+use iolab_data::VerifyFailure;
 use iolab_stats::Recorder;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -36,9 +37,10 @@ impl<F: FnMut(&mut [u8], u32, u64) + Send> BufFill for F {
     }
 }
 
-/// What a read buffer is checked against after completion (`verify`); `Err` is a message.
+/// What a read buffer is checked against after completion (`verify`); `Err` is the data
+/// crate's typed failure (which block, what was expected, what was found).
 pub trait ReadCheck: Send {
-    fn check(&mut self, buf: &[u8], file: u32, offset: u64) -> Result<(), String>;
+    fn check(&mut self, buf: &[u8], file: u32, offset: u64) -> Result<(), Box<VerifyFailure>>;
 }
 
 /// The loop's knobs, resolved from the job.

@@ -147,11 +147,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let depth = if engines::is_sync_engine(&args.ioengine) { 1 } else { args.iodepth.max(1) };
     let max_bs = reqs.iter().map(|r| r.len).max().unwrap_or(4096) as usize;
-    let files = vec![EngineFile {
-        fd: std::os::fd::AsRawFd::as_raw_fd(&target.file),
-        is_block: target.is_block,
-        path: target.path.clone(),
-    }];
+    let files = vec![EngineFile::dup(&target.file, target.is_block, &target.path)?];
     let mut engine =
         (engines::lookup(&args.ioengine)?.ctor)(&EngineConfig::new(depth, max_bs, files))?;
     let cfg = WorkerConfig { depth, depth_low: depth.saturating_sub(1), ..WorkerConfig::default() };
