@@ -20,6 +20,7 @@ use crate::engines::{Completion, IoEngine, IoOp, OpKind, Queued};
 use crate::error::EngineError;
 use iolab_core::{IoDir, IoRequest, Nanos};
 use iolab_data::VerifyFailure;
+use iolab_stats::recorder::LatTriple;
 use iolab_stats::Recorder;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -650,13 +651,31 @@ where
             self.stream_done = true;
         }
         self.rec.record_complete_batch(comps.len() as u32);
+        // Consecutive completions with the same figures go to the recorder as one run (the
+        // null engine's batches share every clock read); anything else flushes the run first,
+        // so the recorder sees the same samples in the same order.
+        let batch = self.lat_logs.is_none() && self.check.is_none() && self.meas.all();
+        let mut run: Option<(IoDir, u64, LatTriple, u64)> = None;
         for c in &comps {
             let s = self.slots[c.slot as usize];
             self.in_flight -= 1;
             count_file(&mut self.per_file, s.file, c.res, self.ramping);
-            self.complete(&s, c.slot, c.res, Some(s.issue), t_done, self.cfg.stop_on_error);
+            if batch && s.dir != IoDir::Sync && c.res >= 0 && c.res as u64 == s.len {
+                let x = latencies(&s, Some(s.issue), t_done);
+                match &mut run {
+                    Some((d, b, y, n)) if *d == s.dir && *b == s.len && *y == x => *n += 1,
+                    _ => {
+                        self.flush_run(run.take());
+                        run = Some((s.dir, s.len, x, 1));
+                    }
+                }
+            } else {
+                self.flush_run(run.take());
+                self.complete(&s, c.slot, c.res, Some(s.issue), t_done, self.cfg.stop_on_error);
+            }
             self.free.push(c.slot);
         }
+        self.flush_run(run);
         self.comps = comps;
         if self.error.is_some() {
             self.stream_done = true;
@@ -706,12 +725,8 @@ where
         if s.dir != IoDir::Sync && bytes < s.len {
             self.rec.record_short(s.dir);
         }
-        let (slat, clat) = match issue {
-            Some(i) => (Some(Nanos(i.saturating_sub(s.start))), Nanos(t_done.saturating_sub(i))),
-            None => (None, Nanos(t_done.saturating_sub(s.start))),
-        };
-        let lat_from = s.intended.map_or(s.start, |i| i.min(s.start));
-        let lat = Nanos(t_done.saturating_sub(lat_from));
+        let x = latencies(s, issue, t_done);
+        let LatTriple { slat, clat, lat } = x;
         let m = self.meas;
         if m.slat && m.clat && m.lat {
             self.rec.record_complete(s.dir, bytes, slat, clat, lat);
@@ -722,10 +737,20 @@ where
         }
         if let Some(l) = self.lat_logs.as_mut() {
             let t = Nanos(t_done.saturating_sub(m.epoch));
-            l.add(m, t, s, bytes, Sample { slat, clat, lat });
+            l.add(m, t, s, bytes, x);
         }
         if s.dir == IoDir::Read && self.check.is_some() {
             self.check_read(s, slot, bytes);
+        }
+    }
+
+    /// Record `n` completions of `dir` with `bytes` each and the same latencies.
+    #[inline]
+    fn flush_run(&mut self, run: Option<(IoDir, u64, LatTriple, u64)>) {
+        match run {
+            Some((dir, bytes, x, 1)) => self.rec.record_complete(dir, bytes, x.slat, x.clat, x.lat),
+            Some((dir, bytes, x, n)) => self.rec.record_complete_n(dir, bytes, n, x),
+            None => {}
         }
     }
 
@@ -792,17 +817,29 @@ where
     }
 }
 
-/// The three latencies of one completion.
-#[derive(Clone, Copy)]
-struct Sample {
-    slat: Option<Nanos>,
-    clat: Nanos,
-    lat: Nanos,
+/// A completion's latencies: `slat` from creation to issue (async units), `clat` from issue
+/// (or creation) to completion, `lat` from the intended issue time when paced.
+#[inline]
+fn latencies(s: &Slot, issue: Option<u64>, t_done: u64) -> LatTriple {
+    let (slat, clat) = match issue {
+        Some(i) => (Some(Nanos(i.saturating_sub(s.start))), Nanos(t_done.saturating_sub(i))),
+        None => (None, Nanos(t_done.saturating_sub(s.start))),
+    };
+    let lat_from = s.intended.map_or(s.start, |i| i.min(s.start));
+    LatTriple { slat, clat, lat: Nanos(t_done.saturating_sub(lat_from)) }
+}
+
+impl Measure {
+    /// Every latency is measured (no `disable_*lat`, no `gtod_reduce`).
+    #[inline]
+    fn all(&self) -> bool {
+        self.slat && self.clat && self.lat
+    }
 }
 
 impl LatLogs {
     /// fio `account_io_completion`: lat for every ddir, clat/bw/iops for data ddirs only.
-    fn add(&mut self, m: Measure, t: Nanos, s: &Slot, bytes: u64, x: Sample) {
+    fn add(&mut self, m: Measure, t: Nanos, s: &Slot, bytes: u64, x: LatTriple) {
         let data = s.dir != IoDir::Sync;
         if self.lat_on {
             if m.clat && data {
