@@ -6,7 +6,7 @@
 //! What only the run knows (devices, filesystem, zero reads, CPU) is filled in by the caller.
 
 use iolab_data::measure::zero_run_bytes;
-use iolab_data::{DataConfig, DataGen};
+use iolab_data::DataGen;
 use iolab_job::Job;
 
 use crate::{DataFacts, JobEvidence};
@@ -34,7 +34,7 @@ pub fn job_evidence(job: &Job) -> JobEvidence {
 /// Share of zero-run bytes in the first [`SAMPLE_BYTES`] the job would write (consecutive
 /// blocks of the job's minimum write size from offset 0).
 pub fn zero_run_share(job: &Job) -> Option<f64> {
-    let cfg = DataConfig::from_job(job).ok()?;
+    let cfg = job.data_config().ok()?;
     let bs = job.bs.write.min.clamp(512, SAMPLE_BYTES);
     let mut gen = DataGen::new(&cfg, job.randseed);
     let mut buf = vec![0u8; bs as usize];

@@ -30,7 +30,6 @@ pub mod checks;
 pub mod evidence;
 pub mod from_job;
 pub mod render;
-pub mod ssmon;
 pub mod watch;
 pub mod zeroprobe;
 
@@ -40,8 +39,8 @@ pub use evidence::{
     JobEvidence, PhaseEvidence, QueueLimit, WriteAlloc, ZeroReadSample,
 };
 pub use from_job::job_evidence;
+pub use iolab_stats::sstrack::{SsSpec, SsTracker};
 pub use render::{render_brief, render_device_view, render_text};
-pub use ssmon::{SsSpec, SsTracker};
 pub use watch::{RunWatch, WatchConfig, WatchReport};
 pub use zeroprobe::ZeroProbe;
 

@@ -259,7 +259,7 @@ impl RunWatch {
             let t = &self.targets[i];
             let mut e = job_evidence(spec);
             // After a fallback the result names the engine that ran: judge that one.
-            if let Some(ran) = j.options.get("ioengine").filter(|r| **r != spec.ioengine) {
+            if let Some(ran) = j.report.engine_ran.as_ref().filter(|r| **r != spec.ioengine) {
                 e.engine_fallback_from = Some(std::mem::replace(&mut e.ioengine, ran.clone()));
             }
             e.fs_type = t.topologies.iter().find_map(|t| t.fs.as_ref().map(|f| f.fs_type.clone()));

@@ -96,32 +96,20 @@ fn main() -> ExitCode {
         signals::polled(std::time::Duration::from_secs(10));
         return fio_exit(cmd::fio::run(&argv0, &args));
     }
-    let cli = Cli::parse();
-    if matches!(
-        cli.command,
-        Command::Run(_)
-            | Command::Data(_)
-            | Command::Trace(_)
-            | Command::Replay(_)
-            | Command::Mrc(_)
-    ) {
-        // These poll the stop and write what they gathered, marked interrupted.
-        signals::polled(std::time::Duration::from_secs(10));
-    }
-    let result = match cli.command {
-        Command::Run(a) => cmd::run::run(a),
-        Command::Fio(a) => return fio_exit(cmd::fio::run("fio", &a.rest)),
-        Command::Sim(a) => cmd::sim::run(a),
-        Command::Parse(a) => cmd::parse::run(a),
-        Command::Options(a) => cmd::options::run(a),
-        Command::Data(a) => cmd::data::run(a),
-        Command::Trace(a) => cmd::trace::run(a),
-        Command::Replay(a) => cmd::replay::run(a),
-        Command::Mrc(a) => cmd::mrc::run(a),
-        Command::Fill(a) => cmd::fill::run(a),
-        Command::Compare(a) => cmd::compare::run(a),
-        Command::Report(a) => cmd::report::run(a),
-        Command::Plot(a) => cmd::plot::run(a),
+    // run, sim and parse mix their flags with fio's arguments: clap reads them from the split
+    // (cmd::split_own); the whole-argv parse is only for their --help.
+    let help = std::env::args_os().skip(2).any(|a| a == "--help" || a == "-h");
+    let result = match argv.get(1).map(String::as_str) {
+        Some("run") if !help => {
+            signals::polled(std::time::Duration::from_secs(10));
+            cmd::raw_args().and_then(|a| cmd::run::run_args(&a, cmd::run::Personality::Iolab))
+        }
+        Some("sim") if !help => cmd::raw_args().and_then(|a| cmd::sim::run_args(&a)),
+        Some("parse") if !help => cmd::raw_args().and_then(|a| cmd::parse::run_args(&a)),
+        _ => match dispatch(Cli::parse()) {
+            Ok(r) => r,
+            Err(code) => return code,
+        },
     };
     if let Err(e) = &result {
         if signals::is_broken_pipe(e) {
@@ -141,6 +129,36 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Run a subcommand clap has parsed whole; `Err` is the fio personality's exit, already final.
+fn dispatch(cli: Cli) -> Result<anyhow::Result<ExitCode>, ExitCode> {
+    if matches!(
+        cli.command,
+        Command::Run(_)
+            | Command::Data(_)
+            | Command::Trace(_)
+            | Command::Replay(_)
+            | Command::Mrc(_)
+    ) {
+        // These poll the stop and write what they gathered, marked interrupted.
+        signals::polled(std::time::Duration::from_secs(10));
+    }
+    Ok(match cli.command {
+        Command::Run(a) => cmd::run::run(a),
+        Command::Fio(a) => return Err(fio_exit(cmd::fio::run("fio", &a.rest))),
+        Command::Sim(a) => cmd::sim::run(a),
+        Command::Parse(a) => cmd::parse::run(a),
+        Command::Options(a) => cmd::options::run(a),
+        Command::Data(a) => cmd::data::run(a),
+        Command::Trace(a) => cmd::trace::run(a),
+        Command::Replay(a) => cmd::replay::run(a),
+        Command::Mrc(a) => cmd::mrc::run(a),
+        Command::Fill(a) => cmd::fill::run(a),
+        Command::Compare(a) => cmd::compare::run(a),
+        Command::Report(a) => cmd::report::run(a),
+        Command::Plot(a) => cmd::plot::run(a),
+    })
 }
 
 /// The fio personality's exit: temporaries removed and, after a signal, 128 + its number

@@ -433,3 +433,85 @@ fn status_lines_carry_device_queue_depth() {
     }
     assert!(lines.iter().any(|l| l.contains(" aqu-sz ") && l.contains(" util ")), "{err}");
 }
+
+/// The keys of the flat object that follows `"name"` in a JSON text, in the order written
+/// (serde_json's `Value` sorts them, which would hide the order under test).
+fn keys_in_order(text: &str, name: &str) -> Vec<String> {
+    let Some(at) = text.find(&format!("\"{name}\"")) else { return Vec::new() };
+    let body = &text[at + name.len() + 2..];
+    let body = &body[body.find('{').unwrap_or(0) + 1..body.find('}').unwrap_or(body.len())];
+    // Quoted strings alternate key, value (the values here hold no quotes).
+    body.split('"').skip(1).step_by(2).step_by(2).map(str::to_string).collect()
+}
+
+/// fio's `json_add_job_opts`: `global options` and each job's `job options` list what the
+/// section set, in file order, bare flags left out — compared key by key with fio 3.33.
+#[test]
+fn json_echoes_options_in_file_order_as_fio_does() {
+    if !Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        println!("skip: fio is not installed");
+        return;
+    }
+    let d = tempfile::tempdir_in(".").unwrap();
+    let job = d.path().join("order.fio");
+    std::fs::write(
+        &job,
+        "[global]\nsize=64k\nioengine=null\ngroup_reporting\nbs=4k\nthread\n\n[zeta]\n\
+         rw=randread\niodepth=4\nnumjobs=1\ndescription=echo order\ndirect=0\n",
+    )
+    .unwrap();
+    let fio = Command::new("fio").arg("--output-format=json").arg(&job).output().unwrap();
+    assert!(fio.status.success(), "{}", String::from_utf8_lossy(&fio.stderr));
+    let fio = String::from_utf8_lossy(&fio.stdout).into_owned();
+    let out = d.path().join("r.json");
+    let st = iolab()
+        .arg("run")
+        .arg(&job)
+        .args(["--output-format=json", "--output"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let mine = std::fs::read_to_string(&out).unwrap();
+    let globals = keys_in_order(&fio, "global options");
+    assert_eq!(globals, ["size", "ioengine", "bs"], "fio's own order");
+    assert_eq!(keys_in_order(&mine, "global options"), globals);
+    let own = keys_in_order(&fio, "job options");
+    assert_eq!(own, ["rw", "iodepth", "numjobs", "description", "direct"], "fio's own order");
+    assert_eq!(keys_in_order(&mine, "job options"), own);
+}
+
+/// `iolab replay` picks its engine as `iolab run` does: io_uring where the kernel has it,
+/// else psync with a note; the engine used is in the JSON (`job options`.`ioengine`).
+#[test]
+fn replay_records_the_engine_it_used() {
+    let trace =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/cloudPhysicsIO.csv");
+    let d = tempfile::tempdir_in(".").unwrap();
+    let out = d.path().join("r.json");
+    let st = iolab()
+        .arg("replay")
+        .arg(&trace)
+        .arg(format!("--filename={}", d.path().join("target.dat").display()))
+        .args(["--limit=200", "--ioengine=io_uring", "--output-format=json"])
+        .arg(format!("--output={}", out.display()))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&st.stderr);
+    assert!(st.status.success(), "{err}");
+    let used = json_file(&out)["jobs"][0]["job options"]["ioengine"].as_str().unwrap().to_string();
+    let uring = iolab_engine::engines::uring::probe().is_ok();
+    assert_eq!(used, if uring { "io_uring" } else { "psync" }, "{err}");
+    assert_eq!(err.contains("io_uring is not available"), !uring, "{err}");
+    // An engine asked for by name is the one used.
+    let st = iolab()
+        .arg("replay")
+        .arg(&trace)
+        .arg(format!("--filename={}", d.path().join("target.dat").display()))
+        .args(["--limit=200", "--ioengine=psync", "--output-format=json"])
+        .arg(format!("--output={}", out.display()))
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    assert_eq!(json_file(&out)["jobs"][0]["job options"]["ioengine"], "psync");
+}

@@ -102,3 +102,44 @@ fn sim_text_is_run_summary_then_tiers() {
     assert!(text.contains("over time (read hit ratio / fill per tier"), "{text}");
     assert!(text.contains("/100.0%"), "{text}");
 }
+
+/// `iolab sim`'s JSON comes from the same fio printer as `iolab run`'s: the top-level keys in
+/// fio's order (not serde's sorted order), `iolab_sim` after them, fio's `"key" : value`.
+#[test]
+fn sim_json_keys_follow_run_json_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = ["--name=k", "--rw=read", "--bs=4k", "--size=1m"];
+    let run = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .current_dir(dir.path())
+        .arg("run")
+        .args(job)
+        .args(["--filename=k.dat", "--output-format=json"])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let sim = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .arg("sim")
+        .args(job)
+        .args(["--tier=ram:1MiB:lru", "--output-format=json"])
+        .output()
+        .unwrap();
+    assert!(sim.status.success(), "{}", String::from_utf8_lossy(&sim.stderr));
+    // Top-level keys in document order: lines indented by exactly two spaces.
+    let keys = |b: &[u8]| -> Vec<String> {
+        String::from_utf8_lossy(b)
+            .lines()
+            .filter(|l| l.starts_with("  \"") && !l.starts_with("   "))
+            .filter_map(|l| l.trim_start().split('"').nth(1).map(String::from))
+            .collect()
+    };
+    let (r, s) = (keys(&run.stdout), keys(&sim.stdout));
+    assert_eq!(s.last().map(String::as_str), Some("iolab_sim"), "{s:?}");
+    let common: Vec<&String> = s.iter().filter(|k| r.contains(k)).collect();
+    let in_run: Vec<&String> = r.iter().filter(|k| s.contains(k)).collect();
+    assert_eq!(common, in_run, "sim {s:?} vs run {r:?}");
+    assert_eq!(&s[..3], &["fio version", "iolab_version", "timestamp"], "{s:?}");
+    assert!(String::from_utf8_lossy(&sim.stdout).contains("\"jobs\" : ["));
+    let v: serde_json::Value = serde_json::from_slice(&sim.stdout).unwrap();
+    assert!(v["timestamp_ms"].as_u64().unwrap() > 1_600_000_000_000, "real start time");
+    assert_eq!(v["jobs"][0]["jobname"], "k");
+}

@@ -109,6 +109,21 @@ pub fn read_bounded(path: &Path, what: &'static str, max: u64) -> Result<Vec<u8>
     Ok(bytes)
 }
 
+/// The size of an existing file or block device, 0 when there is none (or it cannot be
+/// read). A block device's size is where a seek to its end lands (lseek(2) on a block
+/// device reports its capacity, as `BLKGETSIZE64` does). The one way the engine and the
+/// iolog writer size a target that is already there.
+pub fn existing_size(p: &Path) -> u64 {
+    use std::io::{Seek, SeekFrom};
+    match std::fs::metadata(p) {
+        Ok(m) if m.file_type().is_block_device() => {
+            File::open(p).and_then(|mut f| f.seek(SeekFrom::End(0))).unwrap_or(0)
+        }
+        Ok(m) => m.len(),
+        Err(_) => 0,
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -53,7 +53,7 @@ pub enum DataError {
 }
 
 impl DataError {
-    pub(crate) fn option(option: &str, value: impl ToString, kind: OptionErrorKind) -> Self {
+    pub fn option(option: &str, value: impl ToString, kind: OptionErrorKind) -> Self {
         DataError::Option { option: option.to_string(), value: value.to_string(), kind }
     }
 }

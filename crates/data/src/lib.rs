@@ -24,6 +24,7 @@
 pub mod config;
 pub mod error;
 pub mod gen;
+pub mod genfile;
 pub mod measure;
 pub mod pattern;
 pub mod verify;

@@ -18,7 +18,8 @@ fn set(job: &mut Job, name: &str, v: OptionValue) {
         OptionValue::Size(s) => s.to_string(),
         other => format!("{other:?}"),
     };
-    job.options.insert(name.into(), ResolvedOption { value: v, raw, origin: Origin::Default });
+    job.options
+        .insert(name.into(), ResolvedOption { value: v, raw, origin: Origin::Default, seq: 0 });
 }
 
 fn write_job() -> Job {
@@ -54,7 +55,7 @@ fn compress_percentage_hits_target_zstd_ratio_with_pattern() {
                 set(&mut job, "buffer_pattern", OptionValue::Str("0xdeadbeef".into()));
             }
             set(&mut job, "buffer_compress_chunk", OptionValue::Size(chunk));
-            let cfg = DataConfig::from_job(&job).unwrap();
+            let cfg = job.data_config().unwrap();
             assert!(cfg.refill_buffers);
             let data = stream(&cfg, 11, 2 << 20, 4096);
             let m = measure_bytes(&data, 4096).unwrap();
@@ -83,7 +84,7 @@ fn compress_percentage_hits_target_zstd_ratio_with_pattern() {
 fn compress_without_pattern_is_zero_runs_and_says_so() {
     let mut job = write_job();
     set(&mut job, "buffer_compress_percentage", OptionValue::Int(50));
-    let cfg = DataConfig::from_job(&job).unwrap();
+    let cfg = job.data_config().unwrap();
     assert!(cfg.warnings().iter().any(|w| w.contains("zero suppression")));
     let data = stream(&cfg, 3, 4 << 20, 65536);
     // fio layout (measured with fio-3.33): each 512 B chunk is 256 random then 256 zero bytes.
@@ -102,7 +103,7 @@ fn compress_content_text_is_real_compression() {
         let mut job = write_job();
         set(&mut job, "buffer_compress_percentage", OptionValue::Int(p));
         set(&mut job, "compress_content", OptionValue::Str("text".into()));
-        let cfg = DataConfig::from_job(&job).unwrap();
+        let cfg = job.data_config().unwrap();
         assert_eq!(cfg.compress_content, CompressContent::Text);
         let m = measure_bytes(&stream(&cfg, 5, 2 << 20, 4096), 4096).unwrap();
         let got = zstd_ratio(&m);
@@ -200,7 +201,7 @@ fn same_seed_same_bytes_any_order() {
 #[test]
 fn fio_default_reused_buffer_is_unique_per_block_but_stream_redundant() {
     let job = write_job();
-    let cfg = DataConfig::from_job(&job).unwrap();
+    let cfg = job.data_config().unwrap();
     assert!(!cfg.refill_buffers && cfg.scramble_buffers);
     assert!(cfg.warnings().iter().any(|w| w.contains("~98% redundant")));
     let data = stream(&cfg, 1, 8 << 20, 4096);
@@ -216,7 +217,7 @@ fn fio_default_reused_buffer_is_unique_per_block_but_stream_redundant() {
 fn refill_buffers_gives_unique_incompressible_data() {
     let mut job = write_job();
     set(&mut job, "refill_buffers", OptionValue::Bool(true));
-    let cfg = DataConfig::from_job(&job).unwrap();
+    let cfg = job.data_config().unwrap();
     let m = measure_bytes(&stream(&cfg, 2, 8 << 20, 4096), 4096).unwrap();
     for c in &m.codecs {
         assert!(c.block_ratio < 1.001 && c.stream_ratio < 1.001, "{c:?}");
@@ -229,7 +230,7 @@ fn refill_buffers_gives_unique_incompressible_data() {
 fn from_job_follows_fio_fixups() {
     let mut job = write_job();
     set(&mut job, "buffer_compress_percentage", OptionValue::Int(100));
-    let c = DataConfig::from_job(&job).unwrap();
+    let c = job.data_config().unwrap();
     assert!(c.zero_buffers && c.compress_percentage == 0, "init.c: 100% becomes zero_buffers");
     let mut buf = vec![1u8; 4096];
     DataGen::new(&c, 1).fill(&mut buf, 0, 0, 0);
@@ -238,7 +239,7 @@ fn from_job_follows_fio_fixups() {
     let mut job = Job::with_defaults("rw");
     job.rw = iolab_job::RwKind::RandRw;
     set(&mut job, "buffer_pattern", OptionValue::Str("\"ab\"".into()));
-    let c = DataConfig::from_job(&job).unwrap();
+    let c = job.data_config().unwrap();
     assert!(c.refill_buffers && !c.scramble_buffers, "pattern with reads forces refill");
     let mut buf = vec![0u8; 8];
     DataGen::new(&c, 1).fill(&mut buf, 0, 0, 0);
@@ -246,14 +247,14 @@ fn from_job_follows_fio_fixups() {
 
     let mut job = write_job();
     set(&mut job, "verify", OptionValue::Str("crc32c-intel".into()));
-    let c = DataConfig::from_job(&job).unwrap();
+    let c = job.data_config().unwrap();
     assert_eq!(c.verify, VerifyKind::Crc32c);
     assert!(c.refill_buffers, "init.c: verify forces refill_buffers");
 
     let mut job = write_job();
     set(&mut job, "dedupe_percentage", OptionValue::Int(30));
     set(&mut job, "dedupe_mode", OptionValue::Str("working_set".into()));
-    let e = DataConfig::from_job(&job).unwrap_err().to_string();
+    let e = job.data_config().unwrap_err().to_string();
     assert!(e.contains("needs an explicit size"), "{e}");
 }
 
@@ -268,7 +269,7 @@ fn bad_option_values_name_the_option() {
     ] {
         let mut job = write_job();
         set(&mut job, name, v);
-        let e = DataConfig::from_job(&job).unwrap_err().to_string();
+        let e = job.data_config().unwrap_err().to_string();
         assert!(e.contains(want), "{name}: {e}");
         assert!(!e.contains('\n'));
     }
@@ -392,7 +393,7 @@ fn seed_compressible_job_file() {
     env.vars.insert("TESTDIR".into(), "/tmp".into());
     let parsed = iolab_job::parse_str_with("seed-compressible.fio", &text, &env).unwrap();
     let job = &parsed.jobs[0];
-    let cfg = DataConfig::from_job(job).unwrap();
+    let cfg = job.data_config().unwrap();
     assert_eq!((cfg.compress_percentage, cfg.min_write_bs), (50, 65536));
     assert_eq!(cfg.pattern, [0xde, 0xad, 0xbe, 0xef]);
     assert!(cfg.refill_buffers && cfg.compress_content == CompressContent::Pattern);

@@ -53,19 +53,20 @@ impl ClockSource {
 
     /// The source for a job's `clocksource=` value (`None`: the default), and a note when the
     /// request cannot be honoured (`cpu` without a reliable TSC falls back to `clock_gettime`).
-    pub fn resolve(asked: Option<&str>) -> (ClockSource, Option<String>) {
+    pub fn resolve(asked: Option<iolab_job::ClockSource>) -> (ClockSource, Option<String>) {
+        use iolab_job::ClockSource as Asked;
         match asked {
-            Some("gettimeofday") => (ClockSource::Gettimeofday, None),
-            Some("clock_gettime") => (ClockSource::ClockGettime, None),
-            Some("cpu") if tsc().is_none() => (
+            Some(Asked::Gettimeofday) => (ClockSource::Gettimeofday, None),
+            Some(Asked::ClockGettime) => (ClockSource::ClockGettime, None),
+            Some(Asked::Cpu) if tsc().is_none() => (
                 ClockSource::ClockGettime,
                 Some(format!(
                     "clocksource=cpu: the TSC is not usable here ({}); using clock_gettime",
                     tsc_refusal()
                 )),
             ),
-            Some("cpu") => (ClockSource::Cpu, None),
-            _ => (ClockSource::default_for_host(), None),
+            Some(Asked::Cpu) => (ClockSource::Cpu, None),
+            None => (ClockSource::default_for_host(), None),
         }
     }
 
@@ -487,9 +488,15 @@ mod tests {
 
     #[test]
     fn resolve_names_the_fallback() {
-        assert_eq!(ClockSource::resolve(Some("clock_gettime")).0, ClockSource::ClockGettime);
-        assert_eq!(ClockSource::resolve(Some("gettimeofday")).0, ClockSource::Gettimeofday);
-        let (src, note) = ClockSource::resolve(Some("cpu"));
+        assert_eq!(
+            ClockSource::resolve(Some(iolab_job::ClockSource::ClockGettime)).0,
+            ClockSource::ClockGettime
+        );
+        assert_eq!(
+            ClockSource::resolve(Some(iolab_job::ClockSource::Gettimeofday)).0,
+            ClockSource::Gettimeofday
+        );
+        let (src, note) = ClockSource::resolve(Some(iolab_job::ClockSource::Cpu));
         match tsc() {
             Some(_) => assert_eq!((src, note), (ClockSource::Cpu, None)),
             None => {

@@ -1,4 +1,5 @@
-//! Map each option iolab acts on onto the typed [`Job`] fields, with fio's grammar and checks
+//! The setters the registry entries name (`.set(a::set_bs)`): each maps one option onto the
+//! typed [`Job`] fields, with fio's grammar and checks
 //! for the options that have their own (`rw`, `bssplit`, `random_distribution`,
 //! `file_service_type`, …).
 //!
@@ -26,16 +27,7 @@ const WINDOWS_ONLY_ENGINES: &[&str] = &["windowsaio"];
 
 /// The `kb_base` in force for this job: the last `kb_base` set before this option.
 pub fn kb_base(job: &Job) -> KbBase {
-    let v = job.options.get("kb_base").map(|o| match &o.value {
-        OptionValue::Int(i) => *i == 1000,
-        OptionValue::Str(s) => s.trim() == "1000",
-        _ => false,
-    });
-    if v == Some(true) {
-        KbBase::K1000
-    } else {
-        KbBase::K1024
-    }
+    job.kb_base()
 }
 
 fn bad(name: &str, value: &str, expected: impl Into<String>) -> JobErrorKind {
@@ -105,213 +97,687 @@ fn map_dirs<T>(
     Ok(out)
 }
 
-/// Apply one option to `job`. Returns `Ok(true)` when this module handled it (the caller still
-/// records the value in `job.options`), `Ok(false)` when the option has no typed field.
-/// Warnings (fio traps, forced settings) are pushed to `warn`.
-pub fn apply(
+/// `name`.
+pub(crate) fn set_name(
     job: &mut Job,
-    name: &str,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "name";
+    job.name = need(name, v)?.to_string();
+    Ok(())
+}
+
+/// `kb_base`.
+pub(crate) fn set_kb_base(
+    _job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "kb_base";
+    let s = need(name, v)?;
+    if !matches!(s.trim(), "1000" | "1024") {
+        return Err(bad(name, s, "1024 or 1000"));
+    }
+    Ok(())
+}
+
+/// `numjobs`.
+pub(crate) fn set_numjobs(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "numjobs";
+    let kb = kb_base(job);
+    // fio's minval for numjobs is 1
+    job.numjobs = parse_u32(name, need(name, v)?, kb)?;
+    if job.numjobs == 0 {
+        return Err(bad(name, need(name, v)?, "1 or more jobs"));
+    }
+    Ok(())
+}
+
+/// `stonewall`.
+pub(crate) fn set_stonewall(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "stonewall";
+    job.stonewall = parse_bool(name, v)?;
+    Ok(())
+}
+
+/// `new_group`.
+pub(crate) fn set_new_group(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "new_group";
+    job.new_group = parse_bool(name, v)?;
+    Ok(())
+}
+
+/// `wait_for`.
+pub(crate) fn set_wait_for(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "wait_for";
+    job.wait_for = Some(need(name, v)?.to_string());
+    Ok(())
+}
+
+/// `group_reporting`.
+pub(crate) fn set_group_reporting(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "group_reporting";
+    job.group_reporting = parse_bool(name, v)?;
+    Ok(())
+}
+
+/// `rw`.
+pub(crate) fn set_rw(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "rw";
+    let kb = kb_base(job);
+    apply_rw(job, need(name, v)?, kb)?;
+    Ok(())
+}
+
+/// `rw_sequencer`.
+pub(crate) fn set_rw_sequencer(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "rw_sequencer";
+    job.rw_sequencer = match need(name, v)? {
+        "sequential" => RwSequencer::Sequential,
+        "identical" => RwSequencer::Identical,
+        o => return Err(bad(name, o, "sequential or identical")),
+    };
+    Ok(())
+}
+
+/// `rwmixread`.
+pub(crate) fn set_rwmixread(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "rwmixread";
+    job.rwmixread = units::parse_percent(need(name, v)?).map_err(|e| unit_err(name, e))?;
+    Ok(())
+}
+
+/// `rwmixwrite`.
+pub(crate) fn set_rwmixwrite(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "rwmixwrite";
+    job.rwmixread = 100 - units::parse_percent(need(name, v)?).map_err(|e| unit_err(name, e))?;
+    Ok(())
+}
+
+/// `percentage_random`.
+pub(crate) fn set_percentage_random(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "percentage_random";
+    let vals = map_dirs(name, need(name, v)?, &[','], |p| {
+        units::parse_percent(p).map_err(|e| unit_err(name, e))
+    })?;
+    set_dirs(&mut job.percentage_random, vals);
+    Ok(())
+}
+
+/// `bs`.
+pub(crate) fn set_bs(
+    job: &mut Job,
     v: Option<&str>,
     warn: &mut Vec<String>,
-) -> Result<bool, JobErrorKind> {
+) -> Result<(), JobErrorKind> {
+    let name = "bs";
     let kb = kb_base(job);
-    match name {
-        "name" => job.name = need(name, v)?.to_string(),
-        "kb_base" => {
-            let s = need(name, v)?;
-            if !matches!(s.trim(), "1000" | "1024") {
-                return Err(bad(name, s, "1024 or 1000"));
+    let vals = map_dirs(name, need(name, v)?, &[','], |p| size(name, p, kb, warn))?;
+    for (d, val) in [&mut job.bs.read, &mut job.bs.write, &mut job.bs.trim].into_iter().zip(vals) {
+        if let Some(b) = val {
+            if b == 0 {
+                return Err(bad(name, need(name, v)?, "a block size above 0"));
             }
+            d.min = b;
+            d.max = b;
         }
-        "numjobs" => {
-            // fio's minval for numjobs is 1
-            job.numjobs = parse_u32(name, need(name, v)?, kb)?;
-            if job.numjobs == 0 {
-                return Err(bad(name, need(name, v)?, "1 or more jobs"));
-            }
-        }
-        "stonewall" => job.stonewall = parse_bool(name, v)?,
-        "new_group" => job.new_group = parse_bool(name, v)?,
-        "wait_for" => job.wait_for = Some(need(name, v)?.to_string()),
-        "group_reporting" => job.group_reporting = parse_bool(name, v)?,
-        "rw" => apply_rw(job, need(name, v)?, kb)?,
-        "rw_sequencer" => {
-            job.rw_sequencer = match need(name, v)? {
-                "sequential" => RwSequencer::Sequential,
-                "identical" => RwSequencer::Identical,
-                o => return Err(bad(name, o, "sequential or identical")),
-            }
-        }
-        "rwmixread" => {
-            job.rwmixread = units::parse_percent(need(name, v)?).map_err(|e| unit_err(name, e))?
-        }
-        "rwmixwrite" => {
-            job.rwmixread =
-                100 - units::parse_percent(need(name, v)?).map_err(|e| unit_err(name, e))?
-        }
-        "percentage_random" => {
-            let vals = map_dirs(name, need(name, v)?, &[','], |p| {
-                units::parse_percent(p).map_err(|e| unit_err(name, e))
-            })?;
-            set_dirs(&mut job.percentage_random, vals);
-        }
-        "bs" => {
-            let vals = map_dirs(name, need(name, v)?, &[','], |p| size(name, p, kb, warn))?;
-            for (d, val) in
-                [&mut job.bs.read, &mut job.bs.write, &mut job.bs.trim].into_iter().zip(vals)
-            {
-                if let Some(b) = val {
-                    if b == 0 {
-                        return Err(bad(name, need(name, v)?, "a block size above 0"));
-                    }
-                    d.min = b;
-                    d.max = b;
-                }
-            }
-        }
-        "bsrange" => {
-            let vals = map_dirs(name, need(name, v)?, &[',', '/'], |p| {
-                if let Some(w) = units::suffix_warning(p.split(['-', ':']).next().unwrap_or(p), kb)
-                {
-                    warn.push(format!("{name}: {w}"));
-                }
-                value::parse_range(name, p, kb)
-            })?;
-            for (d, val) in
-                [&mut job.bs.read, &mut job.bs.write, &mut job.bs.trim].into_iter().zip(vals)
-            {
-                if let Some((lo, hi)) = val {
-                    d.min = lo;
-                    d.max = hi;
-                }
-            }
-        }
-        "bssplit" => apply_bssplit(job, need(name, v)?, kb, warn)?,
-        "bs_unaligned" => job.bs_unaligned = parse_bool(name, v)?,
-        "ba" => {
-            let vals = map_dirs(name, need(name, v)?, &[','], |p| size(name, p, kb, warn))?;
-            set_dirs(&mut job.blockalign, vals);
-        }
-        "size" => job.size = Some(size_spec(name, need(name, v)?, kb, warn)?),
-        "filesize" => {
-            let s = need(name, v)?;
-            if let Some(w) = units::suffix_warning(s, kb) {
-                warn.push(format!("{name}: {w}"));
-            }
-            job.filesize = Some(value::parse_range(name, s, kb)?);
-        }
-        "offset" => job.offset = size_spec(name, need(name, v)?, kb, warn)?,
-        "offset_increment" => match size_spec(name, need(name, v)?, kb, warn)? {
-            SizeSpec::Bytes(b) => {
-                job.offset_increment = b;
-                job.offset_increment_percent = None;
-            }
-            SizeSpec::Percent(p) => {
-                job.offset_increment = 0;
-                job.offset_increment_percent = Some(p as u32);
-            }
-        },
-        "io_size" => match size_spec(name, need(name, v)?, kb, warn)? {
-            SizeSpec::Bytes(b) => {
-                job.io_size = Some(b);
-                job.io_size_percent = None;
-            }
-            SizeSpec::Percent(p) => {
-                job.io_size = None;
-                job.io_size_percent = Some(p as u32);
-            }
-        },
-        "number_ios" => job.number_ios = Some(size(name, need(name, v)?, kb, warn)?),
-        "loops" => job.loops = parse_u32(name, need(name, v)?, kb)?,
-        "time_based" => job.time_based = parse_bool(name, v)?,
-        "runtime" => job.runtime = Some(time(name, need(name, v)?, TimeUnitDefault::Seconds)?),
-        "ramp_time" => job.ramp_time = Some(time(name, need(name, v)?, TimeUnitDefault::Seconds)?),
-        "startdelay" => {
-            let (a, b) = value::parse_time_range(name, need(name, v)?, TimeUnitDefault::Seconds)?;
-            job.startdelay = (Nanos(a), Nanos(b));
-        }
-        "norandommap" => job.norandommap = parse_bool(name, v)?,
-        "softrandommap" => job.softrandommap = parse_bool(name, v)?,
-        "random_generator" => {
-            job.random_generator = match need(name, v)? {
-                "tausworthe" => RandomGenerator::Tausworthe,
-                "tausworthe64" => RandomGenerator::Tausworthe64,
-                "lfsr" => RandomGenerator::Lfsr,
-                o => return Err(bad(name, o, "tausworthe, tausworthe64 or lfsr")),
-            }
-        }
-        "randseed" => {
-            job.randseed = size(name, need(name, v)?, kb, warn)?;
-            job.randseed_set = true;
-        }
-        "randrepeat" => job.randrepeat = parse_bool(name, v)?,
-        "random_distribution" => apply_distribution(job, need(name, v)?, kb)?,
-        "zipf_exact" => job.zipf_exact = parse_bool(name, v)?,
-        "hot_set" => {
-            job.hot_set = match need(name, v)? {
-                "per_job" => HotSet::PerJob,
-                "shared" => HotSet::Shared,
-                o => return Err(bad(name, o, "per_job or shared")),
-            }
-        }
-        "filename" => {
-            let s = need(name, v)?;
-            value::check_path_lengths(name, s)?;
-            job.filenames = value::split_filenames(s);
-            if job.filenames.is_empty() {
-                return Err(bad(name, s, "one or more file names separated by ':'"));
-            }
-            drive_letter_warning(&job.filenames, s, warn);
-        }
-        "directory" => job.directory = value::split_filenames(need(name, v)?),
-        "nrfiles" => job.nrfiles = parse_u32(name, need(name, v)?, kb)?,
-        "filename_format" => {
-            job.filename_format = Some(check_filename_format(need(name, v)?, warn)?)
-        }
-        "file_service_type" => job.file_service = parse_file_service(need(name, v)?)?,
-        "rate" => {
-            let vals = map_dirs(name, need(name, v)?, &[','], |p| size(name, p, kb, warn))?;
-            set_dirs(&mut job.rate, vals);
-        }
-        "rate_iops" => {
-            let vals = map_dirs(name, need(name, v)?, &[','], |p| size(name, p, kb, warn))?;
-            set_dirs(&mut job.rate_iops, vals);
-        }
-        "rate_process" => {
-            job.rate_process = match need(name, v)? {
-                "linear" => RateProcess::Linear,
-                "poisson" => RateProcess::Poisson,
-                o => return Err(bad(name, o, "linear or poisson")),
-            }
-        }
-        "thinktime" => job.thinktime = time(name, need(name, v)?, TimeUnitDefault::Micros)?,
-        "thinktime_spin" => {
-            job.thinktime_spin = time(name, need(name, v)?, TimeUnitDefault::Micros)?
-        }
-        "thinktime_blocks" => job.thinktime_blocks = parse_u32(name, need(name, v)?, kb)?,
-        "ioengine" => {
-            let e = need(name, v)?.trim();
-            if WINDOWS_ONLY_ENGINES.contains(&e) {
-                warn.push(format!(
-                    "ioengine={e} is Windows-only; the job parses, but `iolab run` will refuse it \
-                     (use libaio or io_uring on Linux)"
-                ));
-            }
-            job.ioengine = e.to_string();
-        }
-        "iodepth" => {
-            let d = parse_u32(name, need(name, v)?, kb)?;
-            if d == 0 {
-                return Err(bad(name, need(name, v)?, "a depth of 1 or more"));
-            }
-            job.iodepth = d;
-        }
-        "direct" => job.direct = parse_bool(name, v)?,
-        "buffered" => job.direct = !parse_bool(name, v)?,
-        "thread" => job.thread = parse_bool(name, v)?,
-        _ => return Ok(false),
     }
-    Ok(true)
+    Ok(())
+}
+
+/// `bsrange`.
+pub(crate) fn set_bsrange(
+    job: &mut Job,
+    v: Option<&str>,
+    warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "bsrange";
+    let kb = kb_base(job);
+    let vals = map_dirs(name, need(name, v)?, &[',', '/'], |p| {
+        if let Some(w) = units::suffix_warning(p.split(['-', ':']).next().unwrap_or(p), kb) {
+            warn.push(format!("{name}: {w}"));
+        }
+        value::parse_range(name, p, kb)
+    })?;
+    for (d, val) in [&mut job.bs.read, &mut job.bs.write, &mut job.bs.trim].into_iter().zip(vals) {
+        if let Some((lo, hi)) = val {
+            d.min = lo;
+            d.max = hi;
+        }
+    }
+    Ok(())
+}
+
+/// `bssplit`.
+pub(crate) fn set_bssplit(
+    job: &mut Job,
+    v: Option<&str>,
+    warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "bssplit";
+    let kb = kb_base(job);
+    apply_bssplit(job, need(name, v)?, kb, warn)?;
+    Ok(())
+}
+
+/// `bs_unaligned`.
+pub(crate) fn set_bs_unaligned(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "bs_unaligned";
+    job.bs_unaligned = parse_bool(name, v)?;
+    Ok(())
+}
+
+/// `ba`.
+pub(crate) fn set_ba(
+    job: &mut Job,
+    v: Option<&str>,
+    warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "ba";
+    let kb = kb_base(job);
+    let vals = map_dirs(name, need(name, v)?, &[','], |p| size(name, p, kb, warn))?;
+    set_dirs(&mut job.blockalign, vals);
+    Ok(())
+}
+
+/// `size`.
+pub(crate) fn set_size(
+    job: &mut Job,
+    v: Option<&str>,
+    warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "size";
+    let kb = kb_base(job);
+    job.size = Some(size_spec(name, need(name, v)?, kb, warn)?);
+    Ok(())
+}
+
+/// `filesize`.
+pub(crate) fn set_filesize(
+    job: &mut Job,
+    v: Option<&str>,
+    warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "filesize";
+    let kb = kb_base(job);
+    let s = need(name, v)?;
+    if let Some(w) = units::suffix_warning(s, kb) {
+        warn.push(format!("{name}: {w}"));
+    }
+    job.filesize = Some(value::parse_range(name, s, kb)?);
+    Ok(())
+}
+
+/// `offset`.
+pub(crate) fn set_offset(
+    job: &mut Job,
+    v: Option<&str>,
+    warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "offset";
+    let kb = kb_base(job);
+    job.offset = size_spec(name, need(name, v)?, kb, warn)?;
+    Ok(())
+}
+
+/// `offset_increment`.
+pub(crate) fn set_offset_increment(
+    job: &mut Job,
+    v: Option<&str>,
+    warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "offset_increment";
+    let kb = kb_base(job);
+    match size_spec(name, need(name, v)?, kb, warn)? {
+        SizeSpec::Bytes(b) => {
+            job.offset_increment = b;
+            job.offset_increment_percent = None;
+        }
+        SizeSpec::Percent(p) => {
+            job.offset_increment = 0;
+            job.offset_increment_percent = Some(p as u32);
+        }
+    };
+    Ok(())
+}
+
+/// `io_size`.
+pub(crate) fn set_io_size(
+    job: &mut Job,
+    v: Option<&str>,
+    warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "io_size";
+    let kb = kb_base(job);
+    match size_spec(name, need(name, v)?, kb, warn)? {
+        SizeSpec::Bytes(b) => {
+            job.io_size = Some(b);
+            job.io_size_percent = None;
+        }
+        SizeSpec::Percent(p) => {
+            job.io_size = None;
+            job.io_size_percent = Some(p as u32);
+        }
+    };
+    Ok(())
+}
+
+/// `number_ios`.
+pub(crate) fn set_number_ios(
+    job: &mut Job,
+    v: Option<&str>,
+    warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "number_ios";
+    let kb = kb_base(job);
+    job.number_ios = Some(size(name, need(name, v)?, kb, warn)?);
+    Ok(())
+}
+
+/// `loops`.
+pub(crate) fn set_loops(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "loops";
+    let kb = kb_base(job);
+    job.loops = parse_u32(name, need(name, v)?, kb)?;
+    Ok(())
+}
+
+/// `time_based`.
+pub(crate) fn set_time_based(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "time_based";
+    job.time_based = parse_bool(name, v)?;
+    Ok(())
+}
+
+/// `runtime`.
+pub(crate) fn set_runtime(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "runtime";
+    job.runtime = Some(time(name, need(name, v)?, TimeUnitDefault::Seconds)?);
+    Ok(())
+}
+
+/// `ramp_time`.
+pub(crate) fn set_ramp_time(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "ramp_time";
+    job.ramp_time = Some(time(name, need(name, v)?, TimeUnitDefault::Seconds)?);
+    Ok(())
+}
+
+/// `startdelay`.
+pub(crate) fn set_startdelay(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "startdelay";
+    let (a, b) = value::parse_time_range(name, need(name, v)?, TimeUnitDefault::Seconds)?;
+    job.startdelay = (Nanos(a), Nanos(b));
+    Ok(())
+}
+
+/// `norandommap`.
+pub(crate) fn set_norandommap(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "norandommap";
+    job.norandommap = parse_bool(name, v)?;
+    Ok(())
+}
+
+/// `softrandommap`.
+pub(crate) fn set_softrandommap(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "softrandommap";
+    job.softrandommap = parse_bool(name, v)?;
+    Ok(())
+}
+
+/// `random_generator`.
+pub(crate) fn set_random_generator(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "random_generator";
+    job.random_generator = match need(name, v)? {
+        "tausworthe" => RandomGenerator::Tausworthe,
+        "tausworthe64" => RandomGenerator::Tausworthe64,
+        "lfsr" => RandomGenerator::Lfsr,
+        o => return Err(bad(name, o, "tausworthe, tausworthe64 or lfsr")),
+    };
+    Ok(())
+}
+
+/// `randseed`.
+pub(crate) fn set_randseed(
+    job: &mut Job,
+    v: Option<&str>,
+    warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "randseed";
+    let kb = kb_base(job);
+    job.randseed = size(name, need(name, v)?, kb, warn)?;
+    job.randseed_set = true;
+    Ok(())
+}
+
+/// `randrepeat`.
+pub(crate) fn set_randrepeat(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "randrepeat";
+    job.randrepeat = parse_bool(name, v)?;
+    Ok(())
+}
+
+/// `random_distribution`.
+pub(crate) fn set_random_distribution(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "random_distribution";
+    let kb = kb_base(job);
+    apply_distribution(job, need(name, v)?, kb)?;
+    Ok(())
+}
+
+/// `zipf_exact`.
+pub(crate) fn set_zipf_exact(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "zipf_exact";
+    job.zipf_exact = parse_bool(name, v)?;
+    Ok(())
+}
+
+/// `hot_set`.
+pub(crate) fn set_hot_set(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "hot_set";
+    job.hot_set = match need(name, v)? {
+        "per_job" => HotSet::PerJob,
+        "shared" => HotSet::Shared,
+        o => return Err(bad(name, o, "per_job or shared")),
+    };
+    Ok(())
+}
+
+/// `filename`.
+pub(crate) fn set_filename(
+    job: &mut Job,
+    v: Option<&str>,
+    warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "filename";
+    let s = need(name, v)?;
+    value::check_path_lengths(name, s)?;
+    job.filenames = value::split_filenames(s);
+    if job.filenames.is_empty() {
+        return Err(bad(name, s, "one or more file names separated by ':'"));
+    }
+    drive_letter_warning(&job.filenames, s, warn);
+    Ok(())
+}
+
+/// `directory`.
+pub(crate) fn set_directory(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "directory";
+    job.directory = value::split_filenames(need(name, v)?);
+    Ok(())
+}
+
+/// `nrfiles`.
+pub(crate) fn set_nrfiles(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "nrfiles";
+    let kb = kb_base(job);
+    job.nrfiles = parse_u32(name, need(name, v)?, kb)?;
+    Ok(())
+}
+
+/// `filename_format`.
+pub(crate) fn set_filename_format(
+    job: &mut Job,
+    v: Option<&str>,
+    warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "filename_format";
+    job.filename_format = Some(check_filename_format(need(name, v)?, warn)?);
+    Ok(())
+}
+
+/// `file_service_type`.
+pub(crate) fn set_file_service_type(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "file_service_type";
+    job.file_service = parse_file_service(need(name, v)?)?;
+    Ok(())
+}
+
+/// `rate`.
+pub(crate) fn set_rate(
+    job: &mut Job,
+    v: Option<&str>,
+    warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "rate";
+    let kb = kb_base(job);
+    let vals = map_dirs(name, need(name, v)?, &[','], |p| size(name, p, kb, warn))?;
+    set_dirs(&mut job.rate, vals);
+    Ok(())
+}
+
+/// `rate_iops`.
+pub(crate) fn set_rate_iops(
+    job: &mut Job,
+    v: Option<&str>,
+    warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "rate_iops";
+    let kb = kb_base(job);
+    let vals = map_dirs(name, need(name, v)?, &[','], |p| size(name, p, kb, warn))?;
+    set_dirs(&mut job.rate_iops, vals);
+    Ok(())
+}
+
+/// `rate_process`.
+pub(crate) fn set_rate_process(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "rate_process";
+    job.rate_process = match need(name, v)? {
+        "linear" => RateProcess::Linear,
+        "poisson" => RateProcess::Poisson,
+        o => return Err(bad(name, o, "linear or poisson")),
+    };
+    Ok(())
+}
+
+/// `thinktime`.
+pub(crate) fn set_thinktime(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "thinktime";
+    job.thinktime = time(name, need(name, v)?, TimeUnitDefault::Micros)?;
+    Ok(())
+}
+
+/// `thinktime_spin`.
+pub(crate) fn set_thinktime_spin(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "thinktime_spin";
+    job.thinktime_spin = time(name, need(name, v)?, TimeUnitDefault::Micros)?;
+    Ok(())
+}
+
+/// `thinktime_blocks`.
+pub(crate) fn set_thinktime_blocks(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "thinktime_blocks";
+    let kb = kb_base(job);
+    job.thinktime_blocks = parse_u32(name, need(name, v)?, kb)?;
+    Ok(())
+}
+
+/// `ioengine`.
+pub(crate) fn set_ioengine(
+    job: &mut Job,
+    v: Option<&str>,
+    warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "ioengine";
+    let e = need(name, v)?.trim();
+    if WINDOWS_ONLY_ENGINES.contains(&e) {
+        warn.push(format!(
+            "ioengine={e} is Windows-only; the job parses, but `iolab run` will refuse it \
+             (use libaio or io_uring on Linux)"
+        ));
+    }
+    job.ioengine = e.to_string();
+    Ok(())
+}
+
+/// `iodepth`.
+pub(crate) fn set_iodepth(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "iodepth";
+    let kb = kb_base(job);
+    let d = parse_u32(name, need(name, v)?, kb)?;
+    if d == 0 {
+        return Err(bad(name, need(name, v)?, "a depth of 1 or more"));
+    }
+    job.iodepth = d;
+    Ok(())
+}
+
+/// `direct`.
+pub(crate) fn set_direct(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "direct";
+    job.direct = parse_bool(name, v)?;
+    Ok(())
+}
+
+/// `buffered`.
+pub(crate) fn set_buffered(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "buffered";
+    job.direct = !parse_bool(name, v)?;
+    Ok(())
+}
+
+/// `thread`.
+pub(crate) fn set_thread(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "thread";
+    job.thread = parse_bool(name, v)?;
+    Ok(())
 }
 
 /// `rw=randread:8` / `rw=write:4k` (fio `str_rw_cb`).
@@ -635,7 +1101,7 @@ pub fn finish(job: &mut Job, warn: &mut Vec<String>) {
             }
         ));
     }
-    if job.filenames.len() > 1 && job.options.contains_key("nrfiles") {
+    if job.filenames.len() > 1 && job.nrfiles_given() {
         warn.push(format!(
             "nrfiles is ignored because filename= lists {} files, as in fio",
             job.filenames.len()
@@ -643,80 +1109,27 @@ pub fn finish(job: &mut Job, warn: &mut Vec<String>) {
     }
 }
 
-/// Every option [`apply`] maps onto a typed field, by canonical registry name.
-pub const HANDLED: &[&str] = &[
-    "name",
-    "kb_base",
-    "numjobs",
-    "stonewall",
-    "new_group",
-    "wait_for",
-    "group_reporting",
-    "rw",
-    "rw_sequencer",
-    "rwmixread",
-    "rwmixwrite",
-    "percentage_random",
-    "bs",
-    "bsrange",
-    "bssplit",
-    "bs_unaligned",
-    "ba",
-    "size",
-    "filesize",
-    "offset",
-    "offset_increment",
-    "io_size",
-    "number_ios",
-    "loops",
-    "time_based",
-    "runtime",
-    "ramp_time",
-    "startdelay",
-    "norandommap",
-    "softrandommap",
-    "random_generator",
-    "randseed",
-    "randrepeat",
-    "random_distribution",
-    "zipf_exact",
-    "hot_set",
-    "filename",
-    "directory",
-    "nrfiles",
-    "filename_format",
-    "file_service_type",
-    "rate",
-    "rate_iops",
-    "rate_process",
-    "thinktime",
-    "thinktime_spin",
-    "thinktime_blocks",
-    "ioengine",
-    "iodepth",
-    "direct",
-    "buffered",
-    "thread",
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A registry rename must not silently turn a typed option into an untyped one.
+    /// A registry entry with a setter is one iolab acts on; the setter is reached through the
+    /// entry (by name or alias), and an entry without one has no typed field.
     #[test]
-    fn handled_names_are_canonical_and_applied() {
-        for &n in HANDLED {
-            let def = crate::registry::lookup(n).unwrap_or_else(|| panic!("{n} not in registry"));
-            assert_eq!(def.name, n, "{n} is an alias of {}", def.name);
-            assert_eq!(def.status, crate::registry::Status::Supported, "{n}");
+    fn setters_belong_to_supported_entries_and_apply() {
+        use crate::registry::{lookup, Status, OPTIONS};
+        let with_setter = OPTIONS.iter().filter(|o| o.set.is_some()).count();
+        assert_eq!(with_setter, 52, "typed fields set through the registry");
+        for o in OPTIONS.iter().filter(|o| o.set.is_some()) {
+            assert_eq!(o.status, Status::Supported, "{}", o.name);
         }
+        let set = |n: &str| lookup(n).and_then(|d| d.set).unwrap();
         let mut job = Job::with_defaults("j");
         let mut w = Vec::new();
-        assert!(!apply(&mut job, "no_typed_field", Some("1"), &mut w).unwrap());
-        assert!(apply(&mut job, "ba", Some("8k"), &mut w).unwrap());
+        assert!(lookup("description").unwrap().set.is_none());
+        set("blockalign")(&mut job, Some("8k"), &mut w).unwrap();
         assert_eq!(job.blockalign.trim, 8192);
-        assert!(apply(&mut job, "io_size", Some("50%"), &mut w).unwrap());
+        set("io_size")(&mut job, Some("50%"), &mut w).unwrap();
         assert_eq!((job.io_size, job.io_size_percent), (None, Some(50)));
     }
 }

@@ -5,6 +5,8 @@
 //! starting with "global" makes it a global section); options before the first `--name` are
 //! global; `--section=` selects sections to run.
 
+pub mod globals;
+
 use crate::error::{JobError, JobErrorKind, Location};
 use crate::ini::{self, Env, RawEntry, RawSection};
 use crate::Warning;

@@ -16,17 +16,22 @@
 
 pub mod apply;
 pub mod cmdline;
+mod data;
 pub mod error;
 pub mod ini;
 pub mod registry;
+mod report;
 pub mod resolve;
 pub mod spec;
+pub mod typed;
 pub mod value;
 
 pub use cmdline::SplitArgs;
+pub use data::gen_config;
 pub use error::{JobError, JobErrorKind, Location};
 pub use ini::Env;
 pub use spec::*;
+pub use typed::{ClockSource, LogWindow, SyncMode, UnifiedRw};
 
 use serde::Serialize;
 use std::path::PathBuf;

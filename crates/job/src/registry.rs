@@ -1,9 +1,12 @@
 //! The option registry: one table of every fio option name (fio's `options.c` table and the
-//! engine option tables), each with its type, default, help, category and iolab status.
+//! engine option tables), each with its aliases, type, default, parse priority, help,
+//! category, iolab status and the function that applies it to the typed [`Job`].
 //!
 //! This table is the only place an option is described. It drives the job reader (typing
-//! values, rejecting unknown and unsupported names, warning on ignored ones), `iolab options`,
-//! and `docs/options.md`.
+//! values, rejecting unknown and unsupported names, warning on ignored ones, setting typed
+//! fields), the defaults of [`Job`]'s typed accessors, `iolab options`, and
+//! `docs/options.md`. Adding a fio option is one entry here (plus, when it sets a typed
+//! field, its setter in `apply.rs` named by the entry).
 //!
 //! Sources: fio `options.c` (`struct fio_option fio_options[]`), the engine tables
 //! (`engines/*.c`, `static struct fio_option options[]`, and the `CMDPRIO_OPTIONS` macro in
@@ -14,6 +17,8 @@
 //! at compile time into [`OPTIONS`]. `crates/job/tools/fio_option_names.sh` lists fio's
 //! names; a test asserts each one resolves through [`lookup`].
 
+use crate::error::JobErrorKind;
+use crate::spec::Job;
 use serde::Serialize;
 
 mod markdown;
@@ -108,6 +113,10 @@ pub enum Status {
     Unsupported(&'static str),
 }
 
+/// Applies an option's value (as written; `None` for a bare flag) to the typed [`Job`] with
+/// the option's own fio grammar and checks, pushing warnings about fio's traps.
+pub type Setter = fn(&mut Job, Option<&str>, &mut Vec<String>) -> Result<(), JobErrorKind>;
+
 /// One registry entry.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct OptionDef {
@@ -128,6 +137,14 @@ pub struct OptionDef {
     pub min: Option<i64>,
     /// Largest accepted number, fio's `.maxval` (numeric options only).
     pub max: Option<i64>,
+    /// fio's `.prio`: within one job-file section options are parsed by descending priority
+    /// (parse.c `sort_options`), so `kb_base` (1) acts before the sizes and `filename` (-1)
+    /// after `directory`.
+    pub prio: i8,
+    /// How the option sets its typed [`Job`] field; `None` for an option whose typed value in
+    /// [`Job::options`] is all its consumers read (through [`Job`]'s typed accessors).
+    #[serde(skip)]
+    pub set: Option<Setter>,
 }
 
 impl Category {
@@ -227,6 +244,8 @@ pub const fn opt(
         status,
         min: None,
         max: None,
+        prio: 0,
+        set: None,
     }
 }
 
@@ -253,6 +272,15 @@ impl OptionDef {
     }
     pub const fn max_val(mut self, max: i64) -> Self {
         self.max = Some(max);
+        self
+    }
+    pub const fn prio(mut self, prio: i8) -> Self {
+        self.prio = prio;
+        self
+    }
+    /// The function that applies the option to the typed [`Job`].
+    pub const fn set(mut self, set: Setter) -> Self {
+        self.set = Some(set);
         self
     }
     /// One-line help and the long help.

@@ -74,11 +74,10 @@ pub fn apply_entry(
         Status::Ignored(reason) => {
             msgs.push(format!("option '{}' is ignored by iolab: {reason}", def.name));
         }
-        Status::Supported => {
-            if !apply::apply(job, def.name, v, &mut msgs).map_err(err)? {
-                size_suffix_warnings(def, v, kb, &mut msgs);
-            }
-        }
+        Status::Supported => match def.set {
+            Some(set) => set(job, v, &mut msgs).map_err(err)?,
+            None => size_suffix_warnings(def, v, kb, &mut msgs),
+        },
     }
     if def.ty == registry::OptionType::Deprecated {
         msgs.push(format!("option '{}' is deprecated; fio ignores it too", def.name));
@@ -108,7 +107,12 @@ pub fn apply_entry(
     override_warnings(job, def.name, e, &mut msgs);
     job.options.insert(
         def.name.to_string(),
-        ResolvedOption { value: typed, raw: e.raw.clone(), origin: origin(&e.location, section) },
+        ResolvedOption {
+            value: typed,
+            raw: e.raw.clone(),
+            origin: origin(&e.location, section),
+            seq: job.next_seq(),
+        },
     );
     msgs.dedup();
     let loc = e.location.to_string();
@@ -159,16 +163,12 @@ fn quote_short(v: &str) -> String {
     }
 }
 
-/// fio's `.prio`: within one job-file section fio sorts the options before parsing them
-/// (options.c `fio_options_parse` → parse.c `sort_options`), so `kb_base`, `unit_base`,
-/// `lockfile` and `cpus_allowed_policy` (prio 1) act first and `filename`/`filename_format`
-/// (prio -1) last. Command-line options are parsed one by one as written, unsorted.
-fn prio(key: &str) -> i32 {
-    match registry::lookup(key).map(|d| d.name) {
-        Some("kb_base" | "unit_base" | "lockfile" | "cpus_allowed_policy") => 1,
-        Some("filename" | "filename_format") => -1,
-        _ => 0,
-    }
+/// fio's `.prio` (the registry entry's `prio`): within one job-file section fio sorts the
+/// options before parsing them (options.c `fio_options_parse` → parse.c `sort_options`), so
+/// `kb_base`, `unit_base`, `lockfile` and `cpus_allowed_policy` (prio 1) act first and
+/// `filename`/`filename_format` (prio -1) last. Command-line options are parsed one by one as written, unsorted.
+fn prio(key: &str) -> i8 {
+    registry::lookup(key).map_or(0, |d| d.prio)
 }
 
 /// The section's entries in the order fio parses them (a stable sort by descending prio for

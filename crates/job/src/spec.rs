@@ -3,8 +3,10 @@
 //! engine, data, model). Fields are named after fio's options; defaults are fio's.
 //!
 //! Options that only one consumer needs and that are plain scalars (for example
-//! `iodepth_batch_complete_max`) are read through [`Job::options`], whose values are already
-//! typed ([`OptionValue`]), so no consumer ever re-parses a string.
+//! `iodepth_batch_complete_max`) keep their typed value ([`OptionValue`]) in
+//! [`Job::options`] and are read through the accessors in `typed.rs`
+//! (`job.iodepth_batch_complete_max()`), whose defaults come from the registry; no crate
+//! outside `job` looks an option up by name.
 
 use iolab_core::{Nanos, PerDir};
 use serde::{Deserialize, Serialize};
@@ -218,6 +220,10 @@ pub struct ResolvedOption {
     pub value: OptionValue,
     pub raw: String,
     pub origin: Origin,
+    /// When it was applied to the job (fio's `td->opt_list` order: the order written, after
+    /// a job-file section's priority sort); see [`Job::options_in_order`].
+    #[serde(skip)]
+    pub seq: u32,
 }
 
 /// One fio job as written (before `numjobs` cloning).
@@ -380,6 +386,19 @@ impl Job {
             thread: false,
             options: BTreeMap::new(),
         }
+    }
+
+    /// Every option set for this job in the order it was applied (inherited `[global]`
+    /// options first), as fio's `json_add_job_opts` lists them.
+    pub fn options_in_order(&self) -> impl Iterator<Item = (&str, &ResolvedOption)> {
+        let mut v: Vec<_> = self.options.iter().map(|(k, o)| (k.as_str(), o)).collect();
+        v.sort_by_key(|(_, o)| o.seq);
+        v.into_iter()
+    }
+
+    /// The next [`ResolvedOption::seq`].
+    pub fn next_seq(&self) -> u32 {
+        self.options.values().map(|o| o.seq + 1).max().unwrap_or(0)
     }
 
     /// The typed value of an option if it was set (by file, command line or an inherited

@@ -26,3 +26,25 @@ pub enum ModelError {
     #[error("hierarchy config {path}: {why}")]
     Config { path: String, why: String },
 }
+
+/// Why a simulation could not be built or finished (jobs, traces, layout on the backing
+/// device), as opposed to a bad specification ([`ModelError`]).
+#[derive(Debug, Error)]
+pub enum SimError {
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    #[error(transparent)]
+    Workload(#[from] iolab_workload::WorkloadError),
+    #[error(transparent)]
+    Trace(#[from] iolab_trace::TraceError),
+    #[error("simulation stopped at a bad trace record: {0}")]
+    BadRecord(iolab_trace::TraceError),
+    #[error("file {file}: the jobs' files do not fit in 2^64 bytes")]
+    Layout { file: String },
+    #[error("--trace-iodepth={0}: expected 1 to 65536 requests in flight")]
+    TraceDepth(usize),
+    #[error("bad --cache-size `{0}`: expected a positive number of objects")]
+    ObjectCount(String),
+    #[error("policy `{policy}` needs next-access times: use an oracleGeneral trace, not {format}")]
+    NeedsOracle { policy: String, format: String },
+}

@@ -12,9 +12,11 @@ pub mod block;
 pub mod device;
 pub mod error;
 pub mod fill;
+pub mod fill_report;
 pub mod mrc;
+pub mod mrc_report;
 pub mod policy;
 pub mod sim;
 pub mod tier;
 
-pub use error::ModelError;
+pub use error::{ModelError, SimError};

@@ -287,6 +287,8 @@ fn group_reporting_prints_one_entry_per_group() {
     second.name = "t".into();
     run.jobs.push(second);
     run.global_options.insert("group_reporting".into(), "1".into());
+    // The exporters act on the typed setting the runner puts into each job's result.
+    run.jobs.iter_mut().for_each(|j| j.report.group_reporting = true);
     let refs: Vec<(usize, &JobResult)> = run.jobs.iter().enumerate().collect();
     run.groups = vec![group(0, &refs, &DEFAULT_PERCENTILES)];
     let v = render_json(&run, "json");

@@ -23,6 +23,7 @@ pub mod hist;
 pub mod recorder;
 pub mod result;
 pub mod samplelog;
+pub mod sstrack;
 pub mod steady;
 pub mod summarize;
 pub mod topology;
@@ -34,8 +35,8 @@ pub use hist::{
 pub use recorder::{LiveCounters, LiveSnapshot, RawInterval, Recorder, DEFAULT_INTERVAL, DIRS};
 pub use result::{
     DepthStats, DirStats, DiskUtil, ErrnoCount, GroupDir, GroupResult, IntervalPoint, IostatX,
-    JobResult, LatencyTarget, RunMeta, RunMode, RunResult, SampleStats, SteadyStateReport,
-    VerifyFailureReport, VerifyResult,
+    JobResult, LatencyTarget, OptionList, ReportOptions, RunMeta, RunMode, RunResult, SampleStats,
+    SteadyStateReport, VerifyFailureReport, VerifyResult,
 };
 pub use samplelog::{LogSample, SampleLog, WindowValue};
 pub use steady::{snia_pts, steady_report, SsCheck, SsCriterion, SsMetric};

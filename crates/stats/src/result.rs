@@ -42,6 +42,26 @@ pub struct RunMeta {
     pub hostname: String,
 }
 
+impl RunMeta {
+    /// The meta of a result whose work starts now: this build's version, the wall-clock start
+    /// (fio `timestamp_ms`), the command line, the mode and the percentiles. Built once, before
+    /// the work, by every command that produces a result.
+    pub fn started(mode: RunMode, command_line: Vec<String>, percentile_list: Vec<f64>) -> Self {
+        let start_unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        RunMeta {
+            iolab_version: env!("CARGO_PKG_VERSION").to_string(),
+            start_unix_ms,
+            command_line,
+            interrupted: false,
+            mode,
+            percentile_list,
+            hostname: String::new(),
+        }
+    }
+}
+
 /// Summary of interval samples (fio `bw_min`…`bw_samples`, `iops_min`…`iops_samples`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SampleStats {
@@ -225,6 +245,47 @@ pub struct SteadyStateReport {
     pub lat: Vec<f64>,
 }
 
+/// Options echoed as written (name → raw value), in the order fio lists them.
+pub type OptionList = indexmap::IndexMap<String, String>;
+
+/// A job's settings the exporters act on, typed from the job when its result is built (so
+/// no exporter re-reads option strings). Defaults are fio's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ReportOptions {
+    /// `iodepth` (fio `latency_depth` starts there).
+    pub iodepth: u32,
+    /// `unified_rw_reporting`: 0 none, 1 mixed, 2 both.
+    pub unified_rw: u8,
+    pub group_reporting: bool,
+    pub slat_percentiles: bool,
+    pub clat_percentiles: bool,
+    pub lat_percentiles: bool,
+    /// `continue_on_error` other than `none`.
+    pub continue_on_error: bool,
+    /// `description`, when written.
+    pub description: Option<String>,
+    /// The engine that ran when it differs from the one asked for (a fallback).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine_ran: Option<String>,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        ReportOptions {
+            iodepth: 1,
+            unified_rw: 0,
+            group_reporting: false,
+            slat_percentiles: false,
+            clat_percentiles: true,
+            lat_percentiles: false,
+            continue_on_error: false,
+            description: None,
+            engine_ran: None,
+        }
+    }
+}
+
 /// One job (one fio job clone).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct JobResult {
@@ -241,8 +302,11 @@ pub struct JobResult {
     pub runtime_ns: u64,
     /// Wall time from the job's creation to its end, ns (fio `elapsed`, s there).
     pub elapsed_ns: u64,
-    /// The job's options as given (fio `job options`).
-    pub options: BTreeMap<String, String>,
+    /// The job's own options as written, in file order (fio `job options`).
+    pub options: OptionList,
+    /// The job's settings the exporters need, typed when the result is built.
+    #[serde(default)]
+    pub report: ReportOptions,
     pub read: DirStats,
     pub write: DirStats,
     pub trim: DirStats,
@@ -424,8 +488,8 @@ pub struct DiskUtil {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunResult {
     pub meta: RunMeta,
-    /// The `[global]` section's options (fio `global options`).
-    pub global_options: BTreeMap<String, String>,
+    /// The `[global]` section's options in file order (fio `global options`).
+    pub global_options: OptionList,
     pub jobs: Vec<JobResult>,
     pub groups: Vec<GroupResult>,
     pub disk_util: Vec<DiskUtil>,

@@ -21,6 +21,7 @@
 pub mod error;
 pub mod formats;
 pub mod open;
+pub mod ops;
 pub mod reader;
 pub mod registry;
 pub mod stat;

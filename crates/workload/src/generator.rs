@@ -154,18 +154,6 @@ fn bad(job: &Job, option: &'static str, value: String, expected: &'static str) -
     WorkloadError::BadOption { job: job.name.clone(), option, value, expected }
 }
 
-/// fio's default file name (`$jobname.$jobnum.$filenum`), or the given one, with `directory`.
-fn file_name(job: &Job, clone: u32, i: usize) -> String {
-    let base = match job.filenames.get(i) {
-        Some(n) => n.clone(),
-        None => format!("{}.{}.{}", job.name, clone, i),
-    };
-    match job.directory.first() {
-        Some(d) if !base.starts_with('/') => format!("{d}/{base}"),
-        _ => base,
-    }
-}
-
 fn build_zones(
     job: &Job,
     zones: &iolab_core::PerDir<Vec<Zone>>,
@@ -238,7 +226,7 @@ impl BlockSizes {
     fn new(job: &Job, seeds: &JobSeeds, use64_opt: bool) -> Result<Self, WorkloadError> {
         let mut bs_seeds =
             [seeds.get(Slot::BsRead), seeds.get(Slot::BsWrite), seeds.get(Slot::BsTrim)];
-        if job.opt_str("verify").is_some_and(|v| v != "none") {
+        if job.verifies() {
             bs_seeds[1] = bs_seeds[0];
         }
         if matches!(job.rw, RwKind::TrimWrite | RwKind::RandTrimWrite) {
@@ -346,7 +334,7 @@ fn file_states(
             max_size / b.ba[d]
         });
         let nranges = io_size.min(r.file_size).div_ceil(range_size);
-        let jh = fio_jhash(file_name(job, input.clone_index, i).as_bytes(), 0);
+        let jh = fio_jhash(crate::files::file_name(job, input.clone_index, i).as_bytes(), 0);
         let dist = if c.random {
             let d = DistSeed::new(jh, input.thread_number, seeds, job.randseed);
             file_dist(job, i, nranges, &d)?

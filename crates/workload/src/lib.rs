@@ -34,12 +34,14 @@
 
 pub mod bs;
 pub mod dist;
+pub mod files;
 mod generator;
 pub mod pacing;
 pub mod randmap;
 pub mod region;
 pub mod seeds;
 
+pub use files::clone_files;
 pub use generator::Workload;
 pub use region::Region;
 pub use seeds::JobSeeds;

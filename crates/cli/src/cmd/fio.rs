@@ -8,227 +8,29 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
-use anyhow::{bail, Context};
-use iolab_core::units::{parse_time, TimeUnitDefault};
-use iolab_job::cmdline::{fio_flag, FlagArg, FlagUse, FIO_FLAGS};
+use anyhow::bail;
+use iolab_job::cmdline::globals::short;
+pub use iolab_job::cmdline::globals::{Action, Eta, Globals};
+use iolab_job::cmdline::{FlagArg, FlagUse, FIO_FLAGS};
 use iolab_job::registry;
 
 /// What fio calls itself in `--version`, JSON and terse v3+.
 pub const FIO_VERSION: &str = iolab_report::export::terse::FIO_VERSION;
 
-/// fio's `--eta` choice.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Eta {
-    #[default]
-    Auto,
-    Always,
-    Never,
-}
-
-/// A flag that does its work and ends the program (fio's `do_exit` with `did_arg`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Action {
-    Version,
-    Help,
-    Cmdhelp(Option<String>),
-    Enghelp(Option<String>),
-}
-
-/// fio's global settings after its flags.
-#[derive(Clone, Debug)]
-pub struct Globals {
-    /// Output formats, in the order given (see [`Globals::ordered_formats`]).
-    pub formats: Vec<String>,
-    pub terse_version: u8,
-    pub output: Option<PathBuf>,
-    pub status_interval: Option<Duration>,
-    pub eta: Eta,
-    pub eta_interval: Option<Duration>,
-    pub readonly: bool,
-    pub parse_only: bool,
-    pub showcmd: bool,
-    pub warnings_fatal: bool,
-    pub action: Option<Action>,
-}
-
-impl Default for Globals {
-    fn default() -> Self {
-        Globals {
-            formats: vec!["normal".into()],
-            terse_version: 3,
-            output: None,
-            status_interval: None,
-            eta: Eta::Auto,
-            eta_interval: None,
-            readonly: false,
-            parse_only: false,
-            showcmd: false,
-            warnings_fatal: false,
-            action: None,
-        }
+/// The exporter of one format, terse with fio's `--terse-version`.
+pub fn exporter(g: &Globals, fmt: &str) -> anyhow::Result<Box<dyn iolab_report::Exporter>> {
+    if fmt == "terse" {
+        let version = g.terse_version;
+        return Ok(Box::new(iolab_report::export::terse::Terse { version }));
     }
+    Ok(iolab_report::exporter(fmt)?)
 }
 
-impl Globals {
-    /// The formats in the order fio prints its buffers (stat.c: terse, json, normal), then
-    /// iolab's own formats in the order given; each once.
-    pub fn ordered_formats(&self) -> Vec<String> {
-        let rank = |f: &str| match f {
-            "terse" => 0,
-            "json" | "json+" => 1,
-            "normal" => 2,
-            _ => 3,
-        };
-        let mut v: Vec<String> = Vec::new();
-        for f in &self.formats {
-            if !v.contains(f) {
-                v.push(f.clone());
-            }
-        }
-        v.sort_by_key(|f| rank(f));
-        v
-    }
-
-    /// The exporter of one format, terse with its version.
-    pub fn exporter(&self, fmt: &str) -> anyhow::Result<Box<dyn iolab_report::Exporter>> {
-        if fmt == "terse" {
-            return Ok(Box::new(iolab_report::export::terse::Terse {
-                version: self.terse_version,
-            }));
-        }
-        Ok(iolab_report::exporter(fmt)?)
-    }
-}
-
-/// A fio time value (`check_str_time` with seconds as the bare unit).
-fn fio_time(flag: &str, v: &str) -> anyhow::Result<Duration> {
-    let t = parse_time(v, TimeUnitDefault::Seconds)
-        .with_context(|| format!("fio: failed parsing --{flag}={}", short(v)))?;
-    Ok(Duration::from_nanos(t.0))
-}
-
-/// At most ~100 characters of a user value, for messages.
-fn short(v: &str) -> String {
-    if v.chars().count() > 100 {
-        format!("{}…", v.chars().take(100).collect::<String>())
-    } else {
-        v.to_string()
-    }
-}
-
-/// fio `parse_output_format`: a comma-separated list of terse, json, json+, normal (and
-/// iolab's jsonl, csv).
-fn output_formats(v: &str) -> anyhow::Result<Vec<String>> {
-    let mut out = Vec::new();
-    for f in v.split(',') {
-        if f != "terse" && f != "html" {
-            iolab_report::exporter(f).with_context(|| {
-                format!("--output-format={}: fio: failed parsing output-format", short(v))
-            })?;
-        }
-        out.push(f.to_string());
-    }
-    Ok(out)
-}
-
-/// Interpret fio's global flags (`split.flags`) as fio's `parse_cmd_line` does.
+/// fio's global flags as fio reads them, output formats checked against iolab's exporters.
 pub fn globals(flags: &[(String, Option<String>)]) -> anyhow::Result<Globals> {
-    let mut g = Globals::default();
-    for (name, value) in flags {
-        let Some(def) = fio_flag(name) else { bail!("fio: unrecognized option '--{name}'") };
-        if let FlagUse::Refused(reason) = def.usage {
-            bail!("--{name}: not supported by iolab: {reason}");
-        }
-        if def.arg == FlagArg::No && value.is_some() {
-            bail!("fio: option '--{name}' doesn't allow an argument");
-        }
-        let need = || -> anyhow::Result<String> {
-            match value {
-                Some(v) if !v.is_empty() => Ok(v.clone()),
-                _ => bail!("fio: option '--{name}' requires an argument"),
-            }
-        };
-        apply_flag(&mut g, name, value.as_deref(), need)?;
-    }
-    Ok(g)
-}
-
-fn apply_flag(
-    g: &mut Globals,
-    name: &str,
-    value: Option<&str>,
-    need: impl Fn() -> anyhow::Result<String>,
-) -> anyhow::Result<()> {
-    match name {
-        "output" => g.output = Some(need()?.into()),
-        "minimal" => g.formats = vec!["terse".into()],
-        "output-format" => g.formats = output_formats(&need()?)?,
-        "append-terse" => g.formats.push("terse".into()),
-        "version" => g.action = Some(Action::Version),
-        "help" => g.action = Some(Action::Help),
-        "cmdhelp" => g.action = Some(Action::Cmdhelp(value.map(str::to_string))),
-        "enghelp" => g.action = Some(Action::Enghelp(value.map(str::to_string))),
-        "showcmd" => g.showcmd = true,
-        "readonly" => g.readonly = true,
-        "parse-only" => g.parse_only = true,
-        "warnings-fatal" => g.warnings_fatal = true,
-        "terse-version" => {
-            let v = need()?;
-            g.terse_version = match v.trim().parse::<u8>() {
-                Ok(n @ 2..=5) => n,
-                _ => bail!("--terse-version={}: fio: bad terse version format", short(&v)),
-            };
-        }
-        "eta" => {
-            // fio: "always" and "never" change it; any other word leaves auto.
-            g.eta = match need()?.as_str() {
-                "always" => Eta::Always,
-                "never" => Eta::Never,
-                _ => g.eta,
-            };
-        }
-        "eta-newline" | "eta-interval" => {
-            let v = need()?;
-            let t = fio_time(name, &v)?;
-            if name == "eta-interval" && t < Duration::from_millis(250) {
-                bail!("--eta-interval={v}: fio: eta interval time too short (250msec min)");
-            }
-            if t < Duration::from_millis(1) {
-                bail!("--eta-newline={v}: fio: eta new line time too short");
-            }
-            g.eta_interval = Some(t);
-        }
-        "status-interval" => {
-            let v = need()?;
-            // iolab's own `--status-interval=0.5` (seconds with a fraction) was accepted before
-            // the fio flag table took over; fio's parser refuses fractions outside ( … ).
-            let secs = v.parse::<f64>().ok().filter(|s| (0.1..=86_400.0).contains(s));
-            let t = match secs {
-                Some(s) => Duration::from_secs_f64(s),
-                None => fio_time(name, &v)?,
-            };
-            if t < Duration::from_millis(1) {
-                bail!("--status-interval={v}: fio: status interval too small");
-            }
-            g.status_interval = Some(t);
-        }
-        "alloc-size" | "max-jobs" => {
-            let v = need()?;
-            v.trim()
-                .parse::<u64>()
-                .with_context(|| format!("--{name}={}: expected a whole number", short(&v)))?;
-        }
-        "aux-path" => {
-            let v = need()?;
-            if !std::path::Path::new(&v).is_dir() {
-                bail!("--aux-path={}: not a directory", short(&v));
-            }
-        }
-        other => bail!("--{other}: not handled"),
-    }
-    Ok(())
+    let known = |f: &str| iolab_report::exporter(f).map(|_| ()).map_err(|e| e.to_string());
+    Ok(iolab_job::cmdline::globals::globals(flags, &known)?)
 }
 
 /// fio `usage()`: the flags from the table, fio's layout.
@@ -376,7 +178,7 @@ pub fn normal_header(jobs: &[iolab_job::Job]) -> String {
     let mut s = String::new();
     let (mut threads, mut procs) = (0u32, 0u32);
     for j in jobs {
-        let pow2 = j.options.get("kb_base").is_none_or(|o| o.raw.trim() != "1000");
+        let pow2 = j.kb_base() == iolab_core::units::KbBase::K1024;
         let n = |v: u64| num2str(v, 4, pow2, N2s::Byte);
         s.push_str(&format!(
             "{}: (g={}): rw={}, bs=(R) {}-{}, (W) {}-{}, (T) {}-{}, ioengine={}, iodepth={}\n",

@@ -80,7 +80,11 @@ pub fn build(jobs: &[Job], sizes: Sizes) -> anyhow::Result<Streams> {
             let layouts: Vec<FileLayout> = paths
                 .iter()
                 .map(|p| FileLayout {
-                    size: if sizes == Sizes::Existing { existing_size(p) } else { 0 },
+                    size: if sizes == Sizes::Existing {
+                        iolab_core::input::existing_size(p)
+                    } else {
+                        0
+                    },
                 })
                 .collect();
             let input = WorkerInput { job, clone_index: clone, thread_number, files: &layouts };
@@ -176,18 +180,4 @@ pub fn export(path: &Path, jobs: &[Job], sizes: Sizes) -> anyhow::Result<u64> {
     let n = write_iolog(path, s)?;
     eprintln!("iolab: wrote {n} requests to {} (fio iolog v3)", path.display());
     Ok(n)
-}
-
-/// The size `iolab run` would see: a block device's capacity, a file's length, 0 if absent.
-fn existing_size(p: &Path) -> u64 {
-    use std::io::Seek;
-    use std::os::unix::fs::FileTypeExt;
-    match std::fs::metadata(p) {
-        // Seeking to the end gives a block device's capacity without an ioctl.
-        Ok(m) if m.file_type().is_block_device() => {
-            std::fs::File::open(p).and_then(|mut f| f.seek(std::io::SeekFrom::End(0))).unwrap_or(0)
-        }
-        Ok(m) => m.len(),
-        Err(_) => 0,
-    }
 }

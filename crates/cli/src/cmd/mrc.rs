@@ -1,7 +1,7 @@
 //! `iolab mrc TRACE`: the LRU miss-ratio curve of a trace, exact (Mattson stack distances)
 //! or sampled (SHARDS fixed-rate `--shards R` or fixed-size `--shards-size N`), at object
 //! granularity (libCacheSim's view: one entry per obj_id) or split into `--block-size` blocks.
-//! Prints a plot-ready table: cache size, miss ratio, byte miss ratio.
+//! Prints a plot-ready table: cache size, miss ratio, byte miss ratio (`model::mrc_report`).
 //!
 //! `iolab mrc --job JOB.fio [-- --name=x --rw=randread …]`: the same curve for the request
 //! stream `iolab run` would issue (built by `iolog_export`, without I/O), split into blocks of
@@ -10,10 +10,8 @@
 use super::trace::{size_arg, TraceOpts};
 use anyhow::{bail, Context};
 use iolab_core::IoDir;
-use iolab_model::mrc::{
-    curve::CurvePoint, exact::ExactMrc, shards::Shards, split_blocks, MrcBuilder,
-};
-use iolab_trace::TraceRecord;
+use iolab_model::mrc::{exact::ExactMrc, shards::Shards, split_blocks, MrcBuilder};
+use iolab_model::mrc_report::{trace_accesses, CurveReport, Source};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -80,23 +78,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 cfg.oracle_id_unit_bytes = 1;
             }
             let mut r = iolab_trace::open(t, a.opts.format.as_deref(), &cfg)?;
-            let mut rec = TraceRecord::default();
-            while r.read_into(&mut rec)? {
-                // SIGINT/SIGTERM/SIGHUP: the curve of the records read so far, marked.
-                if iolab_core::stop::requested() {
-                    break;
-                }
-                match block {
-                    None => builder.access(rec.obj_id, rec.size),
-                    // A block cache holds data: trims and syncs are not accesses to it.
-                    Some(_) if matches!(rec.req.dir, IoDir::Trim | IoDir::Sync) => {}
-                    Some(bs) => {
-                        split_blocks(rec.req.file, rec.req.offset, rec.req.len, bs, |k, b| {
-                            builder.access(k, b)
-                        })
-                    }
-                }
-            }
+            trace_accesses(&mut *r, builder.as_mut(), block)?;
             (t.display().to_string(), r.format().to_string(), r.records(), r.skipped())
         }
         None => {
@@ -107,12 +89,23 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
     };
     let curve = builder.finish();
-    let pts: Vec<CurvePoint> =
-        if a.sizes.is_empty() { curve.table(a.points) } else { curve.at(&a.sizes) };
-    let unit = block.unwrap_or(0);
-    let head =
-        Head { label, format, requests, skipped, interrupted: iolab_core::stop::requested() };
-    print_curve(&a, &head, block, &method, &curve, &pts, unit)
+    let pts = if a.sizes.is_empty() { curve.table(a.points) } else { curve.at(&a.sizes) };
+    let interrupted = iolab_core::stop::requested();
+    let src = Source { label, format, requests, skipped, interrupted };
+    let report = CurveReport::new(src, method, block, &curve, &pts);
+    if a.html {
+        print!("{}", super::report::page_of("mrc", &report)?);
+    } else if a.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else if a.csv {
+        if interrupted {
+            eprintln!("iolab: interrupted: the curve covers the {requests} records read");
+        }
+        print!("{}", report.csv());
+    } else {
+        print!("{}", report.text());
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Feed the jobs' request streams into `builder` at `block` (default: the smallest data block
@@ -163,92 +156,4 @@ fn job_accesses(
         Ok(())
     });
     Ok((n.unwrap_or_else(|seen| seen), bs))
-}
-
-/// What the curve was built from.
-struct Head {
-    label: String,
-    format: String,
-    requests: u64,
-    skipped: u64,
-    /// A signal ended the reading early: the curve covers the records read until then.
-    interrupted: bool,
-}
-
-fn print_curve(
-    a: &Args,
-    h: &Head,
-    block: Option<u64>,
-    method: &str,
-    curve: &iolab_model::mrc::curve::MissRatioCurve,
-    pts: &[CurvePoint],
-    unit: u64,
-) -> anyhow::Result<ExitCode> {
-    if a.json || a.html {
-        let (label, format, requests, skipped) = (&h.label, &h.format, h.requests, h.skipped);
-        let v = serde_json::json!({
-            "trace": label,
-            "format": format,
-            "interrupted": h.interrupted,
-            "method": method,
-            "granularity": if block.is_some() { "block" } else { "object" },
-            "block_size": block,
-            "requests": requests,
-            "accesses": curve.total,
-            "footprint_entries": curve.footprint,
-            "skipped_malformed": skipped,
-            "points": pts.iter().map(|p| serde_json::json!({
-                "cache_entries": p.size,
-                "cache_bytes": block.map(|b| b * p.size),
-                "miss_ratio": p.miss_ratio,
-                "byte_miss_ratio": p.byte_miss_ratio,
-            })).collect::<Vec<_>>(),
-        });
-        if a.html {
-            print!("{}", super::report::page_of("mrc", &v)?);
-        } else {
-            println!("{}", serde_json::to_string_pretty(&v)?);
-        }
-    } else if a.csv {
-        if h.interrupted {
-            eprintln!("iolab: interrupted: the curve covers the {} records read", h.requests);
-        }
-        println!("cache_entries,cache_bytes,miss_ratio,byte_miss_ratio");
-        for p in pts {
-            let bytes = if unit > 0 { (p.size * unit).to_string() } else { String::new() };
-            println!("{},{bytes},{:.6},{:.6}", p.size, p.miss_ratio, p.byte_miss_ratio);
-        }
-    } else {
-        let gran = match block {
-            Some(b) => format!("{b}-byte blocks"),
-            None => "objects (obj_id, size 1 each)".to_string(),
-        };
-        let (label, format, requests, skipped) = (&h.label, &h.format, h.requests, h.skipped);
-        if h.interrupted {
-            println!("# interrupted: the curve covers the records read until the signal");
-        }
-        println!(
-            "# {} ({}): {} requests, {:.0} accesses, footprint {:.0} entries; LRU, {method}, {gran}",
-            label,
-            format,
-            requests,
-            curve.total,
-            curve.footprint
-        );
-        if skipped > 0 {
-            println!("# skipped malformed records: {skipped}");
-        }
-        println!(
-            "{:>14} {:>16} {:>10} {:>10}",
-            "cache_entries", "cache_bytes", "miss", "byte_miss"
-        );
-        for p in pts {
-            let bytes = if unit > 0 { (p.size * unit).to_string() } else { "-".into() };
-            println!(
-                "{:>14} {:>16} {:>10.4} {:>10.4}",
-                p.size, bytes, p.miss_ratio, p.byte_miss_ratio
-            );
-        }
-    }
-    Ok(ExitCode::SUCCESS)
 }

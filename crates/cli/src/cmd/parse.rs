@@ -10,26 +10,39 @@ use iolab_job::{registry, LoadOptions, Origin};
 use serde_json::{json, Map, Value};
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Example:\n  iolab parse --name=x --rw=randread --bs=4k --size=1m --defaults"
+)]
 pub struct Args {
+    #[command(flatten)]
+    flags: Flags,
     /// Job files, fio-style options (`--rw=randread`, `--name=job2`) and `--section=NAME`,
     /// in fio's order: options before the first `--name` are global.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "JOB|--OPTION=VALUE")]
     rest: Vec<String>,
 }
 
-const OWN_FLAGS: &[&str] = &["defaults"];
+/// `iolab parse`'s own flags.
+#[derive(clap::Args)]
+pub struct Flags {
+    /// Also list every option left at its fio default.
+    #[arg(long)]
+    defaults: bool,
+}
 
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let split = iolab_job::split_fio_args(&args.rest, OWN_FLAGS);
+pub fn run(_: Args) -> anyhow::Result<ExitCode> {
+    run_args(&super::raw_args()?)
+}
+
+/// `iolab parse` with `rest` as its arguments.
+pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
+    let (split, flags) = super::split_own::<Flags>("parse", rest)?;
     if let Some((f, _)) = split.flags.first() {
         anyhow::bail!(
             "--{f}: a fio flag for `iolab run` or `iolab fio`; `iolab parse` does no run"
         );
     }
-    let defaults = split.other.iter().any(|a| a == "--defaults");
-    if let Some(bad) = split.other.iter().find(|a| *a != "--defaults") {
-        anyhow::bail!("unknown flag '{bad}'; expected job files, --option=value, --section=NAME or --defaults");
-    }
+    let defaults = flags.defaults;
     if split.job_files.is_empty() && split.fio_options.is_empty() {
         anyhow::bail!("nothing to parse; expected job files and/or fio-style options such as --name=x --rw=randread");
     }

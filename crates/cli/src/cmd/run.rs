@@ -12,15 +12,16 @@
 //! directory (`--size`, default 256m; `--directory`): sequential 1 MiB reads and writes at
 //! QD8, random 4 KiB reads and writes at QD32 and QD1, about 3.5 s each, and prints one table.
 
-use std::io::{IsTerminal, Write};
-use std::path::Path;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{bail, Context};
-use iolab_engine::runner::{clone_files, run_jobs, Progress, ReadProbe, RunOptions};
+use anyhow::bail;
+use iolab_engine::finish::{global_options, job_paths, own_options};
+use iolab_engine::runner::{run_jobs, Progress, ReadProbe, RunOptions};
 use iolab_job::LoadOptions;
 use iolab_stats::RunResult;
 
@@ -28,21 +29,56 @@ mod logs;
 mod quick;
 
 #[derive(clap::Args)]
+#[command(after_help = HELP)]
 pub struct Args {
-    /// Job files and fio-style options (`--name=x --rw=randread --bs=4k`), plus iolab's own
-    /// flags: --output-format=normal|json|json+|jsonl|csv|html, --output=FILE,
-    /// --status-interval=SECONDS, --allow-destroy, --prefill, --cache-size=SIZE (a cache in
-    /// front of the media, for the advice), --write-iolog=FILE (the request stream as a fio
-    /// iolog v3, written before the run). No job: the quick profile
-    /// (`--size=256m`, `--directory=DIR`).
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    #[command(flatten)]
+    flags: OwnFlags,
+    /// Job files and fio-style options (`--name=x --rw=randread --bs=4k`) with fio's global
+    /// flags (--output-format=normal|json|json+|terse|jsonl|csv|html, --output=FILE,
+    /// --status-interval=SECONDS, …), in any order with the flags above. No job: the quick
+    /// profile (`--size=256m`, `--directory=DIR`).
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "JOB|--OPTION=VALUE")]
     rest: Vec<String>,
 }
 
+const HELP: &str = "\
+Examples:
+  iolab run --size=64m --phase-time=0.5
+  iolab run --name=x --rw=randread --bs=4k --size=16m --runtime=1 --filename=iolab.dat
+  iolab run --name=x --rw=write --size=8m --filename=iolab.dat --output-format=json";
+
 /// iolab's own flags; fio's global flags (`--output`, `--output-format`, `--status-interval`,
 /// …) come from `iolab_job::cmdline::FIO_FLAGS` and are read by `super::fio::globals`.
-const OWN_FLAGS: &[&str] =
-    &["allow-destroy", "prefill", "phase-time=", "cache-size=", "write-iolog="];
+#[derive(clap::Args, Default)]
+pub struct OwnFlags {
+    /// Write to block devices that carry a filesystem or partition table.
+    #[arg(long)]
+    allow_destroy: bool,
+    /// Write every job's region once before it runs (reads of never-written blocks measure
+    /// nothing).
+    #[arg(long)]
+    prefill: bool,
+    /// Quick profile only: measured seconds per phase (default 3).
+    #[arg(long, value_parser = seconds)]
+    phase_time: Option<f64>,
+    /// A cache in front of the media (controller, array, SLC), e.g. 4g, for the advice that
+    /// compares it with the working set.
+    #[arg(long, value_parser = size)]
+    cache_size: Option<u64>,
+    /// The jobs' request streams as a fio iolog v3 (fio `read_iolog`), written before the run.
+    #[arg(long)]
+    write_iolog: Option<PathBuf>,
+}
+
+fn seconds(s: &str) -> Result<f64, String> {
+    let v = s.trim_end_matches('s').parse().ok().filter(|v: &f64| *v > 0.0);
+    v.ok_or_else(|| format!("--phase-time={s}: expected seconds > 0, e.g. 3"))
+}
+
+fn size(s: &str) -> Result<u64, String> {
+    iolab_core::units::parse_size(s, iolab_core::units::KbBase::K1024)
+        .map_err(|_| format!("--cache-size={s}: expected a size, e.g. 4g"))
+}
 
 /// Who is speaking: iolab (advice, notes and progress on stderr) or fio (fio's output only).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,79 +91,37 @@ struct Flags {
     /// fio's global flags.
     g: super::fio::Globals,
     format: String,
-    output: Option<std::path::PathBuf>,
+    output: Option<PathBuf>,
     status_interval: Option<Duration>,
-    allow_destroy: bool,
-    prefill: bool,
-    /// Quick profile only: measured seconds per phase.
-    phase_time: Option<f64>,
-    /// `--cache-size=SIZE`: a cache in front of the media (controller, array, SLC), for the
-    /// advice that compares it with the working set.
-    cache_size: Option<u64>,
-    /// `--write-iolog=FILE`: the jobs' request streams as a fio iolog v3, written before the run.
-    write_iolog: Option<std::path::PathBuf>,
+    own: OwnFlags,
 }
 
-fn own_flags(other: &[String], g: super::fio::Globals) -> anyhow::Result<Flags> {
-    let mut f = Flags {
+fn flags(own: OwnFlags, g: super::fio::Globals) -> anyhow::Result<Flags> {
+    let f = Flags {
         format: g.ordered_formats().join(","),
         output: g.output.clone(),
         status_interval: g.status_interval,
         g,
-        allow_destroy: false,
-        prefill: false,
-        phase_time: None,
-        cache_size: None,
-        write_iolog: None,
+        own,
     };
-    let mut it = other.iter();
-    while let Some(a) = it.next() {
-        let body = a.trim_start_matches('-');
-        let (k, v) = match body.split_once('=') {
-            Some((k, v)) => (k, Some(v.to_string())),
-            None => (body, None),
-        };
-        let mut value = || -> anyhow::Result<String> {
-            match &v {
-                Some(v) => Ok(v.clone()),
-                None => it.next().cloned().with_context(|| format!("--{k} needs a value")),
-            }
-        };
-        match k {
-            "write-iolog" => f.write_iolog = Some(value()?.into()),
-            "allow-destroy" => f.allow_destroy = true,
-            "prefill" => f.prefill = true,
-            "cache-size" => {
-                let v = value()?;
-                let b = iolab_core::units::parse_size(&v, iolab_core::units::KbBase::K1024)
-                    .with_context(|| format!("--cache-size={v}: expected a size, e.g. 4g"))?;
-                f.cache_size = Some(b);
-            }
-            "phase-time" => {
-                let s = value()?;
-                let secs: f64 =
-                    s.trim_end_matches('s').parse().ok().filter(|v: &f64| *v > 0.0).with_context(
-                        || format!("--phase-time={s}: expected seconds > 0, e.g. 3"),
-                    )?;
-                f.phase_time = Some(secs);
-            }
-            _ => bail!("unknown flag '{a}'"),
-        }
-    }
     for fmt in f.format.split(',').filter(|&f| f != "html") {
-        f.g.exporter(fmt)?;
+        super::fio::exporter(&f.g, fmt)?;
     }
     Ok(f)
 }
 
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    run_args(&args.rest, Personality::Iolab)
+pub fn run(_: Args) -> anyhow::Result<ExitCode> {
+    run_args(&super::raw_args()?, Personality::Iolab)
 }
 
 /// `iolab run` with `rest` as its arguments, speaking as `who`.
 pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
     let fio = matches!(who, Personality::Fio { .. });
-    let split = iolab_job::split_fio_args(rest, if fio { &[] } else { OWN_FLAGS });
+    let (split, own) = if fio {
+        (iolab_job::split_fio_args(rest, &[]), OwnFlags::default())
+    } else {
+        super::split_own::<OwnFlags>("run", rest)?
+    };
     if let (true, Some(a)) = (fio, split.other.first()) {
         bail!("fio: unrecognized option '{a}'");
     }
@@ -147,7 +141,9 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
     if fio {
         unrecognized_options(&split.fio_options)?;
     }
-    let flags = own_flags(&split.other, g)?;
+    let flags = flags(own, g)?;
+    // The start time is now, before the jobs are laid out (fio's `timestamp`).
+    let started = super::meta_now(iolab_stats::RunMode::Measured, Vec::new());
     let has_job = !split.job_files.is_empty()
         || split.fio_options.iter().any(|o| o.starts_with("--name=") || o == "--name");
     if !has_job && fio {
@@ -156,7 +152,7 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     if !has_job {
-        if flags.write_iolog.is_some() {
+        if flags.own.write_iolog.is_some() {
             bail!("--write-iolog needs a job (job file or --name=…), not the quick profile");
         }
         if let Some(p) = &flags.output {
@@ -164,10 +160,25 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
         }
         return quick::run_quick(&split.fio_options, &flags_to_quick(&flags));
     }
-    if flags.phase_time.is_some() {
+    let Some((opts, parsed)) = load_jobs(split, &flags, fio)? else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let (result, watched, interrupted) = measure(&opts, &parsed, &flags, fio, &started)?;
+    let out = render(&result, &watched, &flags, fio, &parsed.jobs)?;
+    super::emit(&out, flags.output.as_deref())?;
+    Ok(exit_code(&result, interrupted, fio))
+}
+
+/// The jobs, read and validated; `None` when `--parse-only` ends the run here.
+fn load_jobs(
+    split: iolab_job::SplitArgs,
+    flags: &Flags,
+    fio: bool,
+) -> anyhow::Result<Option<(LoadOptions, iolab_job::Parsed)>> {
+    if flags.own.phase_time.is_some() {
         bail!("--phase-time applies to the quick profile (no job); use --runtime= in a job");
     }
-    if flags.prefill && flags.allow_destroy {
+    if flags.own.prefill && flags.own.allow_destroy {
         eprintln!(
             "iolab: --prefill with --allow-destroy: block devices will be written before reads"
         );
@@ -192,16 +203,28 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
         }
     }
     if flags.g.parse_only {
-        return Ok(ExitCode::SUCCESS);
+        return Ok(None);
     }
+    Ok(Some((opts, parsed)))
+}
+
+/// Check the outputs against the inputs, export the iolog, then run the jobs with the device
+/// view and the advice watching; the result carries its global and job options.
+fn measure(
+    opts: &LoadOptions,
+    parsed: &iolab_job::Parsed,
+    flags: &Flags,
+    fio: bool,
+    started: &iolab_stats::RunMeta,
+) -> anyhow::Result<(RunResult, iolab_advice::WatchReport, bool)> {
     // Nor the file a job reads or writes (fio's filename=): checked before any I/O.
     let targets: Vec<std::path::PathBuf> = parsed.jobs.iter().flat_map(job_paths).collect();
     let mut inputs: Vec<&Path> = opts.files.iter().map(|p| p.as_path()).collect();
     inputs.extend(targets.iter().map(|p| p.as_path()));
-    for p in flags.output.iter().chain(&flags.write_iolog) {
+    for p in flags.output.iter().chain(&flags.own.write_iolog) {
         iolab_report::output::check(p, &inputs)?;
     }
-    if let Some(p) = &flags.write_iolog {
+    if let Some(p) = &flags.own.write_iolog {
         super::iolog_export::export(p, &parsed.jobs, super::iolog_export::Sizes::Existing)?;
     }
     // The device view and the advice evidence (crate iolab-advice): targets resolved to their
@@ -211,15 +234,15 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
         parsed.jobs.iter().map(job_paths).collect(),
         iolab_advice::WatchConfig {
             interval: flags.status_interval.unwrap_or(Duration::from_secs(1)),
-            prefill: flags.prefill,
-            declared_cache_bytes: flags.cache_size,
+            prefill: flags.own.prefill,
+            declared_cache_bytes: flags.own.cache_size,
             ..Default::default()
         },
     );
     let probes: Vec<_> = (0..parsed.jobs.len()).filter_map(|i| watch.zero_probe(i)).collect();
     let run_opts = RunOptions {
-        allow_destroy: flags.allow_destroy,
-        prefill: flags.prefill,
+        allow_destroy: flags.own.allow_destroy,
+        prefill: flags.own.prefill,
         read_probe: Some(ReadProbe {
             every: watch.zero_sample_every(),
             observe: Arc::new(move |job, buf| {
@@ -252,7 +275,7 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
     result.global_options = global_options(&parsed.jobs, &opts.cmdline);
     own_options(&mut result);
     result.meta.interrupted = interrupted;
-    result.meta.start_unix_ms = start_unix_ms(&result);
+    result.meta.start_unix_ms = started.start_unix_ms;
     result.warnings.extend(parsed.warnings.iter().map(|w| w.to_string()));
     if !fio {
         for n in &result.notes {
@@ -262,23 +285,34 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
             eprintln!("iolab: {n}");
         }
     }
+    Ok((result, watched, interrupted))
+}
+
+/// The output formats in fio's order; the device view and advice after iolab's text.
+fn render(
+    result: &RunResult,
+    watched: &iolab_advice::WatchReport,
+    flags: &Flags,
+    fio: bool,
+    jobs: &[iolab_job::Job],
+) -> anyhow::Result<Vec<u8>> {
     let mut out = Vec::new();
     if fio && flags.format.split(',').any(|f| f == "normal") {
-        out.extend(super::fio::normal_header(&parsed.jobs).as_bytes());
+        out.extend(super::fio::normal_header(jobs).as_bytes());
     }
     for fmt in flags.format.split(',') {
         if fmt == "html" {
-            out.extend(super::report::run_page(&result)?);
+            out.extend(super::report::run_page(result)?);
             continue;
         }
         if fio && fmt == "normal" {
             // stat.c __show_run_stats starts the normal output with a blank line.
             out.push(b'\n');
         }
-        out.extend(flags.g.exporter(fmt)?.render(&result)?);
+        out.extend(super::fio::exporter(&flags.g, fmt)?.render(result)?);
         if fmt == "normal" && !fio {
             // After the summary: the depth issued beside what each device saw, then advice.
-            let view = iolab_advice::render_device_view(&result, &watched.evidence);
+            let view = iolab_advice::render_device_view(result, &watched.evidence);
             out.extend(format!("\n{view}").as_bytes());
             out.extend(iolab_advice::render_text(&watched.advice).as_bytes());
         }
@@ -287,14 +321,11 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
         // Machine formats carry the advice in the result; a person still sees it on stderr.
         eprint!("{}", iolab_advice::render_text(&watched.advice));
     }
-    match &flags.output {
-        Some(p) => iolab_report::write_atomic(p, &out)?,
-        None => {
-            let mut s = std::io::stdout().lock();
-            s.write_all(&out).context("writing results to stdout")?;
-            s.flush().context("writing results to stdout")?;
-        }
-    }
+    Ok(out)
+}
+
+/// fio's exit status: 1 after an I/O error or a verify failure, 128 + N after a signal.
+fn exit_code(result: &RunResult, interrupted: bool, fio: bool) -> ExitCode {
     for j in &result.jobs {
         if let Some(f) = j.verify.as_ref().and_then(|v| v.failures.first()) {
             let who = if fio { "fio" } else { "iolab" };
@@ -306,14 +337,14 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
         .jobs
         .iter()
         .any(|j| j.error != 0 || j.verify.as_ref().is_some_and(|v| v.failed() > 0));
-    Ok(if interrupted {
+    if interrupted {
         eprintln!("iolab: interrupted; the results cover the time until the signal");
         ExitCode::from(iolab_core::stop::exit_status().unwrap_or(130))
     } else if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    })
+    }
 }
 
 /// fio's "unrecognized option" for a `--key` that is neither a job option nor a flag
@@ -332,114 +363,13 @@ fn unrecognized_options(cmdline: &[String]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// fio's `global options`: what the job files' `[global]` sections and the command line
-/// before the first `--name` set, as written.
-fn global_options(
-    jobs: &[iolab_job::Job],
-    cmdline: &[String],
-) -> std::collections::BTreeMap<String, String> {
-    use iolab_job::Origin;
-    let first_name = cmdline.iter().position(|a| a.starts_with("--name")).unwrap_or(usize::MAX);
-    let mut out = std::collections::BTreeMap::new();
-    for j in jobs {
-        for (k, o) in &j.options {
-            let global = match &o.origin {
-                Origin::File { section, .. } => section.starts_with("global"),
-                Origin::CommandLine { index } => (*index as usize) < first_name,
-                Origin::Default => false,
-            };
-            if global {
-                out.entry(k.clone()).or_insert_with(|| o.raw.clone());
-            }
-        }
-    }
-    out
-}
-
-/// fio's `job options`: the section's own options, without what the global section set
-/// (an option is kept when its value differs from the global one, so the exporters' lookup
-/// "job, then global" still finds each job's value).
-fn own_options(result: &mut RunResult) {
-    let globals = result.global_options.clone();
-    for j in &mut result.jobs {
-        j.options.retain(|k, v| globals.get(k) != Some(v));
-    }
-}
-
-/// Every `ss_interval`, sum each steady-state job's live counters over its clones and feed its
-/// tracker; when the criterion holds, stop that job's clones (and only those).
-fn steady_loop(
-    p: &Progress,
-    done: &AtomicBool,
-    mut trackers: Vec<(String, iolab_advice::SsTracker)>,
-) -> Vec<(String, iolab_advice::SsTracker)> {
-    let mut due: Vec<Option<std::time::Instant>> = vec![None; trackers.len()];
-    let mut over = vec![false; trackers.len()];
-    while !done.load(Ordering::SeqCst) && over.iter().any(|o| !o) {
-        std::thread::sleep(Duration::from_millis(20));
-        let Ok(clones) = p.clones.lock() else { break };
-        for (k, (name, t)) in trackers.iter_mut().enumerate() {
-            let mine: Vec<_> = clones.iter().filter(|c| &c.job == name).collect();
-            let Some(started) = mine.iter().map(|c| c.started).min() else { continue };
-            if over[k] {
-                continue;
-            }
-            let interval = Duration::from(t.spec.interval);
-            let now = std::time::Instant::now();
-            let next = due[k].get_or_insert(started + interval);
-            if now < *next {
-                continue;
-            }
-            *next += interval;
-            let mut sum = iolab_stats::LiveSnapshot::default();
-            for c in &mine {
-                if let Some(l) = c.live.lock().ok().and_then(|g| g.clone()) {
-                    let s = l.snapshot();
-                    for d in 0..4 {
-                        sum.ios[d] += s.ios[d];
-                        sum.bytes[d] += s.bytes[d];
-                        sum.clat_sum_ns[d] += s.clat_sum_ns[d];
-                    }
-                }
-            }
-            if t.observe(iolab_core::Nanos::from(now - started), &sum) {
-                mine.iter().for_each(|c| c.stop.store(true, Ordering::SeqCst));
-                over[k] = true;
-            } else if mine.iter().all(|c| c.done.load(Ordering::Relaxed)) {
-                over[k] = true;
-            }
-        }
-    }
-    trackers
-}
-
-/// Every file a job's clones will use, each once.
-pub(crate) fn job_paths(job: &iolab_job::Job) -> Vec<std::path::PathBuf> {
-    let mut v = Vec::new();
-    for c in 0..job.numjobs.max(1) {
-        for p in clone_files(job, c) {
-            if !v.contains(&p) {
-                v.push(p);
-            }
-        }
-    }
-    v
-}
-
 fn flags_to_quick(f: &Flags) -> quick::QuickFlags {
     quick::QuickFlags {
         format: f.format.clone(),
         output: f.output.clone(),
         status_interval: f.status_interval,
-        phase_time: f.phase_time.unwrap_or(3.0),
+        phase_time: f.own.phase_time.unwrap_or(3.0),
     }
-}
-
-fn start_unix_ms(_r: &RunResult) -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
 }
 
 /// When the live progress line shows (fio's `--eta`, `--eta-interval`, `--status-interval`).
@@ -487,27 +417,12 @@ pub fn run_shown(
             quick::progress_loop(&progress, &done, status_interval, devices.as_deref())
         })
     });
-    // fio's steadystate: a monitor ends a job once its criterion holds over ss_dur.
-    let mut trackers = Vec::new();
-    for j in jobs {
-        if let Some(spec) = iolab_advice::SsSpec::from_job(j)
-            .with_context(|| format!("job {}: steadystate", j.name))?
-        {
-            trackers.push((j.name.clone(), iolab_advice::SsTracker::new(spec)));
-        }
-    }
-    let ss_thread = (!trackers.is_empty()).then(|| {
-        let progress = progress.clone();
-        let done = done.clone();
-        std::thread::spawn(move || steady_loop(&progress, &done, trackers))
-    });
     let r = run_jobs(jobs, opts, stop, Some(progress));
     drop(bridge);
     done.store(true, Ordering::SeqCst);
     if let Some(t) = ticker {
         let _ = t.join();
     }
-    let trackers = ss_thread.and_then(|t| t.join().ok()).unwrap_or_default();
     let interrupted = iolab_core::stop::requested();
     let out = match r {
         // Stopped before any result existed (layout, prefill): an empty result, marked.
@@ -520,37 +435,9 @@ pub fn run_shown(
         r => r?,
     };
     let mut result = out.result;
-    for (name, t) in &trackers {
-        let Some(rep) = t.report() else {
-            result.notes.push(format!(
-                "job {name}: the steady-state window (ss_dur) never filled before the job ended"
-            ));
-            continue;
-        };
-        if rep.attained {
-            result.notes.push(format!(
-                "job {name}: steady state attained ({}, criterion {:.3}); job ended",
-                rep.ss, rep.criterion
-            ));
-        }
-        for j in result.jobs.iter_mut().filter(|j| &j.name == name) {
-            j.steadystate = Some(rep.clone());
-        }
-    }
     for p in logs::write_logs(Path::new("."), &result, &out.logs)? {
         result.notes.push(format!("log written: {}", p.display()));
     }
-    for f in &out.files {
-        if out.files.iter().filter(|g| g.job == f.job && g.clone == f.clone).count() > 1 {
-            result.notes.push(format!(
-                "job {}.{}: {}: {} I/Os, {} bytes",
-                f.job,
-                f.clone,
-                f.path.display(),
-                f.ios,
-                f.bytes
-            ));
-        }
-    }
+    result.notes.extend(iolab_engine::finish::file_notes(&out.files));
     Ok((result, interrupted || iolab_core::stop::requested()))
 }

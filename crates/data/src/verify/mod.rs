@@ -126,7 +126,7 @@ impl VerifyCtx {
 pub const MIN_BLOCK: usize = 2 * HEADER_LEN;
 
 /// Write headers (and for `pattern`, the pattern) into a filled write buffer. Buffers shorter
-/// than [`MIN_BLOCK`] are left as they are ([`crate::DataConfig::from_job`] rejects such
+/// than [`MIN_BLOCK`] are left as they are (`iolab_job::Job::data_config` rejects such
 /// block sizes with verify set).
 pub fn stamp(buf: &mut [u8], ctx: &VerifyCtx) {
     if matches!(ctx.kind, VerifyKind::None | VerifyKind::Null) || buf.len() < MIN_BLOCK {

@@ -10,9 +10,10 @@ use super::Category::*;
 use super::OptionType::*;
 use super::Status::*;
 use super::{opt, OptionDef};
+use crate::apply as a;
 
 pub(super) const OPTIONS: &[OptionDef] = &[
-    opt("filename", Str, Files, Supported).help(
+    opt("filename", Str, Files, Supported).set(a::set_filename).prio(-1).help(
         "File(s) or device(s) to do I/O on; several are separated by `:`.",
         "`\\:` is a literal colon; a leading `:` is skipped and an empty element ends the \
             list (fio's `get_next_str`). With several names, `nrfiles` is ignored and `size` is \
@@ -27,17 +28,21 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             "Assume every file is of this type (file, block, char) instead of checking.",
             "A fio start-up shortcut for jobs with very many files.",
         ),
-    opt("directory", Str, Files, Supported).help(
+    opt("directory", Str, Files, Supported).set(a::set_directory).help(
         "Directory for the job's files; `d1:d2` hands directories to clones round-robin.",
         "If `filename` is given, only the first directory is used, as in fio. Colons are \
             escaped like in `filename`.",
     ),
-    opt("filename_format", Str, Files, Supported).def("$jobname.$jobnum.$filenum").help(
-        "Pattern for generated file names (`$jobname`, `$jobnum`, `$filenum`, `$clientuid`).",
-        "Lets several jobs share files, e.g. `filename_format=data.$filenum`. Directory \
+    opt("filename_format", Str, Files, Supported)
+        .set(a::set_filename_format)
+        .prio(-1)
+        .def("$jobname.$jobnum.$filenum")
+        .help(
+            "Pattern for generated file names (`$jobname`, `$jobnum`, `$filenum`, `$clientuid`).",
+            "Lets several jobs share files, e.g. `filename_format=data.$filenum`. Directory \
             components are created. `$clientuid` is empty in iolab (there is no client/server \
             mode).",
-    ),
+        ),
     opt(
         "unique_filename",
         Bool,
@@ -49,7 +54,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         "Prefix generated file names with the client's address in client/server mode.",
         "Has no effect on a local run in fio either.",
     ),
-    opt("lockfile", Str, Files, Supported).def("none").choices(&["none"]).help(
+    opt("lockfile", Str, Files, Supported).prio(1).def("none").choices(&["none"]).help(
         "Lock files while doing I/O; iolab accepts only `none`.",
         "fio's `exclusive` and `readwrite` serialise jobs sharing a file and change the I/O \
             timing, so iolab refuses them by name rather than ignore them; give each job its \
@@ -60,7 +65,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             "Add every file found under a directory, recursively.",
             "fio's colons here must not be escaped.",
         ),
-    opt("nrfiles", Int, Files, Supported).alias(&["nr_files"]).def("1").help(
+    opt("nrfiles", Int, Files, Supported).set(a::set_nrfiles).alias(&["nr_files"]).def("1").help(
         "Number of files the job's I/O is spread over.",
         "`size` is divided evenly between them unless `filesize` is given. The job's \
             `iodepth` is shared by all its files; `file_service_type` picks the file for each \
@@ -78,6 +83,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             silently lifted.",
     ),
     opt("file_service_type", Special, Files, Supported)
+        .set(a::set_file_service_type)
         .def("roundrobin")
         .choices(&["random", "zipf", "pareto", "normal", "gauss", "roundrobin", "sequential"])
         .help(
@@ -226,26 +232,30 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         "Without it, writes into a new file allocate blocks as they go, which is slower on \
             most filesystems.",
     ),
-    opt("size", SizeOrPercent, IoSize, Supported).help(
+    opt("size", SizeOrPercent, IoSize, Supported).set(a::set_size).help(
         "Total bytes of the job's I/O region (per clone), or `N%` of the file or device.",
         "Split over the job's files unless `filesize` is set. If omitted, the size of the \
             existing file or device is used. Suffixes follow `kb_base`, which must come before \
             this option (fio parses options in order): with the default kb_base=1024, `4k` is \
             4096 but `4KiB` is 4000 (fio issue #1618); iolab does what fio does and warns.",
     ),
-    opt("io_size", SizeOrPercent, IoSize, Supported).alias(&["io_limit"]).help(
+    opt("io_size", SizeOrPercent, IoSize, Supported).set(a::set_io_size).alias(&["io_limit"]).help(
         "Bytes of I/O to do; may be less than `size` (stop early) or more (wrap around).",
         "Also accepts `N%`. fio's `io_limit` is the same option.",
     ),
-    opt("filesize", Range, IoSize, Supported).min_val(1).help(
+    opt("filesize", Range, IoSize, Supported).set(a::set_filesize).min_val(1).help(
         "Size of each file; may be a range `a-b` (one size drawn per file).",
         "When set, `size` only acts as the default `io_size`.",
     ),
-    opt("offset", SizeOrPercent, IoSize, Supported).alias(&["fileoffset"]).def("0").help(
-        "Start of the job's region in each file: bytes or `N%`.",
-        "A percentage is rounded down to the block size or `offset_align`. The region is \
+    opt("offset", SizeOrPercent, IoSize, Supported)
+        .set(a::set_offset)
+        .alias(&["fileoffset"])
+        .def("0")
+        .help(
+            "Start of the job's region in each file: bytes or `N%`.",
+            "A percentage is rounded down to the block size or `offset_align`. The region is \
             `[offset, offset+size)`.",
-    ),
+        ),
     opt(
         "offset_align",
         Int,
@@ -257,11 +267,14 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         "Alignment for an `offset` given as a percentage.",
         "Without it fio aligns percentages to the minimum block size, which iolab does.",
     ),
-    opt("offset_increment", SizeOrPercent, IoSize, Supported).def("0").help(
-        "Each clone starts at `offset + offset_increment * clone_number`.",
-        "The usual way to partition one device between clones. Also accepts `N%`.",
-    ),
-    opt("number_ios", Size, IoSize, Supported).def("0").help(
+    opt("offset_increment", SizeOrPercent, IoSize, Supported)
+        .set(a::set_offset_increment)
+        .def("0")
+        .help(
+            "Each clone starts at `offset + offset_increment * clone_number`.",
+            "The usual way to partition one device between clones. Also accepts `N%`.",
+        ),
+    opt("number_ios", Size, IoSize, Supported).set(a::set_number_ios).def("0").help(
         "Stop after this many I/Os (it never extends a run).",
         "Counts per clone; with several directions the total counts.",
     ),
@@ -272,32 +285,44 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             "Number of ranges in one trim command.",
             "Multi-range DSM trims in fio's io_uring_cmd engine.",
         ),
-    opt("bs", SizeList, IoSize, Supported).alias(&["blocksize"]).def("4096").min_val(1).help(
-        "Block size of each I/O, per direction (`read,write,trim`).",
-        "`bs=8k,32k` sets reads to 8k and writes and trims to 32k; a trailing comma \
+    opt("bs", SizeList, IoSize, Supported)
+        .set(a::set_bs)
+        .alias(&["blocksize"])
+        .def("4096")
+        .min_val(1)
+        .help(
+            "Block size of each I/O, per direction (`read,write,trim`).",
+            "`bs=8k,32k` sets reads to 8k and writes and trims to 32k; a trailing comma \
             (`8k,32k,`) keeps the default for the rest. Default 4096. Suffixes follow \
             `kb_base`.",
-    ),
-    opt("ba", SizeList, IoSize, Supported).alias(&["blockalign"]).min_val(1).help(
+        ),
+    opt("ba", SizeList, IoSize, Supported).set(a::set_ba).alias(&["blockalign"]).min_val(1).help(
         "Align random offsets to this boundary, per direction.",
         "Defaults to the minimum block size. As in fio, setting it also disables the random \
             map.",
     ),
-    opt("bsrange", Range, IoSize, Supported).alias(&["blocksize_range"]).min_val(1).help(
-        "Draw each I/O's size uniformly from a range, per direction (`1k-4k`).",
-        "Each draw is rounded down to a multiple of the range's minimum unless \
+    opt("bsrange", Range, IoSize, Supported)
+        .set(a::set_bsrange)
+        .alias(&["blocksize_range"])
+        .min_val(1)
+        .help(
+            "Draw each I/O's size uniformly from a range, per direction (`1k-4k`).",
+            "Each draw is rounded down to a multiple of the range's minimum unless \
             `bs_unaligned` is set (fio `get_next_buflen`). A reversed range is swapped.",
-    ),
-    opt("bssplit", Split, IoSize, Supported).help(
+        ),
+    opt("bssplit", Split, IoSize, Supported).set(a::set_bssplit).help(
         "Mix of block sizes with weights: `bs/perc:bs/perc[,…]` per direction.",
         "Order does not matter; empty percentages share what is left equally \
             (`4k/50:1k/:32k/` is 50/25/25); a total above 100 is an error; at most 64 entries \
             per direction. Sizes are chosen per I/O from a cumulative table, like fio.",
     ),
-    opt("bs_unaligned", Bool, IoSize, Supported).alias(&["blocksize_unaligned"]).help(
-        "Allow `bsrange` sizes that are not multiples of the minimum size.",
-        "Incompatible with O_DIRECT on most devices (sizes must be sector multiples).",
-    ),
+    opt("bs_unaligned", Bool, IoSize, Supported)
+        .set(a::set_bs_unaligned)
+        .alias(&["blocksize_unaligned"])
+        .help(
+            "Allow `bsrange` sizes that are not multiples of the minimum size.",
+            "Incompatible with O_DIRECT on most devices (sizes must be sector multiples).",
+        ),
     opt(
         "bs_is_seq_rand",
         Bool,

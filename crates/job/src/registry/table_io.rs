@@ -11,9 +11,11 @@ use super::OptionType::*;
 use super::Status::*;
 use super::TimeUnit::*;
 use super::{opt, OptionDef};
+use crate::apply as a;
 
 pub(super) const OPTIONS: &[OptionDef] = &[
     opt("ioengine", Special, Io, Supported)
+        .set(a::set_ioengine)
         .def("psync")
         .choices(&[
             "sync",
@@ -77,7 +79,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             I/O at a time whatever `iodepth` says (fio caps them at 1 as well); libaio with \
             `direct=0` blocks on submission, so its real depth is about 1.",
         ),
-    opt("iodepth", Int, Io, Supported).def("1").min_val(1).help(
+    opt("iodepth", Int, Io, Supported).set(a::set_iodepth).def("1").min_val(1).help(
         "I/O units kept in flight per job (shared by all of the job's files).",
         "Only asynchronous engines reach depths above 1. Check the reported depth histogram: \
             the depth asked for is not always the depth reached (buffered libaio, rate limits \
@@ -124,6 +126,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             testing use `rate_process` instead.",
     ),
     opt("rw", Special, IoType, Supported)
+        .set(a::set_rw)
         .alias(&["readwrite"])
         .def("read")
         .choices(&[
@@ -148,6 +151,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             directions at run time (no engine trims).",
         ),
     opt("rw_sequencer", Str, IoType, Supported)
+        .set(a::set_rw_sequencer)
         .def("sequential")
         .choices(&["sequential", "identical"])
         .help(
@@ -155,24 +159,26 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             same offset.",
             "`sequential` (default) or `identical`.",
         ),
-    opt("rwmixread", Int, IoType, Supported).def("50").max_val(100).help(
+    opt("rwmixread", Int, IoType, Supported).set(a::set_rwmixread).def("50").max_val(100).help(
         "Percentage of a mixed workload that are reads.",
         "Default 50. Each I/O draws the direction with a byte-count catch-up (fio \
             `set_rwmix_bytes`). If both `rwmixread` and `rwmixwrite` are given and do not add \
             up to 100, the last one wins.",
     ),
     opt("rwmixwrite", Int, IoType, Supported)
+        .set(a::set_rwmixwrite)
         .def("50")
         .max_val(100)
         .help("Percentage of a mixed workload that are writes.", "See `rwmixread`."),
     opt("rwmixcycle", Deprecated, IoType, Ignored("deprecated in fio, which ignores it too"))
         .help("Deprecated rwmix cycle length.", "Kept so old job files parse."),
-    opt("direct", Bool, IoType, Supported).def("0").help(
+    opt("direct", Bool, IoType, Supported).set(a::set_direct).def("0").help(
         "Use O_DIRECT, bypassing the page cache.",
         "Buffers and sizes must then be aligned to the device's logical block size. \
             `buffered` is its inverse.",
     ),
     opt("buffered", Bool, IoType, Supported)
+        .set(a::set_buffered)
         .def("1")
         .help("Use buffered I/O through the page cache (the inverse of `direct`).", "Default on."),
     opt(
@@ -270,28 +276,33 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     .help("Extra alignment of I/O buffers.", "fio uses it to test misaligned buffers."),
     opt("hugepage-size", Int, Io, Ignored("huge-page buffers are not used by iolab"))
         .help("Size of a huge page for `mem=shmhuge`/`mmaphuge`.", "See `mem`."),
-    opt("randrepeat", Bool, Random, Supported).alias(&["allrandrepeat"]).def("1").help(
-        "Seed the random generators the same way every run.",
-        "Default on: the same job gives the same offsets and the same buffer contents every \
+    opt("randrepeat", Bool, Random, Supported)
+        .set(a::set_randrepeat)
+        .alias(&["allrandrepeat"])
+        .def("1")
+        .help(
+            "Seed the random generators the same way every run.",
+            "Default on: the same job gives the same offsets and the same buffer contents every \
             run, so a deduplicating array can dedupe a second run against the first (use \
             `randrepeat=0` or a new `randseed`). `randseed` overrides it (fio ≥ 3.35).",
-    ),
-    opt("randseed", Size, Random, Supported).def("0x89").help(
+        ),
+    opt("randseed", Size, Random, Supported).set(a::set_randseed).def("0x89").help(
         "Base seed for all of the job's random generators.",
         "Default 0x89. Per-clone seeds are derived from it and the clone number, as in fio \
             (`seed * thread_number + i`), so offsets match fio's for the same seed.",
     ),
-    opt("norandommap", Bool, Random, Supported).help(
+    opt("norandommap", Bool, Random, Supported).set(a::set_norandommap).help(
         "Do not track which blocks were done; random offsets may repeat within a pass.",
         "Saves memory and time (≈15% more IOPS in fio's null engine). Any non-uniform \
             `random_distribution` turns it on, as in fio.",
     ),
-    opt("softrandommap", Bool, Random, Supported).def("0").help(
+    opt("softrandommap", Bool, Random, Supported).set(a::set_softrandommap).def("0").help(
         "Carry on without a random map if it cannot be allocated.",
         "With the map, a random pass touches every block exactly once; fio takes the next \
             free block after the drawn one when the draw hits a used block.",
     ),
     opt("random_generator", Str, Random, Supported)
+        .set(a::set_random_generator)
         .def("tausworthe")
         .choices(&["tausworthe", "lfsr", "tausworthe64"])
         .help(
@@ -302,6 +313,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             needs a single block size.",
         ),
     opt("random_distribution", Special, Random, Supported)
+        .set(a::set_random_distribution)
         .def("random")
         .choices(&["random", "zipf", "pareto", "normal", "gauss", "zoned", "zoned_abs"])
         .help(
@@ -323,10 +335,14 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     )
     .def("0")
     .help("Stride for the `sequence` distribution.", "Newer than fio 3.42."),
-    opt("percentage_random", IntList, Random, Supported).def("100,100,100").max_val(100).help(
-        "Share of I/Os that are random, the rest sequential, per direction.",
-        "Default 100 for random patterns.",
-    ),
+    opt("percentage_random", IntList, Random, Supported)
+        .set(a::set_percentage_random)
+        .def("100,100,100")
+        .max_val(100)
+        .help(
+            "Share of I/Os that are random, the rest sequential, per direction.",
+            "Default 100 for random patterns.",
+        ),
     opt(
         "percentage_sequential",
         Deprecated,
@@ -354,23 +370,27 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     opt("spr_cs", Size, Random, Unsupported("sprandom is not implemented"))
         .def("0")
         .help("Cache size for `sprandom`.", "See `sprandom`."),
-    opt("rate", SizeList, Rate, Supported).help(
+    opt("rate", SizeList, Rate, Supported).set(a::set_rate).help(
         "Bandwidth cap per job, per direction (bytes/s; suffixes follow kb_base).",
         "`rate=1m,500k` limits reads to 1 MiB/s and writes to 500 KiB/s. With a block-size \
             range the rate is reached in bytes, not I/Os.",
     ),
-    opt("rate_iops", IntList, Rate, Supported).help(
+    opt("rate_iops", IntList, Rate, Supported).set(a::set_rate_iops).help(
         "IOPS cap per job, per direction.",
         "With a block-size range fio uses the minimum size to convert; so does iolab.",
     ),
-    opt("rate_process", Str, Rate, Supported).def("linear").choices(&["linear", "poisson"]).help(
-        "How rated I/O is spaced: linear (even) or poisson (exponential gaps).",
-        "fio computes poisson gaps in whole microseconds and overshoots at high rates (+32% \
+    opt("rate_process", Str, Rate, Supported)
+        .set(a::set_rate_process)
+        .def("linear")
+        .choices(&["linear", "poisson"])
+        .help(
+            "How rated I/O is spaced: linear (even) or poisson (exponential gaps).",
+            "fio computes poisson gaps in whole microseconds and overshoots at high rates (+32% \
             at 300k IOPS, unbounded above 1M); iolab schedules in nanoseconds and hits the \
             rate. In linear mode fio waits for all in-flight I/O (quiesce) before sleeping, \
             which makes latency depend on iodepth; iolab keeps the queue open and records each \
             I/O's intended start time so latency can be corrected for coordinated omission.",
-    ),
+        ),
     opt(
         "rate_min",
         SizeList,
@@ -405,16 +425,19 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         Unsupported("not implemented; iolab catches up after thinktime as fio does by default"),
     )
     .help("Do not catch up on the rate after a think pause.", "See `thinktime`."),
-    opt("thinktime", Time { unit: Usec }, Rate, Supported).def("0").help(
+    opt("thinktime", Time { unit: Usec }, Rate, Supported).set(a::set_thinktime).def("0").help(
         "Pause this long between I/Os (microseconds by default).",
         "Combined with `thinktime_blocks`, the pause comes after every N I/Os. The pause \
             sleeps unless `thinktime_spin` covers it.",
     ),
-    opt("thinktime_spin", Time { unit: Usec }, Rate, Supported).def("0").help(
-        "Busy-wait this part of `thinktime` instead of sleeping (microseconds by default).",
-        "Spinning keeps a CPU busy and gives precise short pauses.",
-    ),
-    opt("thinktime_blocks", Int, Rate, Supported).def("1").help(
+    opt("thinktime_spin", Time { unit: Usec }, Rate, Supported)
+        .set(a::set_thinktime_spin)
+        .def("0")
+        .help(
+            "Busy-wait this part of `thinktime` instead of sleeping (microseconds by default).",
+            "Spinning keeps a CPU busy and gives precise short pauses.",
+        ),
+    opt("thinktime_blocks", Int, Rate, Supported).set(a::set_thinktime_blocks).def("1").help(
         "Number of I/Os between think pauses.",
         "Default 1, which also caps the effective queue depth at 1 while thinktime is set: \
             fio waits for those I/Os to complete (`thinktime_blocks_type=complete`).",

@@ -9,22 +9,27 @@ use super::Category::*;
 use super::OptionType::*;
 use super::Status::*;
 use super::{opt, OptionDef};
+use crate::apply as a;
 
 pub(super) const OPTIONS: &[OptionDef] = &[
-    opt("zipf_exact", Bool, Iolab, Supported).def("0").help(
+    opt("zipf_exact", Bool, Iolab, Supported).set(a::set_zipf_exact).def("0").help(
         "Draw zipf ranks exactly (rejection-inversion) instead of with fio's approximation.",
         "fio's zipf uses Gray et al.'s approximate inverse with a 32-bit uniform and a \
             10M-term cap, which under-samples the tail by about 27% at large sample counts (fio \
             issue #1991). With `zipf_exact=1` iolab draws ranks with Hörmann and Derflinger's \
             rejection-inversion, exact for any n; the scramble of ranks to blocks is unchanged.",
     ),
-    opt("hot_set", Str, Iolab, Supported).def("per_job").choices(&["per_job", "shared"]).help(
-        "Whether clones of a job share one hot set (shared) or each get their own (per_job, \
+    opt("hot_set", Str, Iolab, Supported)
+        .set(a::set_hot_set)
+        .def("per_job")
+        .choices(&["per_job", "shared"])
+        .help(
+            "Whether clones of a job share one hot set (shared) or each get their own (per_job, \
             fio's way).",
-        "fio gives each job a different scramble offset for zipf/pareto/normal, so two jobs \
+            "fio gives each job a different scramble offset for zipf/pareto/normal, so two jobs \
             on one file have disjoint hot sets. `shared` uses one offset for all clones, as an \
             application with one hot set would.",
-    ),
+        ),
     opt("dedupe_spread", Bool, Iolab, Supported).def("0").help(
         "Spread duplicates over a working set instead of repeating the previous block.",
         "fio's default dedupe (`dedupe_mode=repeat`) puts each duplicate next to its twin, \

@@ -11,6 +11,7 @@ use super::OptionType::*;
 use super::Status::*;
 use super::TimeUnit::*;
 use super::{opt, OptionDef};
+use crate::apply as a;
 
 /// Why the options of fio's built-in profiles (registered globally by fio's `profile.c`
 /// `add_profile_options`, so any job may set them) change nothing here.
@@ -21,7 +22,7 @@ const ACT: &str = "an option of fio's built-in act profile (profiles/act.c); fio
                    in any job and it acts only under --profile=act, which iolab lacks";
 
 pub(super) const OPTIONS: &[OptionDef] = &[
-    opt("name", Str, Description, Supported).help(
+    opt("name", Str, Description, Supported).set(a::set_name).help(
         "Name of the job; on the command line `--name` starts a new job.",
         "Shown in the report and used in generated file names (`$jobname`). A job with no \
             `name=` takes its section name. As in fio, `--name=x` on a command line begins a \
@@ -38,18 +39,21 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             the current directory, then against the directory of the including file, as fio \
             does. Included files may not open new `[sections]`; nesting is allowed.",
     ),
-    opt("wait_for", Str, Description, Supported).help(
+    opt("wait_for", Str, Description, Supported).set(a::set_wait_for).help(
         "Start this job only after the named job has finished.",
         "The named job must appear earlier (fio allows no forward references) and its name \
             must be unique. Unlike `stonewall` it does not start a new reporting group.",
     ),
-    opt("stonewall", Bool, Description, Supported).alias(&["wait_for_previous"]).help(
-        "Wait for every earlier job to finish before starting, and start a new reporting \
+    opt("stonewall", Bool, Description, Supported)
+        .set(a::set_stonewall)
+        .alias(&["wait_for_previous"])
+        .help(
+            "Wait for every earlier job to finish before starting, and start a new reporting \
             group.",
-        "In fio the first job of every job file after the first gets an implicit stonewall, \
+            "In fio the first job of every job file after the first gets an implicit stonewall, \
             so several job files run one after another; iolab does the same.",
-    ),
-    opt("new_group", Bool, Description, Supported).help(
+        ),
+    opt("new_group", Bool, Description, Supported).set(a::set_new_group).help(
         "Start a new reporting group here without waiting for earlier jobs.",
         "With `group_reporting`, jobs are summed per group; this splits groups while the \
             jobs still run concurrently.",
@@ -65,38 +69,42 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         "fio renames the forked process so `ps`/`top` show it. iolab workers are threads of \
             one process and keep their name.",
     ),
-    opt("numjobs", Int, Process, Supported).def("1").help(
+    opt("numjobs", Int, Process, Supported).set(a::set_numjobs).def("1").help(
         "Run this many clones of the job in parallel.",
         "Each clone has its own offsets (different seed per clone), its own files unless \
             `filename` is given (then they share), and its own report line unless \
             `group_reporting` is set. Random hot sets differ per clone, exactly as in fio (each \
             clone's zipf/pareto scramble offset is different); see `hot_set` for a shared one.",
     ),
-    opt("thread", Bool, Process, Supported).help(
+    opt("thread", Bool, Process, Supported).set(a::set_thread).help(
         "Run clones as threads instead of forked processes.",
         "iolab always runs workers as threads of one process, so this is accepted for \
             compatibility; measured I/O is unaffected (fio's process-vs-thread difference is in \
             memory sharing, not in the I/O issued).",
     ),
-    opt("loops", Int, Process, Supported).def("1").help(
+    opt("loops", Int, Process, Supported).set(a::set_loops).def("1").help(
         "Repeat the job's I/O pass this many times.",
         "Each loop re-runs the workload over the same region; statistics accumulate over all \
             loops.",
     ),
-    opt("time_based", Bool, Process, Supported).help(
+    opt("time_based", Bool, Process, Supported).set(a::set_time_based).help(
         "Keep running until `runtime` expires, wrapping around the region as needed.",
         "Without it `runtime` is only a cap: the job ends when its I/O is done or time runs \
             out, whichever comes first. fio invalidates the page cache on every wrap of a \
             buffered sequential job (and when a random map is exhausted) if `invalidate=1`; \
             iolab makes invalidation explicit instead and reports it.",
     ),
-    opt("runtime", Time { unit: Sec }, Process, Supported).alias(&["timeout"]).def("0").help(
-        "Stop the job after this much time (seconds by default).",
-        "A cap, not a target, unless `time_based` is set. Time suffixes `d h m s ms us` are \
+    opt("runtime", Time { unit: Sec }, Process, Supported)
+        .set(a::set_runtime)
+        .alias(&["timeout"])
+        .def("0")
+        .help(
+            "Stop the job after this much time (seconds by default).",
+            "A cap, not a target, unless `time_based` is set. Time suffixes `d h m s ms us` are \
             accepted; a bare number is seconds. Wall time is `ramp_time + runtime` plus \
             start-up and teardown.",
-    ),
-    opt("ramp_time", Time { unit: Sec }, Process, Supported).help(
+        ),
+    opt("ramp_time", Time { unit: Sec }, Process, Supported).set(a::set_ramp_time).help(
         "Run this long before measurement starts (seconds by default).",
         "After the ramp fio zeroes all statistics and restarts the job clock, so logs start \
             at t=0 after the ramp; iolab does the same so logs line up with fio's. Total wall \
@@ -117,7 +125,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         "In fio it cannot be combined with `ramp_time` and sums across the group under \
             `group_reporting`.",
     ),
-    opt("startdelay", Time { unit: Sec }, Process, Supported).def("0").help(
+    opt("startdelay", Time { unit: Sec }, Process, Supported).set(a::set_startdelay).def("0").help(
         "Delay the job's start by this long (seconds by default).",
         "fio also accepts a range (`1-10`) and draws one delay per job from it.",
     ),
@@ -242,6 +250,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         Cpu,
         Ignored("no pinning in iolab, so there is nothing to distribute"),
     )
+    .prio(1)
     .choices(&["shared", "split"])
     .help(
         "Whether clones share `cpus_allowed` or split it one CPU each.",

@@ -11,17 +11,24 @@ use super::OptionType::*;
 use super::Status::*;
 use super::TimeUnit::*;
 use super::{opt, OptionDef};
+use crate::apply as a;
 
 pub(super) const OPTIONS: &[OptionDef] = &[
-    opt("kb_base", Str, Stats, Supported).def("1024").choices(&["1024", "1000"]).help(
-        "Base of size suffixes: 1024 (default) or 1000; also how outputs are printed.",
-        "Order matters: it only affects options parsed after it, so put it first (fio issue \
+    opt("kb_base", Str, Stats, Supported)
+        .set(a::set_kb_base)
+        .prio(1)
+        .def("1024")
+        .choices(&["1024", "1000"])
+        .help(
+            "Base of size suffixes: 1024 (default) or 1000; also how outputs are printed.",
+            "Order matters: it only affects options parsed after it, so put it first (fio issue \
             #1740). Under 1024, `k/m/g` are powers of two and `KiB/MiB` are powers of ten \
             (fio's inverted compat meaning); under 1000 it is the other way round. `4Ki` \
             ignores the `i` (issue #1618). iolab parses exactly like fio and warns on \
             `KiB`-style and `Ki` suffixes.",
-    ),
+        ),
     opt("unit_base", Str, Stats, Supported)
+        .prio(1)
         .def("0")
         .choices(&["0", "8", "1"])
         .help("Report throughput in bits (8), bytes (1), or auto (0).", "Affects output only."),
@@ -31,7 +38,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             also accepts it in a job file. Each dump is cumulative from the job start. With \
             JSON output fio prints concatenated documents; iolab writes JSON Lines instead.",
     ),
-    opt("group_reporting", Bool, Stats, Supported).help(
+    opt("group_reporting", Bool, Stats, Supported).set(a::set_group_reporting).help(
         "Report each group as one, summing its jobs.",
         "As in fio, latency histograms are merged exactly; throughput is summed. fio divides \
             group I/O by the longest job's runtime (stat.c `sum_thread_stats`), so a late or \

@@ -12,7 +12,10 @@
 //! (HdrHistogram percentiles, depth distributions, bandwidth/IOPS interval samples). A
 //! simulated request has no submission latency: `slat` stays at N=0 and `lat` equals `clat`.
 
+pub mod jobs;
+pub mod object;
 pub mod report;
+pub mod source;
 
 use crate::block::DevReq;
 use crate::device::{DevOp, Device};

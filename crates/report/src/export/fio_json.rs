@@ -41,6 +41,18 @@ impl Exporter for FioJson {
     }
 }
 
+/// fio JSON or json+ with iolab's own sections appended after fio's keys (`iolab sim`'s
+/// `iolab_sim`), in fio's key order and layout.
+pub fn render_with(run: &RunResult, plus: bool, extra: &[(&str, &serde_json::Value)]) -> Vec<u8> {
+    let mut root = fio_json(run, plus);
+    for (k, v) in extra {
+        root.put(*k, value_to_j(v));
+    }
+    let mut s = root.to_fio_string();
+    s.push('\n');
+    s.into_bytes()
+}
+
 /// Which latency kinds get a `percentile` object (fio `clat_percentiles` default on,
 /// `lat_percentiles`, `slat_percentiles` default off).
 #[derive(Clone, Copy, Debug)]
@@ -48,13 +60,6 @@ struct PctFlags {
     slat: bool,
     clat: bool,
     lat: bool,
-}
-
-fn flag(v: &JobView<'_>, run: &RunResult, name: &str, default: bool) -> bool {
-    match v.options.get(name).or_else(|| run.global_options.get(name)).map(|s| s.trim()) {
-        None => default,
-        Some(s) => matches!(s, "" | "1" | "true" | "on" | "yes"),
-    }
 }
 
 /// The whole document as an ordered tree.
@@ -71,8 +76,8 @@ pub fn fio_json(run: &RunResult, plus: bool) -> J {
         // Also per job (`iolab.interrupted`); here even when no job ran (stopped in layout).
         root.put("iolab_interrupted", true);
     }
-    // stat.c json_add_job_opts: only options with a value (fio keeps no value for a bare
-    // flag such as `group_reporting`), and no object when there are none.
+    // stat.c json_add_job_opts: in the order written, only options with a value (fio keeps
+    // no value for a bare flag such as `group_reporting`), and no object when there are none.
     let globals: Vec<_> = run.global_options.iter().filter(|(_, v)| !v.is_empty()).collect();
     if !globals.is_empty() {
         let mut g = J::obj();
@@ -234,9 +239,9 @@ fn dist_obj(labels: &[&str], vals: &[f64]) -> J {
 
 fn job_json(run: &RunResult, v: &JobView<'_>, pcts: &[f64], plus: bool) -> J {
     let f = PctFlags {
-        slat: flag(v, run, "slat_percentiles", false),
-        clat: flag(v, run, "clat_percentiles", true),
-        lat: flag(v, run, "lat_percentiles", false),
+        slat: v.report().slat_percentiles,
+        clat: v.report().clat_percentiles,
+        lat: v.report().lat_percentiles,
     };
     let mut o = J::obj();
     o.put("jobname", v.name)

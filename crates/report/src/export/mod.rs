@@ -7,10 +7,10 @@ pub mod jsonl;
 pub mod terse;
 pub mod text;
 
-use std::collections::BTreeMap;
-
 use iolab_core::IoDir;
-use iolab_stats::{CpuUsage, DepthStats, DirStats, JobResult, LatencyTarget, RunResult};
+use iolab_stats::{
+    CpuUsage, DepthStats, DirStats, JobResult, LatencyTarget, OptionList, ReportOptions, RunResult,
+};
 
 /// What fio reports as one "job": a job, or a whole group under `group_reporting` (stat.c
 /// `show_run_stats` sums the group's thread_stats into one and takes name and options from
@@ -23,12 +23,20 @@ pub struct JobView<'a> {
     pub error: i32,
     pub elapsed_ns: u64,
     pub runtime_ns: u64,
-    pub options: &'a BTreeMap<String, String>,
+    pub options: &'a OptionList,
     pub dirs: [&'a DirStats; 4],
     pub cpu: CpuUsage,
     pub depth: &'a DepthStats,
     pub latency_target: &'a LatencyTarget,
     pub first: &'a JobResult,
+}
+
+impl<'a> JobView<'a> {
+    /// The typed settings the exporters act on (a group's come from its first job, as fio
+    /// takes them).
+    pub fn report(&self) -> &'a ReportOptions {
+        &self.first.report
+    }
 }
 
 impl JobView<'_> {
@@ -39,30 +47,17 @@ impl JobView<'_> {
 
 /// fio's `latency_depth` (the text's `depth=`): the job's iodepth (fio `td->latency_qd`
 /// starts there), or what the `latency_target` search settled on when one was set.
-pub fn latency_depth(v: &JobView<'_>, run: &RunResult) -> u64 {
+pub fn latency_depth(v: &JobView<'_>, _run: &RunResult) -> u64 {
     if v.latency_target.target_ns > 0 {
         return u64::from(v.latency_target.depth);
     }
-    v.options
-        .get("iodepth")
-        .or_else(|| run.global_options.get("iodepth"))
-        .and_then(|d| d.trim().parse::<u64>().ok())
-        .filter(|&d| d > 0)
-        .unwrap_or(1)
+    u64::from(v.report().iodepth.max(1))
 }
 
 /// fio `unified_rw_reporting`: 0 none, 1 mixed (one "mixed" direction instead of read,
 /// write and trim), 2 both (the three and "mixed").
-pub fn unified_rw(v: &JobView<'_>, run: &RunResult) -> u8 {
-    let o = v
-        .options
-        .get("unified_rw_reporting")
-        .or_else(|| run.global_options.get("unified_rw_reporting"));
-    match o.map(|s| s.trim()) {
-        Some("mixed" | "1") => 1,
-        Some("both" | "2") => 2,
-        _ => 0,
-    }
+pub fn unified_rw(v: &JobView<'_>, _run: &RunResult) -> u8 {
+    v.report().unified_rw
 }
 
 /// The summed "mixed" direction of a job view and its share of the group's aggregate.
@@ -78,14 +73,9 @@ pub fn mixed_view(v: &JobView<'_>, run: &RunResult, pcts: &[f64]) -> (DirStats, 
     (m, agg)
 }
 
-fn opt_true(v: Option<&String>) -> bool {
-    matches!(v.map(|s| s.trim()), Some("" | "1" | "true" | "on" | "yes"))
-}
-
-/// Whether a job asked for `group_reporting` (in its options or the global section).
-pub fn group_reporting(run: &RunResult, j: &JobResult) -> bool {
-    opt_true(j.options.get("group_reporting"))
-        || opt_true(run.global_options.get("group_reporting"))
+/// Whether a job asked for `group_reporting` (in its own section or the global one).
+pub fn group_reporting(_run: &RunResult, j: &JobResult) -> bool {
+    j.report.group_reporting
 }
 
 /// The entries fio would print: one per job, or one per group where `group_reporting` is set.

@@ -59,17 +59,6 @@ impl Exporter for Terse {
     }
 }
 
-fn opt<'a>(v: &'a JobView<'_>, run: &'a RunResult, name: &str) -> Option<&'a str> {
-    v.options.get(name).or_else(|| run.global_options.get(name)).map(|s| s.trim())
-}
-
-fn opt_on(v: &JobView<'_>, run: &RunResult, name: &str, default: bool) -> bool {
-    match opt(v, run, name) {
-        None => default,
-        Some(s) => matches!(s, "" | "1" | "true" | "on" | "yes"),
-    }
-}
-
 /// One job's line, newline included.
 fn terse_line(s: &mut String, run: &RunResult, v: &JobView<'_>, pcts: &[f64], ver: u8) {
     if ver == 2 {
@@ -77,8 +66,8 @@ fn terse_line(s: &mut String, run: &RunResult, v: &JobView<'_>, pcts: &[f64], ve
     } else {
         let _ = write!(s, "{ver};{FIO_VERSION};{};{};{}", v.name, v.groupid, v.error);
     }
-    let use_lat = opt_on(v, run, "lat_percentiles", false);
-    let use_clat = opt_on(v, run, "clat_percentiles", true);
+    let use_lat = v.report().lat_percentiles;
+    let use_clat = v.report().clat_percentiles;
     let group = run.groups.iter().find(|g| g.groupid == v.groupid);
     let agg = |d: IoDir| group.map(|g| g.dir(d).agg_bw_bytes).unwrap_or(0.0);
     let pct_src = |d: &DirStats| -> Option<LatStats> {
@@ -227,12 +216,12 @@ fn tail_terse(s: &mut String, run: &RunResult, v: &JobView<'_>, ver: u8) {
             );
         }
     }
-    if opt(v, run, "continue_on_error").is_some_and(|c| !matches!(c, "none" | "0")) {
+    if v.report().continue_on_error {
         let total_err: u64 = v.first.errors.iter().map(|e| e.count).sum();
         let first = v.first.errors.first().map(|e| e.errno).unwrap_or(0);
         let _ = write!(s, ";{total_err};{first}");
     }
-    if let Some(desc) = opt(v, run, "description").filter(|d| !d.is_empty()) {
+    if let Some(desc) = v.report().description.as_deref() {
         if ver == 2 {
             s.push('\n');
         }

@@ -136,13 +136,7 @@ pub fn render(run: &RunResult) -> String {
 
 /// `unified_rw_reporting` of a group (its first job's, as fio takes the group's options).
 fn group_unified(run: &RunResult, g: &iolab_stats::GroupResult) -> u8 {
-    let Some(j) = g.jobs.first().and_then(|&i| run.jobs.get(i)) else { return 0 };
-    let o = j.options.get("unified_rw_reporting");
-    match o.or_else(|| run.global_options.get("unified_rw_reporting")).map(|s| s.trim()) {
-        Some("mixed" | "1") => 1,
-        Some("both" | "2") => 2,
-        _ => 0,
-    }
+    g.jobs.first().and_then(|&i| run.jobs.get(i)).map_or(0, |j| j.report.unified_rw)
 }
 
 /// The group's "  MIXED" line (stat.c show_group_stats with every ddir summed into one):

@@ -1,20 +1,16 @@
-//! The built-in quick profile of `iolab run` (no job given) and the live progress line.
+//! The built-in quick profile of `iolab run` (no job given; the phases and the table are
+//! `iolab_engine::quick`) and the live progress line.
 //!
-//! Six phases on one temporary file in the current directory (or `--directory`), run as fio
-//! jobs separated by `stonewall`: sequential 1 MiB read and write at QD8, random 4 KiB read and
-//! write at QD32 and QD1; each 0.5 s ramp + 3 s measured. Like CrystalDiskMark's default set,
-//! it answers "what does this device do" in about 25 s; the file is removed afterwards.
-//! O_DIRECT is used where the filesystem supports it (else buffered, with a note).
+//! The profile runs on one temporary file in the current directory (or `--directory`), removed
+//! afterwards; the device view and the brief advice go beside the table on stderr.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use iolab_engine::runner::{Progress, RunOptions};
 use iolab_job::LoadOptions;
-use iolab_stats::{LatStats, RunResult};
 
 pub struct QuickFlags {
     pub format: String,
@@ -22,45 +18,6 @@ pub struct QuickFlags {
     pub status_interval: Option<Duration>,
     /// Measured seconds per phase (`--phase-time`, default 3).
     pub phase_time: f64,
-}
-
-/// (job name, rw, bs, iodepth, label)
-const PHASES: &[(&str, &str, &str, u32, &str)] = &[
-    ("seq-read-1m-qd8", "read", "1m", 8, "seq read 1 MiB QD8"),
-    ("seq-write-1m-qd8", "write", "1m", 8, "seq write 1 MiB QD8"),
-    ("rand-read-4k-qd32", "randread", "4k", 32, "rand read 4 KiB QD32"),
-    ("rand-write-4k-qd32", "randwrite", "4k", 32, "rand write 4 KiB QD32"),
-    ("rand-read-4k-qd1", "randread", "4k", 1, "rand read 4 KiB QD1"),
-    ("rand-write-4k-qd1", "randwrite", "4k", 1, "rand write 4 KiB QD1"),
-];
-
-/// The fio-style arguments of the profile.
-pub fn profile_args(file: &Path, size: &str, direct: bool, engine: &str, secs: f64) -> Vec<String> {
-    let ms = (secs * 1000.0).round().max(1.0) as u64;
-    let mut a = vec![
-        format!("--filename={}", file.display()),
-        format!("--size={size}"),
-        format!("--ioengine={engine}"),
-        format!("--direct={}", direct as u8),
-        "--time_based".to_string(),
-        format!("--runtime={ms}ms"),
-        format!("--ramp_time={}ms", (ms / 6).min(500)),
-        "--norandommap".to_string(),
-        "--randrepeat=0".to_string(),
-    ];
-    for (i, (name, rw, bs, qd, _)) in PHASES.iter().enumerate() {
-        a.push(format!("--name={name}"));
-        if i > 0 {
-            a.push("--stonewall".to_string());
-        }
-        a.push(format!("--rw={rw}"));
-        a.push(format!("--bs={bs}"));
-        a.push(format!("--iodepth={qd}"));
-        if *qd > 1 {
-            a.push(format!("--iodepth_batch={}", qd / 4));
-        }
-    }
-    a
 }
 
 pub fn run_quick(
@@ -84,30 +41,12 @@ pub fn run_quick(
     if !dir.is_dir() {
         bail!("--directory={}: not a directory", dir.display());
     }
-    let file = dir.join(format!(".iolab-quick-{}.dat", std::process::id()));
+    let started = crate::cmd::meta_now(iolab_stats::RunMode::Measured, Vec::new());
+    let plan = iolab_engine::quick::plan(&dir, &size, flags.phase_time);
+    let (file, direct, engine, notes) = (&plan.file, plan.direct, plan.engine, plan.notes);
     // Removed however the run ends: return, error, panic, or a signal (the registry).
     let _scratch = iolab_report::output::TempPath::register(file.clone());
-    let direct = iolab_engine::target::direct_supported(&dir);
-    let engine = if iolab_engine::engines::uring::probe().is_ok() { "io_uring" } else { "psync" };
-    let mut notes = Vec::new();
-    if !direct {
-        notes.push(format!(
-            "{}: O_DIRECT is not supported here; running buffered, so reads may come from the \
-             page cache",
-            dir.display()
-        ));
-    }
-    if engine == "psync" {
-        notes.push(format!(
-            "io_uring is not available ({}); using psync, so every queue depth is 1",
-            iolab_engine::engines::uring::probe().err().map(|e| e.to_string()).unwrap_or_default()
-        ));
-    }
-    let opts = LoadOptions {
-        files: vec![],
-        cmdline: profile_args(&file, &size, direct, engine, flags.phase_time),
-        sections: vec![],
-    };
+    let opts = LoadOptions { files: vec![], cmdline: plan.args, sections: vec![] };
     let parsed = iolab_job::load(&opts).context("building the quick profile")?;
     for n in &notes {
         eprintln!("iolab: {n}");
@@ -121,7 +60,7 @@ pub fn run_quick(
     // The device view, as for any job: what each phase's depth became at the device.
     let watch = iolab_advice::RunWatch::start(
         &parsed.jobs,
-        parsed.jobs.iter().map(super::job_paths).collect(),
+        parsed.jobs.iter().map(iolab_engine::finish::job_paths).collect(),
         iolab_advice::WatchConfig {
             // Phases last a few seconds: sample often enough that each has its own window.
             interval: flags.status_interval.unwrap_or(Duration::from_millis(500)),
@@ -137,35 +76,14 @@ pub fn run_quick(
     let watched = watch.finish(&mut result);
     result.disk_series = watched.series.devices.clone();
     result.meta.interrupted = interrupted;
-    result.meta.command_line = std::env::args().collect();
+    result.meta.command_line = started.command_line;
+    result.meta.start_unix_ms = started.start_unix_ms;
     result.notes.extend(notes);
     for n in iolab_report::export::text::job_notes(&result) {
         eprintln!("iolab: {n}");
     }
     let advice = iolab_advice::render_brief(&watched.advice);
-    let text = table(&result);
-    if flags.format == "normal" {
-        // The one table on stdout; what the device view found goes beside it on stderr.
-        match &flags.output {
-            Some(p) => iolab_report::write_atomic(p, text.as_bytes())?,
-            None => print!("{text}"),
-        }
-        eprint!("{advice}");
-    } else {
-        let mut out = Vec::new();
-        for fmt in flags.format.split(',') {
-            if fmt == "html" {
-                out.extend(crate::cmd::report::run_page(&result)?);
-                continue;
-            }
-            out.extend(iolab_report::exporter(fmt)?.render(&result)?);
-        }
-        match &flags.output {
-            Some(p) => iolab_report::write_atomic(p, &out)?,
-            None => std::io::stdout().write_all(&out).context("writing results")?,
-        }
-        eprint!("{text}{advice}");
-    }
+    emit(&result, &advice, flags)?;
     Ok(if interrupted {
         std::process::ExitCode::from(iolab_core::stop::exit_status().unwrap_or(130))
     } else {
@@ -173,52 +91,26 @@ pub fn run_quick(
     })
 }
 
-fn pct(s: &LatStats, p: f64) -> Option<u64> {
-    s.percentiles.iter().find(|x| (x.pct - p).abs() < 1e-9).map(|x| x.value)
-}
-
-fn fmt_ns(ns: Option<u64>) -> String {
-    match ns {
-        None => "-".to_string(),
-        Some(n) if n < 10_000 => format!("{:.1} µs", n as f64 / 1e3),
-        Some(n) if n < 10_000_000 => format!("{:.0} µs", n as f64 / 1e3),
-        Some(n) => format!("{:.1} ms", n as f64 / 1e6),
+/// The table on stdout (or `--output`) with the device view's findings on stderr; in machine
+/// formats the documents go out and the table and findings to stderr.
+fn emit(result: &iolab_stats::RunResult, advice: &str, flags: &QuickFlags) -> anyhow::Result<()> {
+    let table = iolab_engine::quick::table(result);
+    if flags.format == "normal" {
+        crate::cmd::emit(table.as_bytes(), flags.output.as_deref())?;
+        eprint!("{advice}");
+        return Ok(());
     }
-}
-
-/// The one summary table: phase, IOPS, MB/s (10^6), p50 and p99 of completion latency.
-pub fn table(r: &RunResult) -> String {
-    let mut o = String::new();
-    o.push_str(&format!(
-        "{:<24} {:>10} {:>10} {:>10} {:>10}\n",
-        "phase", "IOPS", "MB/s", "p50 lat", "p99 lat"
-    ));
-    for (name, _, _, _, label) in PHASES {
-        let Some(j) = r.jobs.iter().find(|j| j.name == *name) else {
-            o.push_str(&format!("{label:<24} {:>10}\n", "not run"));
+    let mut out = Vec::new();
+    for fmt in flags.format.split(',') {
+        if fmt == "html" {
+            out.extend(crate::cmd::report::run_page(result)?);
             continue;
-        };
-        let d = if j.write.total_ios > 0 { &j.write } else { &j.read };
-        let secs = d.runtime_ns.max(1) as f64 / 1e9;
-        let iops = d.total_ios as f64 / secs;
-        let mbs = d.io_bytes as f64 / secs / 1e6;
-        o.push_str(&format!(
-            "{label:<24} {iops:>10.0} {mbs:>10.1} {:>10} {:>10}\n",
-            fmt_ns(pct(&d.lat, 50.0)),
-            fmt_ns(pct(&d.lat, 99.0)),
-        ));
-    }
-    for j in &r.jobs {
-        if j.error != 0 {
-            o.push_str(&format!(
-                "{}: stopped by error {} ({})\n",
-                j.name,
-                j.error,
-                std::io::Error::from_raw_os_error(j.error)
-            ));
         }
+        out.extend(iolab_report::exporter(fmt)?.render(result)?);
     }
-    o
+    crate::cmd::emit(&out, flags.output.as_deref())?;
+    eprint!("{table}{advice}");
+    Ok(())
 }
 
 fn human_bw(b: f64) -> String {
@@ -266,30 +158,7 @@ pub fn progress_loop(
             waited += step;
             bar.tick();
         }
-        let Ok(clones) = p.clones.lock() else { return };
-        let mut cur = [[0u64; 2]; 2];
-        let mut name = String::new();
-        let mut eta = String::new();
-        for c in clones.iter() {
-            if c.done.load(Ordering::Relaxed) {
-                continue;
-            }
-            if let Ok(g) = c.live.lock() {
-                if let Some(l) = g.as_ref() {
-                    let s = l.snapshot();
-                    for (d, c) in cur.iter_mut().enumerate() {
-                        c[0] += s.ios[d];
-                        c[1] += s.bytes[d];
-                    }
-                }
-            }
-            name = c.job.clone();
-            if let Some(exp) = c.expected {
-                let left = Duration::from(exp).saturating_sub(c.started.elapsed());
-                eta = format!(" ETA {:.0}s", left.as_secs_f64());
-            }
-        }
-        drop(clones);
+        let Some((cur, name, eta)) = live_totals(p) else { return };
         let dt = last_t.elapsed().as_secs_f64().max(1e-3);
         last_t = Instant::now();
         let mut parts = Vec::new();
@@ -316,6 +185,29 @@ pub fn progress_loop(
         }
     }
     bar.finish_and_clear();
+}
+
+/// The running clones' read and write (I/Os, bytes) totals, the last job's name and its ETA;
+/// `None` when the progress table is poisoned.
+fn live_totals(p: &Progress) -> Option<([[u64; 2]; 2], String, String)> {
+    let clones = p.clones.lock().ok()?;
+    let mut cur = [[0u64; 2]; 2];
+    let mut name = String::new();
+    let mut eta = String::new();
+    for c in clones.iter().filter(|c| !c.done.load(Ordering::Relaxed)) {
+        if let Some(s) = c.live.lock().ok().and_then(|g| g.as_ref().map(|l| l.snapshot())) {
+            for (d, c) in cur.iter_mut().enumerate() {
+                c[0] += s.ios[d];
+                c[1] += s.bytes[d];
+            }
+        }
+        name = c.job.clone();
+        if let Some(exp) = c.expected {
+            let left = Duration::from(exp).saturating_sub(c.started.elapsed());
+            eta = format!(" ETA {:.0}s", left.as_secs_f64());
+        }
+    }
+    Some((cur, name, eta))
 }
 
 /// One device on the live line: `vda aqu-sz 31.2 await 0.12ms util 98%`.

@@ -9,14 +9,14 @@
 //! counters given are the sum over a job's clones, which is fio's behaviour with
 //! `group_reporting` (without it fio judges each clone alone). The window reported is the one
 //! that attained, or the last full one.
+//!
+//! The spec comes from a job's options in `iolab_engine::steady`, which also runs the
+//! tracker during a run as a stop condition.
 
 use std::collections::VecDeque;
 
-use iolab_core::units::KbBase;
+use crate::{LiveSnapshot, SsCriterion, SsMetric, SteadyStateReport};
 use iolab_core::Nanos;
-use iolab_job::{Job, OptionValue};
-use iolab_stats::steady::SsParseError;
-use iolab_stats::{LiveSnapshot, SsCriterion, SsMetric, SteadyStateReport};
 
 /// A job's `ss`, `ss_dur`, `ss_ramp`, `ss_interval`.
 #[derive(Clone, Debug, PartialEq)]
@@ -29,38 +29,7 @@ pub struct SsSpec {
     pub interval: Nanos,
 }
 
-fn opt_time(job: &Job, name: &str) -> Option<Nanos> {
-    match job.opt(name)? {
-        OptionValue::Time(t) => Some(*t),
-        OptionValue::Int(i) => u64::try_from(*i).ok().map(Nanos::from_secs),
-        _ => None,
-    }
-}
-
 impl SsSpec {
-    /// `None` when the job has no steady-state window (`ss_dur` unset or 0, as in fio).
-    pub fn from_job(job: &Job) -> Result<Option<SsSpec>, SsParseError> {
-        let dur = opt_time(job, "steadystate_duration").unwrap_or_default();
-        if dur.0 == 0 {
-            return Ok(None);
-        }
-        let ss = job
-            .options
-            .get("steadystate")
-            .map(|o| o.raw.clone())
-            .unwrap_or_else(|| "iops_slope:0.01%".into());
-        let kb = match job.options.get("kb_base").map(|o| o.raw.as_str()) {
-            Some("1000") => KbBase::K1000,
-            _ => KbBase::K1024,
-        };
-        let criterion = SsCriterion::parse(&ss, kb)?;
-        let interval = opt_time(job, "steadystate_check_interval")
-            .filter(|t| t.0 > 0)
-            .unwrap_or(Nanos::from_secs(1));
-        let ramp = opt_time(job, "steadystate_ramp_time").unwrap_or_default();
-        Ok(Some(SsSpec { ss, criterion, dur, ramp, interval }))
-    }
-
     /// Samples in the window.
     pub fn window(&self) -> usize {
         ((self.dur.0 / self.interval.0.max(1)) as usize).max(2)
@@ -152,77 +121,5 @@ impl SsTracker {
     /// The attained window, or the last full one; `None` if the window never filled.
     pub fn report(&self) -> Option<SteadyStateReport> {
         self.report.clone()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn job(args: &[&str]) -> Job {
-        let mut v = vec!["--name=ss".to_string()];
-        v.extend(args.iter().map(|s| s.to_string()));
-        let opts = iolab_job::LoadOptions { cmdline: v, ..Default::default() };
-        iolab_job::load(&opts).unwrap().jobs.remove(0)
-    }
-
-    fn snap(ios: u64) -> LiveSnapshot {
-        let mut s = LiveSnapshot::default();
-        s.ios[0] = ios;
-        s.bytes[0] = ios * 4096;
-        s.clat_sum_ns[0] = ios * 50_000;
-        s
-    }
-
-    #[test]
-    fn spec_from_options() {
-        assert_eq!(SsSpec::from_job(&job(&[])).unwrap(), None);
-        let s = SsSpec::from_job(&job(&["--ss=iops:20%", "--ss_dur=3", "--ss_ramp=1"])).unwrap();
-        let s = s.unwrap();
-        assert_eq!(
-            (s.ss.as_str(), s.dur, s.ramp, s.window()),
-            ("iops:20%", Nanos::from_secs(3), Nanos::from_secs(1), 3)
-        );
-    }
-
-    #[test]
-    fn attains_after_ramp_once_the_window_is_steady() {
-        let spec = SsSpec::from_job(&job(&["--ss=iops:20%", "--ss_dur=3", "--ss_ramp=1"]))
-            .unwrap()
-            .unwrap();
-        let mut t = SsTracker::new(spec);
-        // Per-second IOPS: 100 (ramp), then 1000, 2000, 1000, 1050, 1000, 980 …
-        let per_s = [100u64, 1000, 2000, 1000, 1050, 1000, 980];
-        let mut cum = 0;
-        let mut stopped_at = None;
-        for (i, n) in per_s.iter().enumerate() {
-            cum += n;
-            if t.observe(Nanos::from_secs(i as u64 + 1), &snap(cum)) {
-                stopped_at = Some(i + 1);
-                break;
-            }
-        }
-        // Baseline at 1 s (end of ramp); windows [1000,2000,1000] at 4 s (dev 33%), [2000,
-        // 1000,1050] at 5 s, [1000,1050,1000] at 6 s: max deviation 2.2% < 20%.
-        assert_eq!(stopped_at, Some(6));
-        let r = t.report().unwrap();
-        assert!(r.attained);
-        assert_eq!(r.iops, vec![1000.0, 1050.0, 1000.0]);
-        assert!((r.criterion - 100.0 * (1050.0 - 3050.0 / 3.0) / (3050.0 / 3.0)).abs() < 1e-9);
-        assert_eq!(r.bw[0], 1000.0 * 4096.0);
-    }
-
-    #[test]
-    fn never_attained_reports_the_last_window() {
-        let spec = SsSpec::from_job(&job(&["--ss=iops_slope:1%", "--ss_dur=3"])).unwrap().unwrap();
-        let mut t = SsTracker::new(spec);
-        let mut cum = 0;
-        for i in 0..8u64 {
-            cum += 1000 + 300 * i;
-            assert!(!t.observe(Nanos::from_secs(i), &snap(cum)));
-        }
-        let r = t.report().unwrap();
-        assert!(!r.attained);
-        assert_eq!(r.iops.len(), 3);
     }
 }

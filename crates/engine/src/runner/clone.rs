@@ -1,0 +1,443 @@
+//! One clone of a job (fio's `numjobs` copy, one OS thread): its files opened and laid out
+//! (filesetup.c `setup_files`), its workload and data, its engine built inside its own thread
+//! (io_uring's SINGLE_ISSUER wants the submitting thread to own the ring), the worker loop,
+//! and fio's verify phase after the writes (backend.c `thread_main`, `do_verify`).
+
+use super::config::{self, JobPlan};
+use super::{Progress, ProgressSlot, ReadProbe, RunOptions};
+use crate::engines::{self, EngineConfig, EngineFile};
+use crate::error::EngineError;
+use crate::target::{self, Target, TargetSpec};
+use crate::verify::{VerifyCheck, VerifyFill, VerifyLog, VerifySource};
+use crate::worker::{run_worker, ReadCheck, RequestSource, WorkerConfig, WorkerOutcome};
+use iolab_core::{IoRequest, Nanos};
+use iolab_data::DataConfig;
+use iolab_job::Job;
+use iolab_stats::LiveCounters;
+use iolab_workload::{FileLayout, WorkerInput, Workload};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+/// A clone's thread and what its result needs (named so it does not shadow `std::clone`).
+pub(super) struct RunningClone {
+    pub job_idx: usize,
+    pub handle: JoinHandle<Result<WorkerOutcome, EngineError>>,
+    pub clone: u32,
+    pub paths: Vec<PathBuf>,
+    pub start_ns: u64,
+    pub spawned: Instant,
+    pub notes: Vec<String>,
+    /// The engine the clone ran (after a fallback, not the one the job asked for).
+    pub engine: String,
+}
+
+/// What every clone of the run shares.
+pub(super) struct RunCtx<'a> {
+    pub opts: &'a RunOptions,
+    pub stop: &'a AtomicBool,
+    pub clone_stops: &'a Mutex<Vec<Arc<AtomicBool>>>,
+    pub progress: Option<&'a Progress>,
+    pub run_start: Instant,
+}
+
+/// One job's clones during set-up: files already prepared by an earlier clone (a shared
+/// `filename=`), the notes and the disks found so far.
+pub(super) struct JobSetup<'a> {
+    pub ji: usize,
+    pub job: &'a Job,
+    pub plan: &'a JobPlan,
+    pub shared_done: Vec<PathBuf>,
+    pub notes: Vec<String>,
+    pub disk_names: &'a mut Vec<String>,
+}
+
+/// The per-clone read check: the advice probe (1 in `every` reads) and `verify`.
+struct ProbedCheck {
+    probe: Option<(usize, ReadProbe, u64)>,
+    verify: Option<VerifyCheck>,
+}
+
+impl ReadCheck for ProbedCheck {
+    fn check(
+        &mut self,
+        buf: &[u8],
+        file: u32,
+        offset: u64,
+    ) -> Result<(), Box<iolab_data::VerifyFailure>> {
+        if let Some((job, p, n)) = &mut self.probe {
+            if *n % p.every.max(1) == 0 {
+                (p.observe)(*job, buf);
+            }
+            *n += 1;
+        }
+        match &mut self.verify {
+            Some(c) => c.check(buf, file, offset),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A clone's workload as the worker's request source. With `invalidate` on a buffered job,
+/// every new pass over the files (a `loops` iteration, or a `time_based` wrap) first drops
+/// the files' page cache, as fio does (io_u.c `loop_cache_invalidate` on a wrap, and
+/// `td_io_open_file` when a loop reopens the files), so later passes read the device too.
+struct WorkloadSource<'a> {
+    wl: Workload,
+    /// Targets to invalidate when a pass starts (`None`: direct I/O or `invalidate=0`).
+    invalidate: Option<&'a [Target]>,
+    passes: u64,
+}
+
+impl RequestSource for WorkloadSource<'_> {
+    #[inline]
+    fn next_into(&mut self, r: &mut IoRequest) -> bool {
+        let more = self.wl.next_into(r);
+        if let Some(ts) = self.invalidate {
+            let p = self.wl.passes();
+            if p != self.passes {
+                self.passes = p;
+                // A failure was already noted when the job started (the same call).
+                for t in ts {
+                    let _ = target::invalidate(t);
+                }
+            }
+        }
+        more
+    }
+}
+
+/// The verify phase a clone runs after its writes.
+struct VerifyPhase {
+    dcfg: DataConfig,
+    seed: u64,
+    paths: Vec<PathBuf>,
+    /// `verify_only`: the writes are replayed into the log, not done.
+    only: bool,
+    direct: bool,
+    pcts: Vec<f64>,
+}
+
+/// Everything a clone's thread owns.
+struct CloneThread {
+    targets: Vec<Target>,
+    ctor: fn(&EngineConfig) -> Result<Box<dyn engines::IoEngine>, EngineError>,
+    ecfg: EngineConfig,
+    wl: Workload,
+    invalidate_passes: bool,
+    fill: VerifyFill,
+    check: Option<ProbedCheck>,
+    verify: Option<VerifyPhase>,
+    wcfg: WorkerConfig,
+    stop: Arc<AtomicBool>,
+    live: Arc<Mutex<Option<Arc<LiveCounters>>>>,
+    done: Arc<AtomicBool>,
+}
+
+/// Set up clone `clone` of the job (files, workload, data, engine settings) and start its
+/// thread.
+pub(super) fn start_clone(
+    cx: &RunCtx<'_>,
+    js: &mut JobSetup<'_>,
+    clone: u32,
+    thread_number: u32,
+) -> Result<RunningClone, EngineError> {
+    let (job, plan) = (js.job, js.plan);
+    let paths = iolab_workload::clone_files(job, clone);
+    let layouts: Vec<FileLayout> =
+        paths.iter().map(|p| FileLayout { size: iolab_core::input::existing_size(p) }).collect();
+    let input = WorkerInput { job, clone_index: clone, thread_number, files: &layouts };
+    let wl = Workload::new(&input)
+        .map_err(|source| EngineError::Workload { job: job.name.clone(), source })?;
+    if clone == 0 {
+        js.notes.extend(wl.warnings().iter().map(|w| format!("job {}: {w}", job.name)));
+    }
+    let dcfg =
+        job.data_config().map_err(|source| EngineError::Data { job: job.name.clone(), source })?;
+    let seed = config::data_seed(job, thread_number);
+    let vplan = config::verify_plan(job, &dcfg, &plan.wcfg)?;
+    let targets = open_targets(cx.opts, js, &paths, &wl, &dcfg, seed, &vplan)?;
+    let ecfg = engine_config(job, plan, &targets)?;
+    let ctor = engines::lookup(&plan.engine)?.ctor;
+    let fill = VerifyFill::new(&dcfg, seed, vplan.stamp);
+    // A read job with verify= checks what an earlier job wrote, block by block.
+    let verify = vplan.inline.then(|| VerifyCheck::new(&dcfg, seed, None, paths.clone()));
+    // The null engine moves no data: its buffers say nothing about the target.
+    let probe = cx.opts.read_probe.clone().filter(|_| plan.engine != "null").map(|p| (js.ji, p, 0));
+    let check = (probe.is_some() || verify.is_some()).then_some(ProbedCheck { probe, verify });
+    let stop = Arc::new(AtomicBool::new(cx.stop.load(Ordering::Relaxed)));
+    if let Ok(mut v) = cx.clone_stops.lock() {
+        v.push(stop.clone());
+    }
+    let (live, done) = (Arc::new(Mutex::new(None)), Arc::new(AtomicBool::new(false)));
+    if let Some(p) = cx.progress {
+        show_progress(p, job, &plan.wcfg, &live, &done, &stop);
+    }
+    let verify = vplan.phase.then(|| VerifyPhase {
+        dcfg,
+        seed,
+        paths: paths.clone(),
+        only: vplan.only,
+        direct: job.direct,
+        pcts: cx.opts.percentiles.clone(),
+    });
+    let t = CloneThread {
+        targets,
+        ctor,
+        ecfg,
+        wl,
+        invalidate_passes: plan.invalidate_passes,
+        fill,
+        check,
+        verify,
+        wcfg: plan.wcfg.clone(),
+        stop,
+        live,
+        done,
+    };
+    let (spawned, start_ns) = (Instant::now(), cx.run_start.elapsed().as_nanos() as u64);
+    let handle = std::thread::Builder::new()
+        .name(format!("iolab-{}.{clone}", job.name))
+        .spawn(move || t.run())
+        .map_err(|e| EngineError::io("thread", "spawn", e))?;
+    Ok(RunningClone {
+        job_idx: js.ji,
+        handle,
+        clone,
+        paths,
+        start_ns,
+        spawned,
+        // The fallback's reason goes with the job's result too (the JSON's ioengine).
+        notes: plan
+            .notes
+            .iter()
+            .filter(|n| plan.engine != job.ioengine && n.contains("is not available"))
+            .cloned()
+            .collect(),
+        engine: plan.engine.clone(),
+    })
+}
+
+/// Give the progress display a slot for this clone.
+fn show_progress(
+    p: &Progress,
+    job: &Job,
+    wcfg: &WorkerConfig,
+    live: &Arc<Mutex<Option<Arc<LiveCounters>>>>,
+    done: &Arc<AtomicBool>,
+    stop: &Arc<AtomicBool>,
+) {
+    if let Ok(mut v) = p.clones.lock() {
+        v.push(ProgressSlot {
+            job: job.name.clone(),
+            started: Instant::now(),
+            expected: wcfg.runtime.map(|r| r + wcfg.ramp.unwrap_or_default()),
+            live: live.clone(),
+            done: done.clone(),
+            stop: stop.clone(),
+        });
+    }
+}
+
+/// Open (create, lay out, prefill, invalidate) the clone's files; none for the null engine.
+fn open_targets(
+    opts: &RunOptions,
+    js: &mut JobSetup<'_>,
+    paths: &[PathBuf],
+    wl: &Workload,
+    dcfg: &DataConfig,
+    seed: u64,
+    vplan: &config::VerifyPlan,
+) -> Result<Vec<Target>, EngineError> {
+    let (job, plan) = (js.job, js.plan);
+    let mut layout_gen = iolab_data::DataGen::new(dcfg, seed);
+    // --prefill writes the region, so it needs write access and the same safety checks as a
+    // write job.
+    let reads = job.rw.has_read() || opts.prefill || vplan.phase;
+    let writes = ((job.rw.has_write() || job.rw.has_trim()) && !vplan.only) || opts.prefill;
+    let mut targets: Vec<Target> = Vec::new();
+    if plan.engine == "null" {
+        // fio's null engine needs no file: `size` is enough.
+        return Ok(targets);
+    }
+    for (fi, (p, region)) in paths.iter().zip(wl.regions()).enumerate() {
+        let spec = TargetSpec {
+            path: p.clone(),
+            needed: region.file_size.max(region.end),
+            reads,
+            writes,
+            direct: job.direct,
+            sync_flags: plan.sync_flags,
+            // --allow-destroy lifts the signature check only; allow_mounted_write=1 is the
+            // only way to write to a device in use (safety.rs).
+            allow_destroy: opts.allow_destroy,
+            allow_mounted_write: plan.allow_mounted_write,
+            layout: job.rw.has_read() || opts.prefill || job.overwrite(),
+        };
+        if !plan.allow_create && !p.exists() {
+            return Err(EngineError::Job {
+                job: job.name.clone(),
+                what: format!("{}: does not exist and allow_file_create=0", p.display()),
+            });
+        }
+        let mut fill = |b: &mut [u8], off: u64| layout_gen.fill(b, fi as u32, off, 0);
+        let t = target::open_target(&spec, &mut fill)?;
+        if !js.shared_done.contains(p) {
+            js.notes.extend(t.notes.iter().cloned());
+            if opts.prefill {
+                target::prefill(&t, region.start, region.end, &mut fill)?;
+                js.notes.push(format!(
+                    "{}: prefilled [{}, {}) before measuring (--prefill)",
+                    p.display(),
+                    region.start,
+                    region.end
+                ));
+            }
+            if plan.invalidate {
+                js.notes.extend(target::invalidate(&t));
+            }
+            js.shared_done.push(p.clone());
+        }
+        for n in super::collect::disk_names_of(&t) {
+            if !js.disk_names.contains(&n) {
+                js.disk_names.push(n);
+            }
+        }
+        targets.push(t);
+    }
+    Ok(targets)
+}
+
+/// The engine's settings for this clone's files.
+fn engine_config(
+    job: &Job,
+    plan: &JobPlan,
+    targets: &[Target],
+) -> Result<EngineConfig, EngineError> {
+    let efiles = targets
+        .iter()
+        .map(|t| EngineFile::dup(&t.file, t.is_block, &t.path))
+        .collect::<Result<Vec<_>, _>>()?;
+    let max_bs = config::buffer_size(job, plan.wcfg.depth)?;
+    let mut ecfg = EngineConfig::new(plan.wcfg.depth, max_bs, efiles);
+    ecfg.fixedbufs = job.fixedbufs();
+    ecfg.registerfiles = job.registerfiles();
+    ecfg.sqthread_poll = job.sqthread_poll();
+    // init.c fixup_options: an unset (0) or too small max is raised to the min, and
+    // td_io_getevents raises it to the events asked for (at least one). So by default fio
+    // reaps ONE completion per getevents and resubmits it at once, which keeps the device
+    // queue at iodepth; draining the whole CQ instead lets it run down.
+    ecfg.reap_max =
+        job.iodepth_batch_complete_max().map_or(0, |m| m as u32).max(plan.wcfg.complete_min).max(1);
+    Ok(ecfg)
+}
+
+impl CloneThread {
+    /// The thread's body: build the engine, run the loop, then the verify phase.
+    fn run(self) -> Result<WorkerOutcome, EngineError> {
+        let done = self.done.clone();
+        let out = self.run_inner();
+        done.store(true, Ordering::Relaxed);
+        out
+    }
+
+    fn run_inner(self) -> Result<WorkerOutcome, EngineError> {
+        let CloneThread { targets, ctor, ecfg, wl, mut fill, mut check, verify, .. } = self;
+        let (wcfg, stop) = (&self.wcfg, &*self.stop);
+        // `targets` (and so the fds the engine uses) outlive the engine.
+        let mut engine = ctor(&ecfg)?;
+        let invalidate = self.invalidate_passes.then_some(&targets[..]);
+        let mut src = WorkloadSource { wl, invalidate, passes: 0 };
+        let mut out = match &verify {
+            Some(v) if v.only => {
+                // verify_only: the writes are replayed into the log, not done.
+                fill.log.get_or_insert_with(VerifyLog::default).replay(&mut src);
+                empty_outcome(wcfg.interval)
+            }
+            _ => run_worker(
+                &mut *engine,
+                &mut src,
+                &mut fill,
+                check.as_mut().map(|c| c as &mut dyn ReadCheck),
+                wcfg,
+                stop,
+                Some(&self.live),
+            )?,
+        };
+        let mut notes = engine.notes();
+        notes.append(&mut out.notes);
+        out.notes = notes;
+        if let Some(c) = check.as_ref().and_then(|c| c.verify.as_ref()) {
+            out.verify = Some(c.result());
+        }
+        let log = if verify.is_some() { fill.log.take() } else { None };
+        if let (Some(v), Some(log), None) = (&verify, log, &out.error) {
+            let cache_notes = sync_for_verify(&targets, v.direct)?;
+            let (mut res, fatal) = verify_phase(&mut *engine, log, v, wcfg, stop)?;
+            res.notes = cache_notes;
+            out.verify = Some(res);
+            out.verify_failures += fatal;
+        }
+        Ok(out)
+    }
+}
+
+/// backend.c `do_verify`: sync and drop the cache first, so the check reads what reached the
+/// media, not the page cache.
+fn sync_for_verify(targets: &[Target], direct: bool) -> Result<Vec<String>, EngineError> {
+    let mut notes = Vec::new();
+    for t in targets {
+        t.file.sync_all().map_err(|e| EngineError::io(&t.path, "fsync", e))?;
+        if !direct {
+            notes.extend(
+                target::invalidate(t).map(|w| format!("verify reads may come from memory: {w}")),
+            );
+        }
+    }
+    Ok(notes)
+}
+
+fn empty_outcome(interval: Nanos) -> WorkerOutcome {
+    WorkerOutcome {
+        rec: iolab_stats::Recorder::new(interval),
+        runtime: Nanos::ZERO,
+        measure_start: Nanos::ZERO,
+        cpu: iolab_stats::CpuUsage::default(),
+        error: None,
+        verify_failures: 0,
+        per_file: Vec::new(),
+        verify: None,
+        lat_logs: None,
+        notes: Vec::new(),
+    }
+}
+
+/// fio's verify phase (backend.c `do_verify`): read every logged block back through the same
+/// engine and depth, check it, and keep these reads out of the job's own figures.
+fn verify_phase(
+    engine: &mut dyn engines::IoEngine,
+    log: VerifyLog,
+    v: &VerifyPhase,
+    wcfg: &WorkerConfig,
+    stop: &AtomicBool,
+) -> Result<(iolab_stats::VerifyResult, u64), EngineError> {
+    let mut src = VerifySource::new(&log);
+    let mut check = VerifyCheck::new(&v.dcfg, v.seed, Some(log), v.paths.clone());
+    let cfg = WorkerConfig {
+        fsync_every: 0,
+        fdatasync_every: 0,
+        end_fsync: false,
+        runtime: None,
+        ramp: None,
+        lat_log: None,
+        ..wcfg.clone()
+    };
+    let mut nofill = |_: &mut [u8], _: u32, _: u64| {};
+    let out = run_worker(engine, &mut src, &mut nofill, Some(&mut check), &cfg, stop, None)?;
+    let mut res = check.result();
+    res.read = iolab_stats::summarize(&out.rec, out.runtime, &v.pcts).read;
+    res.runtime_ns = out.runtime.0;
+    Ok((res, out.verify_failures))
+}

@@ -1,0 +1,152 @@
+//! Result collection: join clones' threads and turn each outcome into fio's per-job result
+//! (stat.c `show_thread_status` fields: name, group, error, runtime, the options echoed in
+//! file order), its per-file spread and its log requests (init.c `gen_log_name`), and the
+//! disks under the targets (fio's `disk_util`, named from `/sys/dev/block` by
+//! `stats::topology`).
+
+use super::clone::RunningClone;
+use super::config::LogSettings;
+use super::{FileIo, JobLogs, RunOptions};
+use crate::error::EngineError;
+use crate::target::Target;
+use crate::worker::WorkerOutcome;
+use iolab_job::Job;
+use iolab_stats::JobResult;
+
+/// What the joined clones produced so far.
+#[derive(Default)]
+pub(super) struct Collected {
+    /// (job index, join order, result).
+    pub finished: Vec<(usize, u32, JobResult)>,
+    pub files: Vec<FileIo>,
+    pub logs: Vec<JobLogs>,
+    pub first_err: Option<EngineError>,
+}
+
+impl Collected {
+    /// Join every clone in `running` (in order) and collect its result.
+    pub fn join_all(&mut self, running: Vec<RunningClone>, jobs: &[Job], opts: &RunOptions) {
+        for (n, c) in running.into_iter().enumerate() {
+            let job = &jobs[c.job_idx];
+            match c.handle.join() {
+                Ok(Ok(out)) => {
+                    self.files.extend(c.paths.iter().enumerate().map(|(i, p)| {
+                        let (ios, bytes) = out.per_file.get(i).copied().unwrap_or((0, 0));
+                        FileIo {
+                            job: job.name.clone(),
+                            clone: c.clone,
+                            path: p.clone(),
+                            ios,
+                            bytes,
+                        }
+                    }));
+                    let started = (c.start_ns, c.spawned.elapsed().as_nanos() as u64);
+                    let (jr, lat) =
+                        job_result(job, out, c.notes, &c.engine, started, &self.finished, opts);
+                    let logs = LogSettings::of(job);
+                    if logs.lat_prefix.is_some()
+                        || logs.bw_prefix.is_some()
+                        || logs.iops_prefix.is_some()
+                    {
+                        self.logs.push(JobLogs {
+                            jobidx: jr.jobidx,
+                            lat_prefix: logs.lat_prefix,
+                            bw_prefix: logs.bw_prefix,
+                            iops_prefix: logs.iops_prefix,
+                            log_offset: logs.log_offset,
+                            window_max: logs.window == iolab_job::LogWindow::Both,
+                            lat,
+                        });
+                    }
+                    self.finished.push((c.job_idx, n as u32, jr));
+                }
+                Ok(Err(e)) => {
+                    self.first_err.get_or_insert(e);
+                }
+                Err(_) => {
+                    self.first_err.get_or_insert(EngineError::Job {
+                        job: job.name.clone(),
+                        what: "worker thread panicked".to_string(),
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// One clone's result; also hands back its latency log.
+fn job_result(
+    job: &Job,
+    out: WorkerOutcome,
+    notes: Vec<String>,
+    engine: &str,
+    (start_ns, elapsed_ns): (u64, u64),
+    finished: &[(usize, u32, JobResult)],
+    opts: &RunOptions,
+) -> (JobResult, Option<crate::worker::LatLogs>) {
+    let mut jr = iolab_stats::summarize(&out.rec, out.runtime, &opts.percentiles);
+    jr.name = job.name.clone();
+    jr.groupid = job.group_id;
+    jr.jobidx = finished.len() as u32;
+    jr.start_ns = start_ns + out.measure_start.0;
+    jr.elapsed_ns = elapsed_ns;
+    jr.cpu = out.cpu;
+    jr.error = out.rec.first_error.map(|e| e.1).unwrap_or(0);
+    jr.options = job.own_options();
+    jr.report = job.report_options();
+    if engine != job.ioengine {
+        // A fallback (io_uring disabled or refused): the JSON names the engine that ran; the
+        // job's notes say why.
+        jr.options.insert("ioengine".into(), engine.to_string());
+        jr.report.engine_ran = Some(engine.to_string());
+    }
+    jr.notes = notes;
+    jr.notes.extend(out.notes);
+    if let Some(e) = out.error {
+        jr.notes.push(format!("stopped: {e}"));
+    }
+    if let Some(v) = &out.verify {
+        jr.notes.extend(v.notes.iter().cloned());
+        if v.failed() > 0 {
+            jr.notes.push(format!(
+                "verify: {} of {} blocks failed (corruption {}, misplaced {}, stale {}, torn {}, \
+                 bad header {}){}",
+                v.failed(),
+                v.checked,
+                v.corruption,
+                v.misplaced,
+                v.stale,
+                v.torn,
+                v.bad_header,
+                if out.verify_failures > 0 { "; verify_fatal stopped the job" } else { "" }
+            ));
+        }
+    }
+    jr.verify = out.verify;
+    if job.disable_bw_measurement() || job.gtod_reduce() {
+        // fio disable_bw: no bw/iops samples; the JSON shows zeros with N=0.
+        for d in iolab_stats::DIRS {
+            let ds = jr.dir_mut(d);
+            ds.bw = Default::default();
+            ds.iops = Default::default();
+        }
+    }
+    (jr, out.lat_logs)
+}
+
+/// Kernel names of the block device a target lives on (its partition and the whole disk),
+/// as fio's `disk_util` names them, through the one `/sys/dev/block` resolver.
+pub(super) fn disk_names_of(t: &Target) -> Vec<String> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(m) = t.file.metadata() else { return Vec::new() };
+    let dev = if t.is_block { m.rdev() } else { m.dev() };
+    let (maj, min) = (iolab_stats::topology::dev_major(dev), iolab_stats::topology::dev_minor(dev));
+    let Ok(node) = iolab_stats::topology::Resolver::default().device(maj, min) else {
+        return Vec::new();
+    };
+    let mut names = vec![node.name.clone()];
+    if node.kind == iolab_stats::topology::DevKind::Partition {
+        names.extend(node.children.iter().map(|c| c.name.clone()));
+    }
+    names
+}

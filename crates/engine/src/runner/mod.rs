@@ -1,0 +1,268 @@
+//! Running whole jobs: `numjobs` clones as OS threads, `stonewall`/`wait_for` ordering, and
+//! the per-clone and per-group results (fio backend.c `run_threads`, stat.c
+//! `show_run_stats`). The parts live beside this file: `config` resolves each typed job
+//! (engine with the io_uring fallback, worker, log and verify settings), `clone` sets up one
+//! clone's files and runs its thread, `collect` joins them into results.
+//!
+//! Each clone builds its own engine inside its thread (io_uring's SINGLE_ISSUER wants the
+//! submitting thread to own the ring) and records into its own recorder; results are merged
+//! only at the end.
+
+mod clone;
+mod collect;
+pub mod config;
+
+pub use config::{resolve_engine, unhandled_notes, worker_config};
+pub use iolab_workload::clone_files;
+
+use crate::error::EngineError;
+use crate::worker::LatLogs;
+use clone::{JobSetup, RunCtx, RunningClone};
+use collect::Collected;
+use iolab_core::Nanos;
+use iolab_job::Job;
+use iolab_stats::{LiveCounters, RunResult};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Run-wide switches from the command line.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Writes to block devices carrying a signature are allowed (`--allow-destroy`); a device
+    /// in use still needs the job's `allow_mounted_write=1`.
+    pub allow_destroy: bool,
+    /// Percentiles to report (percent).
+    pub percentiles: Vec<f64>,
+    /// Stats interval when the job has no `bwavgtime`.
+    pub interval: Nanos,
+    /// Write every job's region once before it runs (reads of never-written blocks measure
+    /// nothing; `--prefill`).
+    pub prefill: bool,
+    /// Sampling of read completions for iolab's advice (all-zero blocks): called with the
+    /// job's index and the bytes read, on one completed read in `every` per clone.
+    pub read_probe: Option<ReadProbe>,
+}
+
+/// Called with (job index, bytes read) for a sampled read completion.
+pub type ReadObserver = Arc<dyn Fn(usize, &[u8]) + Send + Sync>;
+
+/// A read-completion observer (see [`RunOptions::read_probe`]). Each clone counts its own
+/// reads, so the observer is reached only for the sampled ones.
+#[derive(Clone)]
+pub struct ReadProbe {
+    pub every: u64,
+    pub observe: ReadObserver,
+}
+
+impl std::fmt::Debug for ReadProbe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadProbe").field("every", &self.every).finish_non_exhaustive()
+    }
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            allow_destroy: false,
+            percentiles: iolab_stats::DEFAULT_PERCENTILES.to_vec(),
+            interval: iolab_stats::DEFAULT_INTERVAL,
+            prefill: false,
+            read_probe: None,
+        }
+    }
+}
+
+/// Sets its flag when dropped.
+struct SetOnDrop(Arc<AtomicBool>);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// What one clone did to one file (the spread of a shared depth pool over `filename=a:b:…`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileIo {
+    pub job: String,
+    pub clone: u32,
+    pub path: PathBuf,
+    pub ios: u64,
+    pub bytes: u64,
+}
+
+/// A run's result plus the per-file spread.
+#[derive(Clone, Debug, Default)]
+pub struct RunOutput {
+    pub result: RunResult,
+    pub files: Vec<FileIo>,
+    /// fio's per-job log files to write (`write_lat_log`, `write_bw_log`, `write_iops_log`).
+    pub logs: Vec<JobLogs>,
+}
+
+/// What one clone logs, for the caller to write as `<prefix>_<type>.<jobidx + 1>.log`
+/// (fio init.c `gen_log_name`, prefix = the option's value or the job name).
+#[derive(Clone, Debug)]
+pub struct JobLogs {
+    /// Index into `RunResult::jobs`' `jobidx`.
+    pub jobidx: u32,
+    pub lat_prefix: Option<String>,
+    pub bw_prefix: Option<String>,
+    pub iops_prefix: Option<String>,
+    /// `log_offset`: the offset column is present.
+    pub log_offset: bool,
+    /// `log_window_value=both`: the max column is present.
+    pub window_max: bool,
+    pub lat: Option<LatLogs>,
+}
+
+/// Live view for a progress display: one slot per clone, filled once the clone runs.
+#[derive(Default)]
+pub struct Progress {
+    pub clones: Mutex<Vec<ProgressSlot>>,
+}
+
+/// One running clone as the progress display sees it.
+pub struct ProgressSlot {
+    pub job: String,
+    pub started: Instant,
+    /// Expected measured length (runtime + ramp) when time bound.
+    pub expected: Option<Nanos>,
+    pub live: Arc<Mutex<Option<Arc<LiveCounters>>>>,
+    pub done: Arc<AtomicBool>,
+    /// Ends this clone alone (fio's steadystate ends a job when attained); Ctrl-C's run-wide
+    /// stop is forwarded to it.
+    pub stop: Arc<AtomicBool>,
+}
+
+/// Run all jobs in order and return the result. `stop` ends every worker (Ctrl-C); the
+/// result is then marked interrupted by the caller.
+pub fn run_jobs(
+    jobs: &[Job],
+    opts: &RunOptions,
+    stop: Arc<AtomicBool>,
+    progress: Option<Arc<Progress>>,
+) -> Result<RunOutput, EngineError> {
+    let run_start = Instant::now();
+    // fio's steadystate: a stop condition watching the clones' live counters (steady.rs).
+    let progress = progress.unwrap_or_default();
+    let steady = crate::steady::Monitor::start(jobs, &progress)?;
+    let progress = Some(progress);
+    // Each clone has its own stop flag (so one job can be ended alone); a forwarder copies
+    // the run-wide stop (Ctrl-C) onto all of them.
+    let clone_stops: Arc<Mutex<Vec<Arc<AtomicBool>>>> = Arc::default();
+    let run_over = Arc::new(AtomicBool::new(false));
+    // Ends the forwarder on every way out of this function, early errors included.
+    let _over = SetOnDrop(run_over.clone());
+    let disks = Arc::new(Mutex::new(iolab_stats::diskstats::DiskStatsSampler::new(Vec::new())));
+    let disks_ok = disks.lock().map(|mut d| d.start().is_ok()).unwrap_or(false);
+    spawn_forwarder(clone_stops.clone(), stop.clone(), run_over, disks.clone(), disks_ok)?;
+    let cx = RunCtx {
+        opts,
+        stop: &stop,
+        clone_stops: &clone_stops,
+        progress: progress.as_deref(),
+        run_start,
+    };
+    let mut result = RunResult::default();
+    let mut disk_names: Vec<String> = Vec::new();
+    let mut got = run_groups(&cx, jobs, &mut result.notes, &mut disk_names)?;
+    if let Some(e) = got.first_err.take() {
+        return Err(e);
+    }
+    // Jobs in run order; one JobResult per clone (group_reporting merges per group below).
+    got.finished.sort_by_key(|(ji, tn, _)| (*ji, *tn));
+    result.jobs = got.finished.into_iter().map(|(_, _, j)| j).collect();
+    result.groups = iolab_stats::groups(&result.jobs, &opts.percentiles);
+    if disks_ok {
+        if let Ok(all) = disks.lock().map_err(|_| ()).and_then(|mut d| d.finish().map_err(|_| ())) {
+            result.disk_util = all.into_iter().filter(|u| disk_names.contains(&u.name)).collect();
+        }
+    }
+    result.meta.percentile_list = opts.percentiles.clone();
+    result.meta.iolab_version = env!("CARGO_PKG_VERSION").to_string();
+    if let Some(m) = steady {
+        m.finish(&mut result);
+    }
+    Ok(RunOutput { result, files: got.files, logs: got.logs })
+}
+
+/// Start every job's clones in order, waiting where `stonewall` or `wait_for` says (a
+/// `wait_for` name was checked when the job file was read, `job/resolve.rs`), and join them
+/// all.
+fn run_groups(
+    cx: &RunCtx<'_>,
+    jobs: &[Job],
+    notes: &mut Vec<String>,
+    disk_names: &mut Vec<String>,
+) -> Result<Collected, EngineError> {
+    let mut got = Collected::default();
+    let mut running: Vec<RunningClone> = Vec::new();
+    let mut thread_number = 0u32;
+    for (ji, job) in jobs.iter().enumerate() {
+        if job.stonewall {
+            got.join_all(std::mem::take(&mut running), jobs, cx.opts);
+        }
+        if let Some(w) = &job.wait_for {
+            let (mine, rest): (Vec<_>, Vec<_>) =
+                running.drain(..).partition(|c| jobs[c.job_idx].name == *w);
+            running = rest;
+            got.join_all(mine, jobs, cx.opts);
+        }
+        if got.first_err.is_some() || cx.stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let plan = config::plan_job(job, cx.opts)?;
+        let mut js = JobSetup {
+            ji,
+            job,
+            plan: &plan,
+            shared_done: Vec::new(),
+            notes: plan.notes.clone(),
+            disk_names,
+        };
+        for clone in 0..job.numjobs.max(1) {
+            thread_number += 1;
+            running.push(clone::start_clone(cx, &mut js, clone, thread_number)?);
+        }
+        notes.append(&mut js.notes);
+    }
+    got.join_all(running, jobs, cx.opts);
+    Ok(got)
+}
+
+/// fio's disk_util: all devices now, filtered to those under the jobs' files at the end;
+/// polled every 250 ms as fio's diskutil.c does, so 32-bit counters that wrap during a long
+/// run are summed interval by interval. The same thread forwards the run-wide stop.
+fn spawn_forwarder(
+    stops: Arc<Mutex<Vec<Arc<AtomicBool>>>>,
+    stop: Arc<AtomicBool>,
+    over: Arc<AtomicBool>,
+    disks: Arc<Mutex<iolab_stats::diskstats::DiskStatsSampler>>,
+    disks_ok: bool,
+) -> Result<(), EngineError> {
+    let mut polled = Instant::now();
+    std::thread::Builder::new()
+        .name("iolab-stop".into())
+        .spawn(move || {
+            while !over.load(Ordering::Relaxed) {
+                if disks_ok && polled.elapsed() >= std::time::Duration::from_millis(250) {
+                    polled = Instant::now();
+                    if let Ok(mut d) = disks.lock() {
+                        // A failed read leaves the totals as they were; finish reads again.
+                        let _ = d.poll();
+                    }
+                }
+                if stop.load(Ordering::Relaxed) {
+                    if let Ok(v) = stops.lock() {
+                        v.iter().for_each(|s| s.store(true, Ordering::Relaxed));
+                    }
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        })
+        .map_err(|e| EngineError::io("thread", "spawn", e))?;
+    Ok(())
+}

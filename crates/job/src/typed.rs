@@ -1,0 +1,375 @@
+//! Typed accessors for the options that have no field of their own in [`Job`]: each returns
+//! the value the job set (by file, command line or an inherited `[global]`) or, when unset,
+//! the registry entry's default (`OptionDef::default`, fio's), typed by the entry's own type.
+//! Choice options come back as enums. Crates outside `job` read options only through these
+//! accessors and [`Job`]'s fields, never by name (a test in `tests/lookups.rs` scans them).
+//!
+//! Sources: fio options.c (the defaults and choices the registry carries), init.c
+//! `setup_log` (log file prefixes: the option's value, or the job name when bare).
+
+use crate::registry;
+use crate::spec::{Job, OptionValue};
+use crate::value;
+use iolab_core::units::KbBase;
+use iolab_core::Nanos;
+
+/// `clocksource=`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClockSource {
+    Gettimeofday,
+    ClockGettime,
+    Cpu,
+}
+
+/// `log_window_value=`: what a windowed log line holds (fio `io_log_window_value`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LogWindow {
+    #[default]
+    Avg,
+    Max,
+    Both,
+}
+
+/// `sync=`: the open flag fio adds (filesetup.c `file_open_flags`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SyncMode {
+    #[default]
+    None,
+    Sync,
+    Dsync,
+}
+
+/// `unified_rw_reporting=` (fio `UNIFIED_SPLIT`, `UNIFIED_MIXED`, `UNIFIED_BOTH`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UnifiedRw {
+    #[default]
+    None,
+    Mixed,
+    Both,
+}
+
+/// Options the registry accepts as supported that the engine does not act on, each with the
+/// note a run prints when a job sets it (so nothing is ignored silently).
+pub const ENGINE_UNACTED: &[(&str, &str)] = &[
+    ("exitall", "not acted on: other jobs run to their own end"),
+    ("exit_what", "not acted on: other jobs run to their own end"),
+    ("hipri", "not acted on: completions are interrupt driven (no IORING_SETUP_IOPOLL)"),
+    ("userspace_reap", "not needed: completions are reaped with io_getevents"),
+    ("create_on_open", "not acted on: files are created during setup, before the job"),
+    (
+        "fallocate",
+        "not acted on: new files are extended with ftruncate (sparse) or laid out by writing",
+    ),
+    ("thinktime_blocks_type", "thinktime is scheduled by the workload generator"),
+];
+
+/// Declares a `bool` accessor per option: set value, else the registry default.
+macro_rules! flags {
+    ($($(#[$m:meta])* $f:ident => $name:literal;)*) => {
+        impl Job { $( $(#[$m])* pub fn $f(&self) -> bool { self.flag($name) } )* }
+        const FLAG_NAMES: &[&str] = &[$($name),*];
+    };
+}
+
+/// Declares a `u64` accessor per option: set value, else the registry default (0 if none).
+macro_rules! counts {
+    ($($(#[$m:meta])* $f:ident => $name:literal;)*) => {
+        impl Job { $( $(#[$m])* pub fn $f(&self) -> u64 { self.count($name) } )* }
+        const COUNT_NAMES: &[&str] = &[$($name),*];
+    };
+}
+
+/// Declares an `Option<u64>` accessor per option: `Some` only when the job set it.
+macro_rules! given {
+    ($($(#[$m:meta])* $f:ident => $name:literal;)*) => {
+        impl Job { $( $(#[$m])* pub fn $f(&self) -> Option<u64> { self.opt_u64($name) } )* }
+        const GIVEN_NAMES: &[&str] = &[$($name),*];
+    };
+}
+
+flags! {
+    /// `invalidate` (default 1): drop the page cache of the files before the job.
+    invalidate => "invalidate";
+    /// `do_verify` (default 1): run the verify phase after the writes.
+    do_verify => "do_verify";
+    verify_only => "verify_only";
+    verify_fatal => "verify_fatal";
+    /// `allow_file_create` (default 1).
+    allow_file_create => "allow_file_create";
+    allow_mounted_write => "allow_mounted_write";
+    end_fsync => "end_fsync";
+    /// `gtod_reduce`: turns every latency off (options.c `str_gtod_reduce_cb`).
+    gtod_reduce => "gtod_reduce";
+    disable_slat => "disable_slat";
+    disable_clat => "disable_clat";
+    disable_lat => "disable_lat";
+    disable_bw_measurement => "disable_bw_measurement";
+    log_offset => "log_offset";
+    overwrite => "overwrite";
+    sqthread_poll => "sqthread_poll";
+    slat_percentiles => "slat_percentiles";
+    /// `clat_percentiles` (default 1).
+    clat_percentiles => "clat_percentiles";
+    lat_percentiles => "lat_percentiles";
+}
+
+counts! {
+    /// `iodepth_batch` (default 1).
+    iodepth_batch => "iodepth_batch";
+    /// `iodepth_batch_complete_min` (default 1).
+    iodepth_batch_complete_min => "iodepth_batch_complete_min";
+    /// `fsync=N`: an fsync every N writes (0: none).
+    fsync_every => "fsync";
+    /// `fdatasync=N`: an fdatasync every N writes (0: none).
+    fdatasync_every => "fdatasync";
+    log_avg_msec => "log_avg_msec";
+}
+
+given! {
+    iodepth_batch_complete_max => "iodepth_batch_complete_max";
+    /// `iodepth_low` (fio: defaults to `iodepth`).
+    iodepth_low => "iodepth_low";
+    /// `bwavgtime`, when written.
+    bwavgtime => "bwavgtime";
+    /// `iopsavgtime`, when written.
+    iopsavgtime => "iopsavgtime";
+}
+
+/// Every option name the accessors above read (a test checks each is a canonical entry).
+pub fn accessed_names() -> impl Iterator<Item = &'static str> {
+    FLAG_NAMES.iter().chain(COUNT_NAMES).chain(GIVEN_NAMES).chain(OTHER_NAMES).copied()
+}
+
+/// Names read by the hand-written accessors below.
+const OTHER_NAMES: &[&str] = &[
+    "kb_base",
+    "fixedbufs",
+    "registerfiles",
+    "clocksource",
+    "log_window_value",
+    "sync",
+    "unified_rw_reporting",
+    "continue_on_error",
+    "description",
+    "write_lat_log",
+    "write_bw_log",
+    "write_iops_log",
+    "verify",
+    "steadystate",
+    "steadystate_duration",
+    "steadystate_ramp_time",
+    "steadystate_check_interval",
+];
+
+impl Job {
+    /// The registry default of `name`, typed by its entry.
+    fn default_value(name: &str) -> Option<OptionValue> {
+        let def = registry::lookup(name)?;
+        if def.default.is_empty() {
+            return None;
+        }
+        value::typed(def, Some(def.default), KbBase::K1024).ok()
+    }
+
+    /// The set value, else the registry default.
+    fn value_or_default(&self, name: &str) -> Option<OptionValue> {
+        self.opt(name).cloned().or_else(|| Self::default_value(name))
+    }
+
+    fn flag(&self, name: &str) -> bool {
+        match self.value_or_default(name) {
+            Some(OptionValue::Bool(b)) => b,
+            Some(OptionValue::Int(i)) => i != 0,
+            _ => false,
+        }
+    }
+
+    fn count(&self, name: &str) -> u64 {
+        match self.value_or_default(name) {
+            Some(OptionValue::Int(i)) => u64::try_from(i).unwrap_or(0),
+            Some(OptionValue::Size(s)) => s,
+            Some(OptionValue::Time(t)) => t.0,
+            Some(OptionValue::Bool(b)) => u64::from(b),
+            _ => 0,
+        }
+    }
+
+    fn text(&self, name: &str) -> Option<String> {
+        match self.value_or_default(name)? {
+            OptionValue::Str(s) => Some(s.trim().to_string()),
+            OptionValue::Int(i) => Some(i.to_string()),
+            _ => None,
+        }
+    }
+
+    fn time(&self, name: &str) -> Nanos {
+        match self.value_or_default(name) {
+            Some(OptionValue::Time(t)) => t,
+            Some(OptionValue::Int(i)) => u64::try_from(i).map_or(Nanos::ZERO, Nanos::from_secs),
+            _ => Nanos::ZERO,
+        }
+    }
+
+    /// The `kb_base` in force: what the job set (1000 or 1024), else fio's 1024.
+    pub fn kb_base(&self) -> KbBase {
+        if self.text("kb_base").as_deref() == Some("1000") {
+            KbBase::K1000
+        } else {
+            KbBase::K1024
+        }
+    }
+
+    /// `fixedbufs`, when written (the engine picks its own default otherwise).
+    pub fn fixedbufs(&self) -> Option<bool> {
+        self.opt_bool("fixedbufs")
+    }
+
+    /// `registerfiles`, when written.
+    pub fn registerfiles(&self) -> Option<bool> {
+        self.opt_bool("registerfiles")
+    }
+
+    /// `clocksource`, when written (the engine picks the host's best otherwise).
+    pub fn clocksource(&self) -> Option<ClockSource> {
+        match self.opt_str("clocksource")?.trim() {
+            "gettimeofday" => Some(ClockSource::Gettimeofday),
+            "clock_gettime" => Some(ClockSource::ClockGettime),
+            "cpu" => Some(ClockSource::Cpu),
+            _ => None,
+        }
+    }
+
+    pub fn log_window_value(&self) -> LogWindow {
+        match self.text("log_window_value").as_deref() {
+            Some("max" | "1") => LogWindow::Max,
+            Some("both" | "2") => LogWindow::Both,
+            _ => LogWindow::Avg,
+        }
+    }
+
+    pub fn sync_mode(&self) -> SyncMode {
+        match self.text("sync").as_deref() {
+            Some("sync" | "1") => SyncMode::Sync,
+            Some("dsync") => SyncMode::Dsync,
+            _ => SyncMode::None,
+        }
+    }
+
+    pub fn unified_rw_reporting(&self) -> UnifiedRw {
+        match self.text("unified_rw_reporting").as_deref() {
+            Some("mixed" | "1") => UnifiedRw::Mixed,
+            Some("both" | "2") => UnifiedRw::Both,
+            _ => UnifiedRw::None,
+        }
+    }
+
+    /// Whether `continue_on_error` asks to go on after an error (anything but `none`/`0`).
+    pub fn continue_on_error(&self) -> bool {
+        self.text("continue_on_error").is_some_and(|c| !matches!(c.as_str(), "none" | "0"))
+    }
+
+    /// `description`, when written and not empty.
+    pub fn description(&self) -> Option<String> {
+        self.text("description").filter(|d| !d.is_empty())
+    }
+
+    fn log_prefix(&self, name: &str) -> Option<String> {
+        let v = self.opt_str(name)?;
+        Some(if v.is_empty() { self.name.clone() } else { v.to_string() })
+    }
+
+    /// `write_lat_log`'s file prefix (the value, or the job name when bare), if set.
+    pub fn write_lat_log(&self) -> Option<String> {
+        self.log_prefix("write_lat_log")
+    }
+
+    /// `write_bw_log`'s file prefix, if set.
+    pub fn write_bw_log(&self) -> Option<String> {
+        self.log_prefix("write_bw_log")
+    }
+
+    /// `write_iops_log`'s file prefix, if set.
+    pub fn write_iops_log(&self) -> Option<String> {
+        self.log_prefix("write_iops_log")
+    }
+
+    /// Whether `verify=` names a checksum (anything but `0`/`none`): fio then seeds the
+    /// write block sizes like the reads (init.c).
+    pub fn verifies(&self) -> bool {
+        self.opt_str("verify").is_some_and(|v| !matches!(v.trim(), "none" | "0"))
+    }
+
+    /// `steadystate` as written (fio's `iops_slope:0.01%` by default).
+    pub fn steadystate(&self) -> String {
+        match self.options.get("steadystate") {
+            Some(o) => o.raw.clone(),
+            None => registry::lookup("steadystate").map(|d| d.default).unwrap_or("").to_string(),
+        }
+    }
+
+    pub fn steadystate_duration(&self) -> Nanos {
+        self.time("steadystate_duration")
+    }
+
+    pub fn steadystate_ramp_time(&self) -> Nanos {
+        self.time("steadystate_ramp_time")
+    }
+
+    pub fn steadystate_check_interval(&self) -> Nanos {
+        self.time("steadystate_check_interval")
+    }
+
+    /// The options of [`ENGINE_UNACTED`] this job sets, with their notes.
+    pub fn engine_unacted(&self) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
+        ENGINE_UNACTED.iter().copied().filter(|(n, _)| self.options.contains_key(*n))
+    }
+
+    /// Whether `nrfiles` was written (fio ignores it when `filename=` lists several files).
+    pub fn nrfiles_given(&self) -> bool {
+        self.options.contains_key("nrfiles")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_accessed_name_is_a_canonical_entry() {
+        for n in accessed_names().chain(ENGINE_UNACTED.iter().map(|(n, _)| *n)) {
+            let d = registry::lookup(n).unwrap_or_else(|| panic!("{n} is not in the registry"));
+            assert_eq!(d.name, n, "{n} is an alias");
+        }
+    }
+
+    #[test]
+    fn defaults_come_from_the_registry() {
+        let j = Job::with_defaults("j");
+        assert!(j.invalidate() && j.do_verify() && j.allow_file_create() && j.clat_percentiles());
+        assert!(!j.end_fsync() && !j.lat_percentiles() && !j.continue_on_error());
+        assert_eq!((j.iodepth_batch(), j.iodepth_batch_complete_min()), (1, 1));
+        assert_eq!((j.fsync_every(), j.iodepth_low(), j.bwavgtime()), (0, None, None));
+        assert_eq!(j.steadystate(), "iops_slope:0.01%");
+        assert_eq!(j.steadystate_check_interval(), Nanos::from_secs(1));
+        assert_eq!((j.kb_base(), j.sync_mode()), (KbBase::K1024, SyncMode::None));
+        assert_eq!(j.write_bw_log(), None);
+    }
+
+    #[test]
+    fn set_values_win_and_choices_are_enums() {
+        let p = crate::parse_str(
+            "t.fio",
+            "[j]\ninvalidate=0\nsync=dsync\nlog_window_value=both\nwrite_bw_log\n\
+             unified_rw_reporting=mixed\nkb_base=1000\nfsync=8\nclocksource=cpu\n",
+        )
+        .unwrap();
+        let j = &p.jobs[0];
+        assert!(!j.invalidate());
+        assert_eq!(j.sync_mode(), SyncMode::Dsync);
+        assert_eq!(j.log_window_value(), LogWindow::Both);
+        assert_eq!(j.write_bw_log().as_deref(), Some("j"));
+        assert_eq!(j.unified_rw_reporting(), UnifiedRw::Mixed);
+        assert_eq!((j.kb_base(), j.fsync_every()), (KbBase::K1000, 8));
+        assert_eq!(j.clocksource(), Some(ClockSource::Cpu));
+    }
+}

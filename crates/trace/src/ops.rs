@@ -1,0 +1,193 @@
+//! The whole-trace operations behind `iolab trace stat|convert`: read options from their
+//! command-line spellings, one statistics pass ([`crate::stat`]) and its text, and format
+//! conversion through the writers ([`crate::write`]). Each loop polls the process-wide stop
+//! request (SIGINT/SIGTERM/SIGHUP) and fails in one line rather than leaving partial output.
+
+use crate::stat::{Log2Histogram, StatBuilder, TraceStats};
+use crate::write::{csv::CsvWriter, iolog::IologWriter, oracle, TraceWriter};
+use crate::{ReaderConfig, TraceError, TraceReader, TraceRecord};
+use iolab_core::units::format_bytes_iec;
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::Path;
+
+/// Why a whole-trace operation did not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum OpError {
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    #[error("time unit `{0}`: expected s, ms, us or ns")]
+    TimeUnit(String),
+    #[error("--blkparse-action {0}: expected one of Q, D, C, G, I, M")]
+    BlkparseAction(char),
+    #[error("{name}: stopped after {records} records{what}")]
+    Stopped { name: String, records: u64, what: &'static str },
+    #[error("{0}: no records: an empty trace has no statistics")]
+    Empty(String),
+}
+
+/// Nanoseconds in one `s`, `ms`, `us` or `ns`.
+pub fn time_unit(s: &str) -> Result<u64, OpError> {
+    Ok(match s {
+        "s" => 1_000_000_000,
+        "ms" => 1_000_000,
+        "us" => 1_000,
+        "ns" => 1,
+        _ => return Err(OpError::TimeUnit(s.to_string())),
+    })
+}
+
+/// A reader configuration from `--lenient`, `--oracle-time-unit` and `--blkparse-action`.
+pub fn reader_config(lenient: bool, time: &str, action: char) -> Result<ReaderConfig, OpError> {
+    let mut cfg = ReaderConfig { lenient, ..ReaderConfig::default() };
+    cfg.oracle_time_unit_ns = time_unit(time)?;
+    if !matches!(action, 'Q' | 'D' | 'C' | 'G' | 'I' | 'M') {
+        return Err(OpError::BlkparseAction(action));
+    }
+    cfg.blkparse_action = action as u8;
+    Ok(cfg)
+}
+
+/// One statistics pass over `r`; `distance` gives a block's reuse distance (the model crate's
+/// stack-distance engine).
+pub fn stat(
+    r: &mut dyn TraceReader,
+    name: &str,
+    block_size: u64,
+    stream_window: u64,
+    distance: &mut dyn FnMut(u64) -> Option<u64>,
+) -> Result<TraceStats, OpError> {
+    let mut b = StatBuilder::new(r.format(), block_size, stream_window);
+    let mut rec = TraceRecord::default();
+    while r.read_into(&mut rec)? {
+        if iolab_core::stop::requested() {
+            let (name, records) = (name.to_string(), r.records());
+            return Err(OpError::Stopped { name, records, what: "" });
+        }
+        b.add(&rec, distance);
+    }
+    if r.records() == 0 {
+        return Err(OpError::Empty(name.to_string()));
+    }
+    Ok(b.finish(r.skipped()))
+}
+
+fn hist(o: &mut String, name: &str, unit: &str, h: &Log2Histogram) {
+    let total = h.total().max(1) as f64;
+    let _ = writeln!(o, "{name} (log2 buckets, {unit}):");
+    for (i, &c) in h.counts.iter().enumerate().filter(|(_, c)| **c > 0) {
+        let lo = if i == 0 { 0 } else { 1u64 << i };
+        let _ = writeln!(
+            o,
+            "  [{lo:>12}, {:>12})  {c:>10}  {:>6.2} %",
+            1u128 << (i + 1),
+            100.0 * c as f64 / total
+        );
+    }
+}
+
+/// `iolab trace stat`'s text.
+pub fn stat_text(path: &Path, s: &TraceStats) -> String {
+    let pct = |n: u64| 100.0 * n as f64 / s.requests.max(1) as f64;
+    let mut o = format!("trace: {} ({})\n", path.display(), s.format);
+    let _ = writeln!(o, "requests: {}  duration: {:.3} s", s.requests, s.duration_ns as f64 / 1e9);
+    for (n, d) in [("read", &s.read), ("write", &s.write), ("trim", &s.trim)] {
+        let (r, p, b) = (d.requests, pct(d.requests), format_bytes_iec(d.bytes));
+        let _ = writeln!(o, "  {n:<5} {r:>10} ({p:5.1} %)  {b:>12}");
+    }
+    let _ = writeln!(o, "  sync  {:>10}", s.sync);
+    if s.skipped_malformed > 0 {
+        let _ = writeln!(o, "skipped malformed records: {}", s.skipped_malformed);
+    }
+    let _ = writeln!(
+        o,
+        "footprint: {} blocks of {} = {}; block accesses {}, cold {}",
+        s.footprint_blocks,
+        format_bytes_iec(s.block_size),
+        format_bytes_iec(s.footprint_bytes),
+        s.block_accesses,
+        s.cold_block_accesses
+    );
+    let st = &s.streams;
+    let _ = writeln!(
+        o,
+        "sequential streams (>= 2 requests): {}; sequential requests {} ({:.1} %); concurrent \
+         streams max {} mean {:.2}; longest {} requests / {}",
+        st.streams,
+        st.sequential_requests,
+        pct(st.sequential_requests),
+        st.max_concurrent,
+        st.mean_concurrent,
+        st.longest_requests,
+        format_bytes_iec(st.longest_bytes)
+    );
+    hist(&mut o, "request size", "bytes", &s.request_size);
+    hist(&mut o, "reuse distance", "distinct blocks between accesses", &s.reuse_distance);
+    hist(&mut o, "reuse time", "block accesses between accesses", &s.reuse_time);
+    o
+}
+
+/// The output format of [`convert`].
+#[derive(Clone, Debug)]
+pub enum Target {
+    /// fio iolog v3 with these file names for device indices 0, 1, … (empty: the input's).
+    Iolog {
+        files: Vec<String>,
+    },
+    /// libCacheSim oracleGeneral.
+    Oracle(oracle::OracleOptions),
+    Csv,
+}
+
+/// Every record of `r` to `out` (named `name` in errors) as `to`; returns the records written.
+pub fn convert(
+    r: &mut dyn TraceReader,
+    out: &mut dyn Write,
+    name: &str,
+    to: &Target,
+) -> Result<u64, OpError> {
+    let mut w: Box<dyn TraceWriter + '_> = match to {
+        Target::Iolog { files } => return convert_iolog(r, out, name, files),
+        Target::Oracle(o) => Box::new(oracle::OracleWriter::new(out, name, o.clone())),
+        Target::Csv => Box::new(CsvWriter::new(out, name)),
+    };
+    let mut rec = TraceRecord::default();
+    let mut n = 0u64;
+    while r.read_into(&mut rec)? {
+        check_stop(name, n)?;
+        w.write(&rec)?;
+        n += 1;
+    }
+    w.finish()?;
+    Ok(n)
+}
+
+fn check_stop(name: &str, n: u64) -> Result<(), OpError> {
+    if n % 4096 == 0 && iolab_core::stop::requested() {
+        let name = name.to_string();
+        return Err(OpError::Stopped { name, records: n, what: "; nothing written" });
+    }
+    Ok(())
+}
+
+fn convert_iolog(
+    r: &mut dyn TraceReader,
+    out: &mut dyn Write,
+    name: &str,
+    files: &[String],
+) -> Result<u64, OpError> {
+    let mut w = IologWriter::new(out, name, files.to_vec());
+    let mut rec = TraceRecord::default();
+    let mut n = 0u64;
+    while r.read_into(&mut rec)? {
+        check_stop(name, n)?;
+        // Devices get names as the reader meets them (blkparse, MSR, volumes).
+        if files.is_empty() && rec.req.file as usize >= w.files().len() {
+            *w.files_mut() = r.file_names();
+        }
+        w.write(&rec)?;
+        n += 1;
+    }
+    w.finish()?;
+    Ok(n)
+}
