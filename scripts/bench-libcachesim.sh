@@ -1,42 +1,82 @@
 #!/usr/bin/env bash
-# Compare iolab's cache policies with libCacheSim on the same 20 M-request Zipf(1.0) trace of
-# 1 M objects (oracleGeneral, every object size 1), cache = 100,000 objects: miss ratio,
-# requests/s (one thread, trace reading included in both) and peak RSS (/usr/bin/time -v).
-# Needs `pip install libcachesim`; skips with a message if it is not importable.
-# Usage: scripts/bench-libcachesim.sh [REQUESTS] [OBJECTS] [CACHE]
+# Compare iolab with libCacheSim on one seeded Zipf trace, whole processes as a user times them
+# (start to exit: trace reading, simulation, output), tools alternated run by run, medians of
+# RUNS (default 5), peak RSS from wait4:
+#   * LRU and S3-FIFO replay of a 20 M-request Zipf(0.9) trace over 2 M objects (oracleGeneral,
+#     every object size 1), cache = 200,000 objects, against libCacheSim;
+#   * iolab's exact LRU MRC (all sizes) against one iolab LRU simulation of the same trace
+#     (goal: <= 2 simulations), and SHARDS 1 % against the exact MRC.
+# libCacheSim is its native `cachesim` when one is on PATH, else the Python package
+# (`pip install 'libcachesim<0.4'`, the 0.3.x binding); the script says which. The trace is
+# written once by the seeded `zipf_trace` example, so both tools read the same bytes.
+# Usage: scripts/bench-libcachesim.sh [REQUESTS] [OBJECTS] [CACHE] [ALPHA] [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-REQ=${1:-20000000}; OBJ=${2:-1000000}; CACHE=${3:-100000}
-TRACE=${TMPDIR:-/tmp}/iolab-zipf-$REQ-$OBJ.oracleGeneral.bin
-if ! python3 -c 'import libcachesim' 2>/dev/null; then
-  echo "libcachesim (python) not importable; try: pip install libcachesim" >&2; exit 0
-fi
-[ -x /usr/bin/time ] || { echo "needs /usr/bin/time (GNU time) for peak memory" >&2; exit 1; }
+REQ=${1:-20000000}; OBJ=${2:-2000000}; CACHE=${3:-200000}; ALPHA=${4:-0.9}; RUNS=${5:-5}
+SEED=42
+TRACE=${TMPDIR:-/tmp}/iolab-zipf-$REQ-$OBJ-$ALPHA-$SEED.oracleGeneral.bin
 TD=${CARGO_TARGET_DIR:-target}
 cargo build -q --release -p iolab-cli --bin iolab
 cargo build -q --release -p iolab-model --example zipf_trace
-[ -f "$TRACE" ] || "$TD"/release/examples/zipf_trace "$TRACE" "$REQ" "$OBJ" 1.0 42
-peak() { grep 'Maximum resident set size' "$1" | awk '{print $NF}'; }
-for P in lru s3fifo; do
-  /usr/bin/time -v -o /tmp/iolab.time "$TD"/release/iolab sim --trace "$TRACE" \
-    --object-level --policy $P --cache-size "$CACHE" --output-format json > /tmp/iolab.json
-  /usr/bin/time -v -o /tmp/lcs.time python3 - "$TRACE" "$P" "$CACHE" > /tmp/lcs.json <<'PY'
-import json, sys, time, libcachesim as lcs
+[ -f "$TRACE" ] || "$TD"/release/examples/zipf_trace "$TRACE" "$REQ" "$OBJ" "$ALPHA" "$SEED"
+IOLAB="$TD/release/iolab"
+
+if command -v cachesim >/dev/null; then
+  LCS="native cachesim ($(command -v cachesim))"
+  lcs() { echo "cachesim $TRACE oracleGeneral $1 $CACHE --ignore-obj-size 1"; }
+elif python3 -c 'import libcachesim' 2>/dev/null; then
+  LCS="Python libcachesim $(python3 -c 'import importlib.metadata as m; print(m.version("libcachesim"))')"
+  LCSPY=$(mktemp --suffix=.py); trap 'rm -f "$LCSPY"' EXIT
+  cat > "$LCSPY" <<'PY'
+import sys, libcachesim as lcs
 path, pol, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
 reader = lcs.TraceReader(trace=path, trace_type=lcs.TraceType.ORACLE_GENERAL_TRACE)
 cache = {"lru": lcs.LRU, "s3fifo": lcs.S3FIFO}[pol](cache_size=size)
-t = time.time(); mr = cache.process_trace(reader); dt = time.time() - t
-mr = mr[0] if isinstance(mr, (tuple, list)) else mr
-print(json.dumps({"miss_ratio": mr, "seconds": dt}))
+mr = cache.process_trace(reader)
+print(mr[0] if isinstance(mr, (tuple, list)) else mr)
 PY
-  python3 - "$P" "$REQ" "$(peak /tmp/iolab.time)" "$(peak /tmp/lcs.time)" <<'PY'
-import json, sys
-pol, req, rss_i, rss_l = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-i = json.load(open("/tmp/iolab.json"))[0]; l = json.load(open("/tmp/lcs.json"))
-lrps = req / l["seconds"]
-print(f"{pol:7s} miss ratio iolab {i['miss_ratio']:.4f} libCacheSim {l['miss_ratio']:.4f} | "
-      f"req/s iolab {i['requests_per_sec']/1e6:.1f}M libCacheSim {lrps/1e6:.1f}M "
-      f"(x{i['requests_per_sec']/lrps:.2f}) | peak RSS iolab {rss_i/1024:.0f} MiB "
-      f"libCacheSim {rss_l/1024:.0f} MiB (x{rss_i/rss_l:.2f})")
+  lcs() { echo "python3 $LCSPY $TRACE $1 $CACHE"; }
+else
+  echo "no libCacheSim: neither \`cachesim\` on PATH nor the Python package" \
+       "(pip install 'libcachesim<0.4'); iolab-only rows follow" >&2
+  LCS=""
+fi
+
+echo "machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "trace: $TRACE ($REQ requests, $OBJ objects, Zipf $ALPHA, seed $SEED); cache $CACHE objects"
+echo "libCacheSim: ${LCS:-absent}; iolab: $("$IOLAB" --version); medians of $RUNS, alternated"
+
+sim() { echo "$IOLAB sim --trace $TRACE --object-level --policy $1 --cache-size $CACHE --output-format json"; }
+OUT=$(mktemp); trap 'rm -f "$OUT" ${LCSPY:-}' EXIT
+for P in lru s3fifo; do
+  args=("iolab=$(sim $P)")
+  [ -n "$LCS" ] && args+=("libcachesim=$(lcs $P)")
+  python3 scripts/bench_alternate.py "$RUNS" "${args[@]}" > "$OUT"
+  python3 - "$P" "$OUT" <<'PY'
+import json, re, sys
+pol, r = sys.argv[1], json.load(open(sys.argv[2]))
+i = r["iolab"]
+mr_i = json.loads(i["stdout"])[0]["miss_ratio"]
+line = f"{pol:7s} iolab {i['wall']:.2f} s (cpu {i['cpu']:.2f} s), {i['rss_kb']/1024:.0f} MB, miss ratio {mr_i:.8f}"
+if "libcachesim" in r:
+    l = r["libcachesim"]
+    m = re.findall(r"miss ratio\s*([0-9.]+)|^([0-9.]+)\s*$", l["stdout"], re.M)
+    mr_l = next((a or b for a, b in m), "?")
+    line += (f" | libCacheSim {l['wall']:.2f} s, {l['rss_kb']/1024:.0f} MB, miss ratio {mr_l}"
+             f" | ratio {l['wall']/i['wall']:.2f}x")
+print(line)
 PY
 done
+
+# Exact MRC and SHARDS against one LRU simulation, same trace, whole processes.
+python3 scripts/bench_alternate.py "$RUNS" "sim=$(sim lru)" \
+  "exact=$IOLAB mrc $TRACE --points 40" "shards=$IOLAB mrc $TRACE --shards 0.01 --points 40" > "$OUT"
+python3 - "$OUT" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+s, e, h = r["sim"], r["exact"], r["shards"]
+print(f"exact MRC {e['wall']:.2f} s = {e['wall']/s['wall']:.2f} LRU simulations "
+      f"(one simulation {s['wall']:.2f} s; goal <= 2); cpu {e['cpu']:.2f} s = "
+      f"{e['cpu']/s['cpu']:.2f} simulations; {e['rss_kb']/1024:.0f} MB")
+print(f"SHARDS 1 % MRC {h['wall']:.2f} s: {e['wall']/h['wall']:.1f}x faster than exact")
+PY

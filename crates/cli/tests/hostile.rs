@@ -22,7 +22,7 @@ use std::process::Command;
 
 /// Families fixed on other branches (device safety, output/inputs/signals, clock, sim limits,
 /// mrc/shards, fio global flags). Remove a family here once its branch is merged.
-const PENDING: &[&str] = &["perf"];
+const PENDING: &[&str] = &[];
 
 /// Probe threads: the machine has 2 cores; probes mostly wait on their child.
 const THREADS: usize = 4;

@@ -65,6 +65,8 @@ fn bench(c: &mut Criterion) {
     );
 
     let mut g = c.benchmark_group("mrc");
+    // Per access: criterion prints accesses/s, i.e. time per access.
+    g.throughput(criterion::Throughput::Elements(n as u64));
     g.sample_size(10);
     g.measurement_time(std::time::Duration::from_secs(5));
     g.bench_function("exact", |b| b.iter(|| run(&mut ExactMrc::new(), &keys)));

@@ -6,9 +6,11 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use iolab_model::policy::lru::Lru;
 use iolab_model::policy::s3fifo::{S3Fifo, S3FifoParams};
-use iolab_model::policy::zipf::Zipf;
+#[path = "support/zipf.rs"]
+mod zipf;
 use iolab_model::policy::{Access, Policy};
 use std::time::Duration;
+use zipf::Zipf;
 
 const REQUESTS: usize = 20_000_000;
 const OBJECTS: usize = 1_000_000;

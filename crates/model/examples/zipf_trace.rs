@@ -4,8 +4,10 @@
 //!
 //! `cargo run --release -p iolab-model --example zipf_trace -- OUT [REQUESTS] [OBJECTS] [ALPHA] [SEED]`
 
-use iolab_model::policy::zipf::Zipf;
+#[path = "../benches/support/zipf.rs"]
+mod zipf;
 use std::io::{BufWriter, Write};
+use zipf::Zipf;
 
 fn main() -> std::io::Result<()> {
     let a: Vec<String> = std::env::args().skip(1).collect();

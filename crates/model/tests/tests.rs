@@ -3,6 +3,8 @@
 //! seed scenarios written up in `examples/*.md`.
 #![allow(clippy::unwrap_used)]
 
+#[path = "../benches/support/zipf.rs"]
+mod zipf;
 use iolab_model::policy::{self, next_access_times, Access};
 use std::path::{Path, PathBuf};
 
@@ -293,7 +295,7 @@ fn scenario_d_dm_cache_tiers_hot_set() {
 /// request; 2Q, LIRS and W-TinyLFU differ in documented details (see each file).
 #[test]
 fn zipf_trace_matches_libcachesim() {
-    let mut z = iolab_model::policy::zipf::Zipf::new(100_000, 1.0, 42);
+    let mut z = zipf::Zipf::new(100_000, 1.0, 42);
     let keys: Vec<u64> = (0..1_000_000).map(|_| z.next_key()).collect();
     let run = |name: &str| {
         let mut c = policy::build(name, 10_000).unwrap();
@@ -371,4 +373,44 @@ fn ramp_time_warms_the_cache_but_is_not_reported() {
     let all_ms = r.runtime_ns as f64 / 1e6 / 2_000.0;
     assert!(measured_ms < all_ms, "measured {measured_ms} ms vs {all_ms} ms overall");
     assert!(j.start_ns >= 1_000_000_000, "measurement starts after the ramp: {}", j.start_ns);
+}
+
+/// The bench generator's head share: P(rank 1) of Zipf(1.0) over 1000 objects is 1/H_1000.
+#[test]
+fn zipf_head_share_matches_zipf() {
+    let mut z = zipf::Zipf::new(1000, 1.0, 1);
+    let top = iolab_core::rand::mix64(0);
+    let n = 200_000;
+    let hits = (0..n).filter(|_| z.next_key() == top).count() as f64 / n as f64;
+    // P(rank 1) = 1 / H_1000 = 0.1336.
+    assert!((hits - 0.1336).abs() < 0.003, "{hits}");
+}
+
+/// SHARDS (issue 15): sizes below 1/R are not reported as measured (a 1-entry cache showed
+/// 0.887 where exact is 0.998), the adjustment does not lower the smallest measured size, and
+/// every measured row is within two of its stated expected errors of the exact curve.
+#[test]
+fn shards_rows_below_resolution_are_unmeasured_and_errors_hold() {
+    use iolab_model::mrc::{exact::ExactMrc, shards::Shards, MrcBuilder};
+    let mut z = zipf::Zipf::new(50_000, 0.9, 7);
+    let keys: Vec<u64> = (0..1_000_000).map(|_| z.next_key()).collect();
+    let mut e = ExactMrc::new();
+    let mut s = Shards::fixed_rate(0.01).unwrap();
+    for &k in &keys {
+        e.access(k, 1);
+        s.access(k, 1);
+    }
+    let (e, s) = (e.finish(), s.finish());
+    assert_eq!(s.resolution, 100.0);
+    let pts = s.at(&[1, 50, 99, 100, 300, 1000, 3000, 10_000, 30_000]);
+    assert_eq!(pts.iter().filter(|p| !p.measured).count(), 3, "{pts:?}");
+    assert!(e.miss_ratio(1).0 > 0.99);
+    for p in pts.iter().filter(|p| p.measured) {
+        let exact = e.miss_ratio(p.size).0;
+        assert!(p.error > 0.0 && p.error < 0.2, "{p:?}");
+        assert!((p.miss_ratio - exact).abs() <= 2.0 * p.error, "{p:?} exact {exact}");
+    }
+    // The table starts at the resolution, not at 1 entry.
+    assert_eq!(s.table(10)[0].size, 100);
+    assert!(Shards::fixed_rate(1e-300).is_err());
 }

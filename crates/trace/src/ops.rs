@@ -7,6 +7,7 @@ use crate::stat::{Log2Histogram, StatBuilder, TraceStats};
 use crate::write::{csv::CsvWriter, iolog::IologWriter, oracle, TraceWriter};
 use crate::{ReaderConfig, TraceError, TraceReader, TraceRecord};
 use iolab_core::units::format_bytes_iec;
+use iolab_core::IoDir;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
@@ -24,7 +25,15 @@ pub enum OpError {
     Stopped { name: String, records: u64, what: &'static str },
     #[error("{0}: no records: an empty trace has no statistics")]
     Empty(String),
+    #[error(
+        "--block-size {bs}: {name}: record {record} brings the blocks touched past {MAX_STAT_BLOCKS} \
+         (footprint and reuse would take too long and too much memory); use a larger --block-size"
+    )]
+    TooManyBlocks { bs: u64, name: String, record: u64 },
 }
+
+/// Most block accesses `trace stat` walks (about a minute and a few GiB at worst).
+pub const MAX_STAT_BLOCKS: u64 = 1 << 28;
 
 /// Nanoseconds in one `s`, `ms`, `us` or `ns`.
 pub fn time_unit(s: &str) -> Result<u64, OpError> {
@@ -59,10 +68,22 @@ pub fn stat(
 ) -> Result<TraceStats, OpError> {
     let mut b = StatBuilder::new(r.format(), block_size, stream_window);
     let mut rec = TraceRecord::default();
+    let mut blocks = 0u64;
+    let bs = block_size.max(1);
     while r.read_into(&mut rec)? {
         if iolab_core::stop::requested() {
             let (name, records) = (name.to_string(), r.records());
             return Err(OpError::Stopped { name, records, what: "" });
+        }
+        // Footprint and reuse cost one stack-distance access (and up to one table entry) per
+        // block touched: bound it before the work instead of running for hours.
+        if rec.req.len > 0 && !matches!(rec.req.dir, IoDir::Trim | IoDir::Sync) {
+            let end = rec.req.offset.saturating_add(rec.req.len - 1) / bs;
+            blocks = blocks.saturating_add(end - rec.req.offset / bs + 1);
+            if blocks > MAX_STAT_BLOCKS {
+                let (name, record) = (name.to_string(), r.records());
+                return Err(OpError::TooManyBlocks { bs, name, record });
+            }
         }
         b.add(&rec, distance);
     }

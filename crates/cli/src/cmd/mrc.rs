@@ -61,9 +61,22 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         bail!("--format/--lenient read a trace; --job has none");
     }
     let mut block = a.block_size.as_deref().map(|s| size_arg(s, "--block-size")).transpose()?;
+    if let Some(bs) = block.filter(|&b| b < iolab_model::mrc::MIN_BLOCK_SIZE) {
+        bail!(
+            "--block-size {bs}: expected at least {} (a sector): a cache of smaller blocks is \
+             not a block cache, and walking every byte of a trace takes minutes and gigabytes",
+            iolab_model::mrc::MIN_BLOCK_SIZE
+        );
+    }
     let (mut builder, method): (Box<dyn MrcBuilder>, String) = match (a.shards, a.shards_size) {
-        (Some(r), _) => (Box::new(Shards::fixed_rate(r)?), format!("shards fixed-rate {r}")),
-        (None, Some(n)) => (Box::new(Shards::fixed_size(n)?), format!("shards fixed-size {n}")),
+        (Some(r), _) => (
+            Box::new(Shards::fixed_rate(r).map_err(|e| anyhow::anyhow!("--shards {r:?}: {e}"))?),
+            format!("shards fixed-rate {r}"),
+        ),
+        (None, Some(n)) => (
+            Box::new(Shards::fixed_size(n).map_err(|e| anyhow::anyhow!("--shards-size {n}: {e}"))?),
+            format!("shards fixed-size {n}"),
+        ),
         (None, None) => (Box::new(ExactMrc::new()), "exact".to_string()),
     };
     if a.points < 2 && a.sizes.is_empty() {
@@ -78,7 +91,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 cfg.oracle_id_unit_bytes = 1;
             }
             let mut r = iolab_trace::open(t, a.opts.format.as_deref(), &cfg)?;
-            trace_accesses(&mut *r, builder.as_mut(), block)?;
+            trace_accesses(&mut *r, builder.as_mut(), block)
+                .with_context(|| t.display().to_string())?;
             (t.display().to_string(), r.format().to_string(), r.records(), r.skipped())
         }
         None => {

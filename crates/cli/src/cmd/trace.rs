@@ -116,6 +116,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 fn stat(a: StatArgs) -> anyhow::Result<ExitCode> {
     let bs = size_arg(&a.block_size, "--block-size")?;
+    if bs < iolab_model::mrc::MIN_BLOCK_SIZE {
+        anyhow::bail!(
+            "--block-size {bs}: expected at least {} (a sector): a cache of smaller blocks is \
+             not a block cache, and walking every byte of a trace takes minutes and gigabytes",
+            iolab_model::mrc::MIN_BLOCK_SIZE
+        );
+    }
     let mut r = a.opts.open(&a.trace)?;
     let mut stack = StackDistance::new();
     let name = a.trace.display().to_string();

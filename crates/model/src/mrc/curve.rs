@@ -15,6 +15,12 @@ pub struct MissRatioCurve {
     /// Distinct keys (estimated for SHARDS): the cache size beyond which only cold misses
     /// remain.
     pub footprint: f64,
+    /// The smallest cache size (entries) the curve measures: 1 for the exact curve, `1/R` for
+    /// SHARDS at rate `R` (a sampled distance is a multiple of `1/R`, so smaller caches are
+    /// not seen at all).
+    pub resolution: f64,
+    /// Expected absolute error of a miss ratio (0 for the exact curve).
+    pub expected_error: f64,
 }
 
 /// One row of a plot-ready table.
@@ -23,6 +29,10 @@ pub struct CurvePoint {
     pub size: u64,
     pub miss_ratio: f64,
     pub byte_miss_ratio: f64,
+    /// False below [`MissRatioCurve::resolution`]: the ratios there are not a measurement.
+    pub measured: bool,
+    /// Expected absolute error of `miss_ratio` (0 when exact), see [`MissRatioCurve::error_at`].
+    pub error: f64,
 }
 
 impl MissRatioCurve {
@@ -33,7 +43,8 @@ impl MissRatioCurve {
         footprint: f64,
     ) -> Self {
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let mut c = MissRatioCurve { total, total_bytes, footprint, ..Default::default() };
+        let mut c =
+            MissRatioCurve { total, total_bytes, footprint, resolution: 1.0, ..Default::default() };
         let (mut h, mut hb) = (0.0, 0.0);
         for (d, n, b) in pts {
             h += n;
@@ -67,13 +78,16 @@ impl MissRatioCurve {
         (mr, bmr)
     }
 
-    /// The curve at `n` cache sizes spaced geometrically from 1 entry to the footprint (the
-    /// last point is the footprint, where only cold misses remain).
+    /// The curve at `n` cache sizes spaced geometrically from the resolution (1 entry when
+    /// exact) to the footprint (the last point, where only cold misses remain).
     pub fn table(&self, n: usize) -> Vec<CurvePoint> {
-        let top = self.footprint.max(1.0);
+        let lo = self.resolution.ceil().max(1.0);
+        let top = self.footprint.max(lo);
         let n = n.max(2);
-        let mut sizes: Vec<u64> =
-            (0..n).map(|i| (top.powf(i as f64 / (n - 1) as f64)).round().max(1.0) as u64).collect();
+        let span = top / lo;
+        let mut sizes: Vec<u64> = (0..n)
+            .map(|i| (lo * span.powf(i as f64 / (n - 1) as f64)).round().max(1.0) as u64)
+            .collect();
         sizes.dedup();
         self.at(&sizes)
     }
@@ -83,9 +97,27 @@ impl MissRatioCurve {
             .iter()
             .map(|&size| {
                 let (miss_ratio, byte_miss_ratio) = self.miss_ratio(size);
-                CurvePoint { size, miss_ratio, byte_miss_ratio }
+                let measured = size as f64 >= self.resolution;
+                let error = self.error_at(size);
+                CurvePoint { size, miss_ratio, byte_miss_ratio, measured, error }
             })
             .collect()
+    }
+
+    /// Expected absolute error of a sampled curve at `size` (0 when exact): the sample's
+    /// [`MissRatioCurve::expected_error`] plus the curve's change over the size uncertainty. A
+    /// cache of `c` entries holds about `c·R` sampled keys, a count with a relative standard
+    /// error of `1/sqrt(c·R)`, so near the resolution a sampled distance stands for a wide
+    /// range of sizes and a steep curve moves by half its change over that range.
+    pub fn error_at(&self, size: u64) -> f64 {
+        if self.expected_error <= 0.0 {
+            return 0.0;
+        }
+        let c = size as f64;
+        let rel = 1.0 / (c / self.resolution).max(1.0).sqrt();
+        let lo = (c * (1.0 - rel)).floor().max(0.0) as u64;
+        let hi = (c * (1.0 + rel)).ceil() as u64;
+        (self.miss_ratio(lo).0 - self.miss_ratio(hi).0).abs() / 2.0 + self.expected_error
     }
 
     /// Mean absolute difference of the request-weighted ratio against `other` at `sizes`.

@@ -19,15 +19,19 @@ struct Line([u64; WORDS]);
 
 pub(crate) struct RankBits {
     lines: Vec<Line>,
-    /// 1-based Fenwick tree over the lines' set-bit counts.
+    /// 1-based Fenwick tree over the set-bit counts of the lines below `open`.
     tree: Vec<u32>,
+    /// The line bits are being appended to (the time frontier). Its count enters the tree only
+    /// when [`RankBits::push`] moves past it, so appending a mark costs one OR instead
+    /// of a tree walk; ranks inside or past it read its popcount directly.
+    open: usize,
 }
 
 impl RankBits {
     /// A bitmap of at least `bits` zero bits.
     pub(crate) fn new(bits: usize) -> Self {
         let n = bits.div_ceil(SB_BITS).max(1);
-        RankBits { lines: vec![Line::default(); n], tree: vec![0; n + 1] }
+        RankBits { lines: vec![Line::default(); n], tree: vec![0; n + 1], open: 0 }
     }
 
     /// A bitmap of at least `bits` bits with bits `0..ones` set (`ones <= bits`).
@@ -47,10 +51,14 @@ impl RankBits {
                 };
             }
         }
-        // Linear Fenwick construction from the per-line counts.
+        // Linear Fenwick construction from the counts of the full lines; the line holding the
+        // frontier (`ones`) stays open.
         let n = r.lines.len();
+        r.open = ones / SB_BITS;
         for i in 1..=n {
-            r.tree[i] += r.lines[i - 1].0.iter().map(|w| w.count_ones()).sum::<u32>();
+            if i <= r.open {
+                r.tree[i] += popcount(&r.lines[i - 1]);
+            }
             let j = i + (i & i.wrapping_neg());
             if j <= n {
                 r.tree[j] += r.tree[i];
@@ -73,26 +81,57 @@ impl RankBits {
         }
     }
 
-    /// Sets bit `i` (which must be clear).
+    /// Sets bit `i` (which must be clear); tests only, the engine appends with [`Self::push`].
+    #[cfg(test)]
     pub(crate) fn set(&mut self, i: usize) {
         self.lines[i / SB_BITS].0[(i / 64) % WORDS] |= 1u64 << (i % 64);
-        self.tree_add(i / SB_BITS, 1);
+        if i / SB_BITS < self.open {
+            self.tree_add(i / SB_BITS, 1);
+        }
+    }
+
+    /// Appends a mark at the frontier `i` (bits are appended in increasing order): lines the
+    /// frontier has left are sealed into the tree, the open line takes the bit untreed.
+    #[inline]
+    pub(crate) fn push(&mut self, i: usize) {
+        let line = i / SB_BITS;
+        debug_assert!(line >= self.open, "push({i}) behind the frontier line {}", self.open);
+        while self.open < line {
+            let c = popcount(&self.lines[self.open]);
+            self.tree_add(self.open, c as i32);
+            self.open += 1;
+        }
+        self.lines[line].0[(i / 64) % WORDS] |= 1u64 << (i % 64);
     }
 
     /// Clears bit `i` (which must be set).
     pub(crate) fn clear(&mut self, i: usize) {
         self.lines[i / SB_BITS].0[(i / 64) % WORDS] &= !(1u64 << (i % 64));
-        self.tree_add(i / SB_BITS, -1);
+        if i / SB_BITS < self.open {
+            self.tree_add(i / SB_BITS, -1);
+        }
+    }
+
+    /// Starts loading the bitmap line holding bit `i` (a hint; no effect on results).
+    #[inline]
+    pub(crate) fn prefetch(&self, i: usize) {
+        if let Some(l) = self.lines.get(i / SB_BITS) {
+            super::table::prefetch_ptr(l as *const Line as *const i8);
+        }
     }
 
     /// Set bits at positions `0..=i`.
     pub(crate) fn rank(&self, i: usize) -> u32 {
         let sb = i / SB_BITS;
         let mut s = 0u32;
-        let mut k = sb;
+        let mut k = sb.min(self.open);
         while k > 0 {
             s = s.wrapping_add(self.tree[k]);
             k &= k - 1;
+        }
+        // Lines between the sealed prefix and `sb` (only the open line, when `sb` is past it).
+        for l in &self.lines[self.open.min(sb)..sb] {
+            s += popcount(l);
         }
         s + rank_in_line(&self.lines[sb], i % SB_BITS)
     }
@@ -108,6 +147,10 @@ impl RankBits {
         }
         move |i| base[i / SB_BITS] + rank_in_line(&self.lines[i / SB_BITS], i % SB_BITS)
     }
+}
+
+fn popcount(l: &Line) -> u32 {
+    l.0.iter().map(|w| w.count_ones()).sum()
 }
 
 /// Set bits at positions `0..=b` of one line.
@@ -141,6 +184,30 @@ mod tests {
         r.clear(700);
         assert_eq!(r.rank(2047), 8);
         assert_eq!(r.rank(699), 6);
+    }
+
+    #[test]
+    fn pushes_at_the_frontier_match_naive() {
+        // Append marks in order across lines, clearing some behind the frontier (sealed) and
+        // some in the open line, as the stack-distance engine does.
+        let mut r = RankBits::with_prefix(4096, 700);
+        let mut naive: Vec<bool> = (0..4096).map(|i| i < 700).collect();
+        for i in 700..3000 {
+            r.push(i);
+            naive[i] = true;
+            for c in [i / 3, i - 1] {
+                if naive[c] && c % 5 == 0 {
+                    r.clear(c);
+                    naive[c] = false;
+                }
+            }
+            if i % 97 == 0 {
+                for q in [0, i / 2, i - 1, i] {
+                    let want = naive[..=q].iter().filter(|&&b| b).count() as u32;
+                    assert_eq!(r.rank(q), want, "rank({q}) after push({i})");
+                }
+            }
+        }
     }
 
     #[test]

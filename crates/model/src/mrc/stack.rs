@@ -6,6 +6,10 @@
 //! stack distance of an access is 1 + the number of distinct keys accessed since the key's
 //! previous access, i.e. the smallest LRU cache (in entries) that hits.
 //!
+//! Appending the new mark costs one OR: the bitmap line at the time frontier is kept out of
+//! the Fenwick tree until the frontier leaves it ([`RankBits::push`]), so an access walks the
+//! tree twice (rank and clear of the previous mark), not three times.
+//!
 //! When the time axis fills, live times are renumbered densely in O(live) (each key's new time
 //! is the rank of its old one, no sort) and the axis is sized to 8× the live keys, so
 //! renumbering runs once per 7× live accesses and memory is O(distinct keys), not O(requests).
@@ -43,6 +47,15 @@ impl StackDistance {
         self.last.prefetch(key);
     }
 
+    /// Second prefetch stage: once `key`'s slot is in cache, load the bitmap line of its last
+    /// access time (where [`Self::access`] will rank and clear). A hint only.
+    #[inline]
+    pub fn prefetch_mark(&self, key: u64) {
+        if let Some(t0) = self.last.get(key) {
+            self.tree.prefetch(t0 as usize);
+        }
+    }
+
     /// Records an access; returns its stack distance (1 = the most recent key), or `None` for a
     /// first access (a cold miss at every size).
     pub fn access(&mut self, key: u64) -> Option<u64> {
@@ -51,7 +64,7 @@ impl StackDistance {
         }
         let now = self.now;
         self.now += 1;
-        self.tree.set(now as usize);
+        self.tree.push(now as usize);
         match self.last.insert(key, now) {
             Some(t0) => {
                 // Keys last seen after t0 (the new mark at `now` is past t0 and not counted in

@@ -4,7 +4,7 @@
 //! hit and shrinks on a B2 ghost hit. All four lists share one slab and one key map.
 
 use super::store::{List, Store};
-use super::{Access, Policy};
+use super::{Access, Policy, PolicyEntry};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArcList {
@@ -78,10 +78,26 @@ impl Arc {
     }
 }
 
+impl PolicyEntry for ArcList {
+    fn resident(&self) -> bool {
+        matches!(self, ArcList::T1 | ArcList::T2)
+    }
+}
+
 impl Policy for Arc {
     type Entry = ArcList;
     fn name(&self) -> &'static str {
         "arc"
+    }
+    fn store(&self) -> &Store<Self::Entry> {
+        &self.s
+    }
+    fn forget(&mut self, idx: u32) {
+        let l = *self.s.e(idx);
+        let mut list = *self.list(l);
+        self.s.unlink(&mut list, idx);
+        *self.list(l) = list;
+        self.s.release(idx);
     }
     fn capacity(&self) -> usize {
         self.c
@@ -170,25 +186,6 @@ impl Policy for Arc {
         }
         let i = self.s.alloc(a.key, ArcList::T1);
         self.s.push_head(&mut self.t1, i);
-    }
-    fn remove(&mut self, key: u64) -> bool {
-        let Some(i) = self.s.find(key) else { return false };
-        let l = *self.s.e(i);
-        let mut list = *self.list(l);
-        self.s.unlink(&mut list, i);
-        *self.list(l) = list;
-        self.s.release(i);
-        matches!(l, ArcList::T1 | ArcList::T2)
-    }
-    fn contains(&self, key: u64) -> bool {
-        self.s.find(key).is_some_and(|i| matches!(self.s.e(i), ArcList::T1 | ArcList::T2))
-    }
-    fn heap_bytes(&self) -> usize {
-        self.s.heap_bytes()
-    }
-    #[inline]
-    fn prefetch(&self, key: u64) {
-        self.s.prefetch(key);
     }
 }
 

@@ -44,6 +44,15 @@ impl Policy for Belady {
     fn name(&self) -> &'static str {
         "belady"
     }
+    fn store(&self) -> &Store<Self::Entry> {
+        &self.s
+    }
+    fn forget(&mut self, idx: u32) {
+        self.s.release(idx);
+    }
+    fn extra_heap_bytes(&self) -> usize {
+        self.heap.capacity() * 16
+    }
     fn capacity(&self) -> usize {
         self.cap
     }
@@ -73,25 +82,6 @@ impl Policy for Belady {
     fn insert(&mut self, a: &Access) {
         self.s.alloc(a.key, a.next_access);
         self.heap.push((a.next_access, a.key));
-    }
-    fn remove(&mut self, key: u64) -> bool {
-        match self.s.find(key) {
-            Some(i) => {
-                self.s.release(i);
-                true
-            }
-            None => false,
-        }
-    }
-    fn contains(&self, key: u64) -> bool {
-        self.s.find(key).is_some()
-    }
-    fn heap_bytes(&self) -> usize {
-        self.s.heap_bytes() + self.heap.capacity() * 16
-    }
-    #[inline]
-    fn prefetch(&self, key: u64) {
-        self.s.prefetch(key);
     }
 }
 

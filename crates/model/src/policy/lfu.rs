@@ -97,6 +97,18 @@ impl Policy for Lfu {
     fn name(&self) -> &'static str {
         "lfu"
     }
+    fn store(&self) -> &Store<Self::Entry> {
+        &self.s
+    }
+    fn forget(&mut self, idx: u32) {
+        let bi = self.detach(idx);
+        self.drop_bucket_if_empty(bi);
+        self.s.release(idx);
+        self.len -= 1;
+    }
+    fn extra_heap_bytes(&self) -> usize {
+        self.b.heap_bytes()
+    }
     fn capacity(&self) -> usize {
         self.cap
     }
@@ -134,24 +146,6 @@ impl Policy for Lfu {
         };
         self.attach(i, b1);
         self.len += 1;
-    }
-    fn remove(&mut self, key: u64) -> bool {
-        let Some(i) = self.s.find(key) else { return false };
-        let bi = self.detach(i);
-        self.drop_bucket_if_empty(bi);
-        self.s.release(i);
-        self.len -= 1;
-        true
-    }
-    fn contains(&self, key: u64) -> bool {
-        self.s.find(key).is_some()
-    }
-    fn heap_bytes(&self) -> usize {
-        self.s.heap_bytes() + self.b.heap_bytes()
-    }
-    #[inline]
-    fn prefetch(&self, key: u64) {
-        self.s.prefetch(key);
     }
 }
 

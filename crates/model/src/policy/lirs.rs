@@ -7,7 +7,7 @@
 //! Caffeine's `irr.Lirs` simulator) so memory stays bounded.
 
 use super::store::{List, Store, NIL};
-use super::{Access, Policy};
+use super::{Access, Policy, PolicyEntry};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LirsEntry {
@@ -97,10 +97,34 @@ impl Lirs {
     }
 }
 
+impl PolicyEntry for LirsEntry {
+    fn resident(&self) -> bool {
+        self.resident
+    }
+}
+
 impl Policy for Lirs {
     type Entry = LirsEntry;
     fn name(&self) -> &'static str {
         "lirs"
+    }
+    fn store(&self) -> &Store<Self::Entry> {
+        &self.s
+    }
+    fn forget(&mut self, idx: u32) {
+        let (key, e) = (self.s.key(idx), *self.s.e(idx));
+        self.q_remove(key);
+        if e.in_stack {
+            self.s.unlink(&mut self.stack, idx);
+        }
+        self.s.release(idx);
+        if e.lir {
+            self.lir_count -= 1;
+        }
+        self.prune();
+    }
+    fn extra_heap_bytes(&self) -> usize {
+        self.q.heap_bytes()
     }
     fn capacity(&self) -> usize {
         self.cap
@@ -188,30 +212,6 @@ impl Policy for Lirs {
             self.s.push_head(&mut self.stack, i);
             self.q_push(a.key, true);
         }
-    }
-    fn remove(&mut self, key: u64) -> bool {
-        let Some(i) = self.s.find(key) else { return false };
-        let e = *self.s.e(i);
-        self.q_remove(key);
-        if e.in_stack {
-            self.s.unlink(&mut self.stack, i);
-        }
-        self.s.release(i);
-        if e.lir {
-            self.lir_count -= 1;
-        }
-        self.prune();
-        e.resident
-    }
-    fn contains(&self, key: u64) -> bool {
-        self.s.find(key).is_some_and(|i| self.s.e(i).resident)
-    }
-    fn heap_bytes(&self) -> usize {
-        self.s.heap_bytes() + self.q.heap_bytes()
-    }
-    #[inline]
-    fn prefetch(&self, key: u64) {
-        self.s.prefetch(key);
     }
 }
 

@@ -21,6 +21,13 @@ impl Policy for Lru {
     fn name(&self) -> &'static str {
         "lru"
     }
+    fn store(&self) -> &Store<Self::Entry> {
+        &self.s
+    }
+    fn forget(&mut self, idx: u32) {
+        self.s.unlink(&mut self.q, idx);
+        self.s.release(idx);
+    }
     fn capacity(&self) -> usize {
         self.cap
     }
@@ -45,15 +52,6 @@ impl Policy for Lru {
     fn insert(&mut self, a: &Access) {
         let i = self.s.alloc(a.key, ());
         self.s.push_head(&mut self.q, i);
-    }
-    fn remove(&mut self, key: u64) -> bool {
-        self.s.remove_from(&mut self.q, key)
-    }
-    fn contains(&self, key: u64) -> bool {
-        self.s.find(key).is_some()
-    }
-    fn heap_bytes(&self) -> usize {
-        self.s.heap_bytes()
     }
     #[inline]
     fn prefetch(&self, key: u64) {

@@ -30,7 +30,6 @@ pub mod smq;
 pub mod store;
 pub mod twoq;
 pub mod wtinylfu;
-pub mod zipf;
 
 use crate::error::ModelError;
 
@@ -66,14 +65,42 @@ pub struct Outcome {
     pub evicted: Option<u64>,
 }
 
+/// A policy's per-entry state (foyer's associated `Eviction::State`): what the policy keeps
+/// beside each key in its [`store::Store`] slab, e.g. which queue holds it and its counter.
+pub trait PolicyEntry {
+    /// Whether the entry is a cached object; `false` for history-only (ghost) keys, which
+    /// [`Policy::contains`] and [`Policy::remove`] do not count.
+    #[inline]
+    fn resident(&self) -> bool {
+        true
+    }
+}
+
+impl PolicyEntry for () {}
+impl PolicyEntry for bool {}
+impl PolicyEntry for u8 {}
+impl PolicyEntry for u32 {}
+impl PolicyEntry for u64 {}
+
 /// An eviction policy over size-1 objects.
 ///
-/// Implementors supply the four steps; [`Policy::access`] is the shared template.
+/// Implementors supply the four steps of [`Policy::access`] (the shared template), their
+/// counts, their [`store::Store`] of [`Policy::Entry`] and how to unlink one entry
+/// ([`Policy::forget`]); lookups without side effects, removal, memory and prefetch are
+/// provided here once from the store.
 pub trait Policy {
     /// Per-entry state kept beside each key in the policy's slab.
-    type Entry;
+    type Entry: PolicyEntry;
 
     fn name(&self) -> &'static str;
+    /// The key table and node slab holding every entry (cached and ghost).
+    fn store(&self) -> &store::Store<Self::Entry>;
+    /// Unlinks node `idx` from whichever of the policy's queues holds it and frees it.
+    fn forget(&mut self, idx: u32);
+    /// Heap bytes held besides the store (sketches, heaps, frequency buckets).
+    fn extra_heap_bytes(&self) -> usize {
+        0
+    }
     /// Maximum number of cached (non-ghost) objects.
     fn capacity(&self) -> usize;
     /// Cached (non-ghost) objects now.
@@ -92,16 +119,28 @@ pub trait Policy {
     fn evict(&mut self, a: &Access) -> Option<u64>;
     /// Inserts the missed key; there is room.
     fn insert(&mut self, a: &Access);
-    /// Drops `key` if cached (invalidation); returns whether it was.
-    fn remove(&mut self, key: u64) -> bool;
+    /// Drops `key` (invalidation); returns whether it was cached (a ghost is dropped too).
+    fn remove(&mut self, key: u64) -> bool {
+        let Some(i) = self.store().find(key) else { return false };
+        let resident = self.store().e(i).resident();
+        self.forget(i);
+        resident
+    }
     /// Whether `key` is cached, without touching metadata.
-    fn contains(&self, key: u64) -> bool;
+    fn contains(&self, key: u64) -> bool {
+        let s = self.store();
+        s.find(key).is_some_and(|i| s.e(i).resident())
+    }
     /// Heap bytes held (for memory comparisons).
-    fn heap_bytes(&self) -> usize;
+    fn heap_bytes(&self) -> usize {
+        self.store().heap_bytes() + self.extra_heap_bytes()
+    }
     /// Cache-line hint for a key about to be accessed (a few requests ahead); never changes
-    /// results. Default: nothing.
+    /// results. Default: the key's table bucket.
     #[inline]
-    fn prefetch(&self, _key: u64) {}
+    fn prefetch(&self, key: u64) {
+        self.store().prefetch(key);
+    }
 
     /// find → admit → evict → insert.
     #[inline]

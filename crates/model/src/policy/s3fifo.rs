@@ -10,7 +10,7 @@
 //! holds at most one object (caches under 20 objects); here the small queue is at least 1.
 
 use super::store::{List, Store};
-use super::{Access, Policy};
+use super::{Access, Policy, PolicyEntry};
 
 #[derive(Clone, Copy, Debug)]
 pub struct S3FifoParams {
@@ -112,10 +112,27 @@ impl S3Fifo {
     }
 }
 
+impl PolicyEntry for S3Entry {
+    fn resident(&self) -> bool {
+        self.q != Q::Ghost
+    }
+}
+
 impl Policy for S3Fifo {
     type Entry = S3Entry;
     fn name(&self) -> &'static str {
         "s3fifo"
+    }
+    fn store(&self) -> &Store<Self::Entry> {
+        &self.s
+    }
+    fn forget(&mut self, idx: u32) {
+        match self.s.e(idx).q {
+            Q::Small => self.s.unlink(&mut self.small, idx),
+            Q::Main => self.s.unlink(&mut self.main, idx),
+            Q::Ghost => self.s.unlink(&mut self.ghost, idx),
+        }
+        self.s.release(idx);
     }
     fn capacity(&self) -> usize {
         self.cap
@@ -157,23 +174,6 @@ impl Policy for S3Fifo {
             let i = self.s.alloc(a.key, S3Entry { q: Q::Small, freq: 0 });
             self.s.push_head(&mut self.small, i);
         }
-    }
-    fn remove(&mut self, key: u64) -> bool {
-        let Some(i) = self.s.find(key) else { return false };
-        let q = self.s.e(i).q;
-        match q {
-            Q::Small => self.s.unlink(&mut self.small, i),
-            Q::Main => self.s.unlink(&mut self.main, i),
-            Q::Ghost => self.s.unlink(&mut self.ghost, i),
-        }
-        self.s.release(i);
-        q != Q::Ghost
-    }
-    fn contains(&self, key: u64) -> bool {
-        self.s.find(key).is_some_and(|i| self.s.e(i).q != Q::Ghost)
-    }
-    fn heap_bytes(&self) -> usize {
-        self.s.heap_bytes()
     }
     #[inline]
     fn prefetch(&self, key: u64) {

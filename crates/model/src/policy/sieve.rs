@@ -34,6 +34,12 @@ impl Policy for Sieve {
     fn name(&self) -> &'static str {
         "sieve"
     }
+    fn store(&self) -> &Store<Self::Entry> {
+        &self.s
+    }
+    fn forget(&mut self, idx: u32) {
+        self.drop_node(idx);
+    }
     fn capacity(&self) -> usize {
         self.cap
     }
@@ -72,25 +78,6 @@ impl Policy for Sieve {
     fn insert(&mut self, a: &Access) {
         let i = self.s.alloc(a.key, false);
         self.s.push_head(&mut self.q, i);
-    }
-    fn remove(&mut self, key: u64) -> bool {
-        match self.s.find(key) {
-            Some(i) => {
-                self.drop_node(i);
-                true
-            }
-            None => false,
-        }
-    }
-    fn contains(&self, key: u64) -> bool {
-        self.s.find(key).is_some()
-    }
-    fn heap_bytes(&self) -> usize {
-        self.s.heap_bytes()
-    }
-    #[inline]
-    fn prefetch(&self, key: u64) {
-        self.s.prefetch(key);
     }
 }
 

@@ -193,6 +193,15 @@ impl Policy for Smq {
     fn name(&self) -> &'static str {
         "smq"
     }
+    fn store(&self) -> &Store<Self::Entry> {
+        &self.cache.s
+    }
+    fn forget(&mut self, idx: u32) {
+        self.cache.drop_node(idx);
+    }
+    fn extra_heap_bytes(&self) -> usize {
+        self.hot.s.heap_bytes()
+    }
     fn capacity(&self) -> usize {
         self.cap
     }
@@ -226,25 +235,6 @@ impl Policy for Smq {
     fn insert(&mut self, a: &Access) {
         // New blocks start in the middle so one early hit does not outrank established ones.
         self.cache.push(a.key, LEVELS / 4);
-    }
-    fn remove(&mut self, key: u64) -> bool {
-        match self.cache.s.find(key) {
-            Some(i) => {
-                self.cache.drop_node(i);
-                true
-            }
-            None => false,
-        }
-    }
-    fn contains(&self, key: u64) -> bool {
-        self.cache.s.find(key).is_some()
-    }
-    fn heap_bytes(&self) -> usize {
-        self.cache.s.heap_bytes() + self.hot.s.heap_bytes()
-    }
-    #[inline]
-    fn prefetch(&self, key: u64) {
-        self.cache.s.prefetch(key);
     }
 }
 

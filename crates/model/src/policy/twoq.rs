@@ -5,7 +5,7 @@
 //! advice and libCacheSim `eviction/TwoQ.c`.
 
 use super::store::{List, Store};
-use super::{Access, Policy};
+use super::{Access, Policy, PolicyEntry};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TwoQList {
@@ -42,10 +42,27 @@ impl TwoQ {
     }
 }
 
+impl PolicyEntry for TwoQList {
+    fn resident(&self) -> bool {
+        self != &TwoQList::A1out
+    }
+}
+
 impl Policy for TwoQ {
     type Entry = TwoQList;
     fn name(&self) -> &'static str {
         "2q"
+    }
+    fn store(&self) -> &Store<Self::Entry> {
+        &self.s
+    }
+    fn forget(&mut self, idx: u32) {
+        match *self.s.e(idx) {
+            TwoQList::A1in => self.s.unlink(&mut self.a1in, idx),
+            TwoQList::A1out => self.s.unlink(&mut self.a1out, idx),
+            TwoQList::Am => self.s.unlink(&mut self.am, idx),
+        }
+        self.s.release(idx);
     }
     fn capacity(&self) -> usize {
         self.cap
@@ -108,27 +125,6 @@ impl Policy for TwoQ {
         }
         let i = self.s.alloc(a.key, TwoQList::A1in);
         self.s.push_head(&mut self.a1in, i);
-    }
-    fn remove(&mut self, key: u64) -> bool {
-        let Some(i) = self.s.find(key) else { return false };
-        let l = *self.s.e(i);
-        match l {
-            TwoQList::A1in => self.s.unlink(&mut self.a1in, i),
-            TwoQList::A1out => self.s.unlink(&mut self.a1out, i),
-            TwoQList::Am => self.s.unlink(&mut self.am, i),
-        }
-        self.s.release(i);
-        l != TwoQList::A1out
-    }
-    fn contains(&self, key: u64) -> bool {
-        self.s.find(key).is_some_and(|i| *self.s.e(i) != TwoQList::A1out)
-    }
-    fn heap_bytes(&self) -> usize {
-        self.s.heap_bytes()
-    }
-    #[inline]
-    fn prefetch(&self, key: u64) {
-        self.s.prefetch(key);
     }
 }
 

@@ -6,7 +6,7 @@
 //! libCacheSim `eviction/WTinyLFU.c` (`main-cache=SLRU, window-size=0.01`) and Caffeine.
 
 use super::store::{List, Store};
-use super::{Access, Policy};
+use super::{Access, Policy, PolicyEntry};
 
 /// Count-min sketch with saturating 4-bit counters (stored in bytes for simplicity).
 struct Sketch {
@@ -119,10 +119,22 @@ impl WTinyLfu {
     }
 }
 
+/// Every segment holds cached objects (W-TinyLFU keeps no ghosts).
+impl PolicyEntry for Segment {}
+
 impl Policy for WTinyLfu {
     type Entry = Segment;
     fn name(&self) -> &'static str {
         "wtinylfu"
+    }
+    fn store(&self) -> &Store<Self::Entry> {
+        &self.s
+    }
+    fn forget(&mut self, idx: u32) {
+        self.drop_node(idx);
+    }
+    fn extra_heap_bytes(&self) -> usize {
+        self.sketch.rows.iter().map(|r| r.capacity()).sum::<usize>()
     }
     fn capacity(&self) -> usize {
         self.cap
@@ -174,25 +186,6 @@ impl Policy for WTinyLfu {
         }
         let i = self.s.alloc(a.key, Segment::Window);
         self.s.push_head(&mut self.window, i);
-    }
-    fn remove(&mut self, key: u64) -> bool {
-        match self.s.find(key) {
-            Some(i) => {
-                self.drop_node(i);
-                true
-            }
-            None => false,
-        }
-    }
-    fn contains(&self, key: u64) -> bool {
-        self.s.find(key).is_some()
-    }
-    fn heap_bytes(&self) -> usize {
-        self.s.heap_bytes() + self.sketch.rows.iter().map(|r| r.capacity()).sum::<usize>()
-    }
-    #[inline]
-    fn prefetch(&self, key: u64) {
-        self.s.prefetch(key);
     }
 }
 
