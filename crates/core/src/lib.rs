@@ -15,10 +15,12 @@ pub mod dir;
 pub mod input;
 pub mod rand;
 pub mod request;
+pub mod source;
 pub mod stop;
 pub mod time;
 pub mod units;
 
 pub use dir::{IoDir, PerDir};
 pub use request::IoRequest;
+pub use source::RequestSource;
 pub use time::Nanos;

@@ -2,20 +2,30 @@
 //! length aligned to the logical block size; 4096 covers every device in practice) and one
 //! pool of `iodepth` slots per worker, the way fio allocates `td->orig_buffer` once and
 //! carves io_u buffers out of it (backend.c `init_io_u`).
+//!
+//! No `unsafe`: a buffer is a `Vec` of 4096-byte-aligned [`Page`]s, viewed as bytes through
+//! `zerocopy` (its derives prove the page has no padding, so the view is sound). A larger
+//! alignment skips the pages before the first suitably aligned one.
 
-use std::alloc::{alloc_zeroed, dealloc, Layout};
-use std::ptr::NonNull;
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+
+/// Bytes in one [`Page`].
+pub const PAGE_SIZE: usize = 4096;
+
+/// One aligned page: the unit buffers are made of.
+#[derive(Clone, Copy, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C, align(4096))]
+pub struct Page([u8; PAGE_SIZE]);
+
+const ZERO_PAGE: Page = Page([0; PAGE_SIZE]);
 
 /// A heap buffer whose start is aligned to `align` bytes. Owned, `Send`, zero-initialised.
 pub struct AlignedBuf {
-    ptr: NonNull<u8>,
-    layout: Layout,
+    pages: Vec<Page>,
+    /// Pages skipped so the start meets an alignment above [`PAGE_SIZE`].
+    skip: usize,
+    len: usize,
 }
-
-// SAFETY: AlignedBuf owns its allocation exclusively, like a Box<[u8]>.
-unsafe impl Send for AlignedBuf {}
-// SAFETY: shared references only give `&[u8]` access, like Box<[u8]>.
-unsafe impl Sync for AlignedBuf {}
 
 impl AlignedBuf {
     /// `len` bytes aligned to `align` (a power of two). A zero length allocates one alignment
@@ -24,7 +34,7 @@ impl AlignedBuf {
     pub fn new(len: usize, align: usize) -> Self {
         match Self::try_new(len, align) {
             Ok(b) => b,
-            Err(_) => std::alloc::handle_alloc_error(Layout::new::<u64>()),
+            Err(_) => std::alloc::handle_alloc_error(std::alloc::Layout::new::<Page>()),
         }
     }
 
@@ -34,15 +44,18 @@ impl AlignedBuf {
         let enomem = || std::io::Error::from_raw_os_error(libc::ENOMEM);
         let align = align.max(1).checked_next_power_of_two().ok_or_else(enomem)?;
         let size = len.max(1).div_ceil(align).checked_mul(align).ok_or_else(enomem)?;
-        let layout = Layout::from_size_align(size, align).map_err(|_| enomem())?;
-        // SAFETY: layout has a non-zero size.
-        let raw = unsafe { alloc_zeroed(layout) };
-        let ptr = NonNull::new(raw).ok_or_else(enomem)?;
-        Ok(AlignedBuf { ptr, layout })
+        let extra = align.saturating_sub(PAGE_SIZE) / PAGE_SIZE;
+        let n = size.div_ceil(PAGE_SIZE).checked_add(extra).ok_or_else(enomem)?;
+        let mut pages = Vec::new();
+        pages.try_reserve_exact(n).map_err(|_| enomem())?;
+        pages.resize(n, ZERO_PAGE);
+        let addr = pages.as_ptr() as usize;
+        let skip = (align - addr % align) % align / PAGE_SIZE;
+        Ok(AlignedBuf { pages, skip, len: size })
     }
 
     pub fn len(&self) -> usize {
-        self.layout.size()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
@@ -50,31 +63,22 @@ impl AlignedBuf {
     }
 
     pub fn as_ptr(&self) -> *const u8 {
-        self.ptr.as_ptr()
+        self.as_slice().as_ptr()
     }
 
     pub fn as_mut_ptr(&mut self) -> *mut u8 {
-        self.ptr.as_ptr()
+        self.as_mut_slice().as_mut_ptr()
     }
 
     pub fn as_slice(&self) -> &[u8] {
-        // SAFETY: ptr is valid for layout.size() initialised bytes (alloc_zeroed) and we own it.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.layout.size()) }
+        &self.pages[self.skip..].as_bytes()[..self.len]
     }
 
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
-        // SAFETY: as in as_slice, and &mut self guarantees exclusive access.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.layout.size()) }
+        let len = self.len;
+        &mut self.pages[self.skip..].as_mut_bytes()[..len]
     }
 }
-
-impl Drop for AlignedBuf {
-    fn drop(&mut self) {
-        // SAFETY: ptr was allocated with exactly this layout in `new`.
-        unsafe { dealloc(self.ptr.as_ptr(), self.layout) }
-    }
-}
-
 /// `depth` buffers of `slot_size` bytes each in one aligned allocation. Slot `i` is the
 /// buffer of in-flight unit `i`; the worker fills it before a write and reads it after a read,
 /// the engine hands its address to the kernel in between.
@@ -88,7 +92,7 @@ impl BufPool {
     pub fn new(depth: usize, slot_size: usize, align: usize) -> Self {
         match Self::try_new(depth, slot_size, align, "iolab") {
             Ok(p) => p,
-            Err(_) => std::alloc::handle_alloc_error(Layout::new::<u64>()),
+            Err(_) => std::alloc::handle_alloc_error(std::alloc::Layout::new::<Page>()),
         }
     }
 
@@ -142,11 +146,11 @@ impl BufPool {
         &mut self.buf.as_mut_slice()[start..start + len.min(self.slot_size)]
     }
 
-    /// Raw pointer to slot `slot` for the kernel.
+    /// Raw pointer to slot `slot` for the kernel (the end of the pool past the last slot).
     pub fn slot_ptr(&mut self, slot: usize) -> *mut u8 {
-        let start = (slot * self.slot_size).min(self.buf.len());
-        // SAFETY: start is within the allocation (clamped to its length).
-        unsafe { self.buf.as_mut_ptr().add(start) }
+        let bytes = self.buf.as_mut_slice();
+        let start = slot.saturating_mul(self.slot_size).min(bytes.len());
+        bytes[start..].as_mut_ptr()
     }
 }
 

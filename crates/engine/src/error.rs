@@ -42,6 +42,20 @@ pub enum EngineError {
     MissingDevice { path: PathBuf },
     #[error("job {job}: {what}")]
     Job { job: String, what: String },
+    /// The job's workload could not be built (bad block sizes, distributions, regions).
+    #[error("job {job}: {source}")]
+    Workload {
+        job: String,
+        #[source]
+        source: iolab_workload::WorkloadError,
+    },
+    /// The job's data options (buffer_pattern, compression, dedupe, verify) were refused.
+    #[error("job {job}: {source}")]
+    Data {
+        job: String,
+        #[source]
+        source: iolab_data::DataError,
+    },
     #[error("{path}: short I/O at offset {offset}: {done} of {len} bytes")]
     Short { path: PathBuf, offset: u64, done: u64, len: u64 },
 }

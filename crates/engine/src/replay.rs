@@ -154,11 +154,7 @@ pub fn replay(
     let engine_name = pick_engine(&c.ioengine, &mut notes);
     let depth = if engines::is_sync_engine(&engine_name) { 1 } else { c.iodepth.max(1) };
     let max_bs = reqs.iter().map(|r| r.len).max().unwrap_or(4096) as usize;
-    let files = vec![EngineFile {
-        fd: std::os::fd::AsRawFd::as_raw_fd(&target.file),
-        is_block: target.is_block,
-        path: target.path.clone(),
-    }];
+    let files = vec![EngineFile::dup(&target.file, target.is_block, &target.path)?];
     let mut engine =
         (engines::lookup(&engine_name)?.ctor)(&EngineConfig::new(depth, max_bs, files))?;
     let cfg = WorkerConfig { depth, depth_low: depth.saturating_sub(1), ..WorkerConfig::default() };

@@ -192,7 +192,7 @@ impl VerifyCheck {
 }
 
 impl ReadCheck for VerifyCheck {
-    fn check(&mut self, buf: &[u8], file: u32, offset: u64) -> Result<(), String> {
+    fn check(&mut self, buf: &[u8], file: u32, offset: u64) -> Result<(), Box<VerifyFailure>> {
         let logged = self.log.as_ref().map(|l| l.gen_of(file, offset));
         let gen = logged.flatten().unwrap_or(0);
         let ctx = self.cfg.verify_ctx(file, offset, gen, self.seed);
@@ -223,7 +223,7 @@ impl ReadCheck for VerifyCheck {
                 }
                 // Only `verify_fatal` stops the job; otherwise every block is counted.
                 if self.cfg.verify_fatal {
-                    Err(f.to_string())
+                    Err(Box::new(f))
                 } else {
                     Ok(())
                 }

@@ -19,20 +19,13 @@
 use crate::engines::{Completion, IoEngine, IoOp, OpKind, Queued};
 use crate::error::EngineError;
 use iolab_core::{IoDir, IoRequest, Nanos};
+use iolab_data::VerifyFailure;
+use iolab_stats::recorder::LatTriple;
 use iolab_stats::Recorder;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Where the requests come from: a workload generator, a trace, or a test's closure.
-pub trait RequestSource: Send {
-    /// Fill `r` with the next request; `false` at the end of the stream.
-    fn next_into(&mut self, r: &mut IoRequest) -> bool;
-}
-
-impl<F: FnMut(&mut IoRequest) -> bool + Send> RequestSource for F {
-    fn next_into(&mut self, r: &mut IoRequest) -> bool {
-        self(r)
-    }
-}
+/// Where the requests come from: the one trait in `core`, shared with the simulator.
+pub use iolab_core::RequestSource;
 
 /// What goes into a write buffer: `fill(buf, file, offset)` (the data crate's generator).
 pub trait BufFill: Send {
@@ -45,9 +38,10 @@ impl<F: FnMut(&mut [u8], u32, u64) + Send> BufFill for F {
     }
 }
 
-/// What a read buffer is checked against after completion (`verify`); `Err` is a message.
+/// What a read buffer is checked against after completion (`verify`); `Err` is the data
+/// crate's typed failure (which block, what was expected, what was found).
 pub trait ReadCheck: Send {
-    fn check(&mut self, buf: &[u8], file: u32, offset: u64) -> Result<(), String>;
+    fn check(&mut self, buf: &[u8], file: u32, offset: u64) -> Result<(), Box<VerifyFailure>>;
 }
 
 /// The loop's knobs, resolved from the job.
@@ -216,367 +210,669 @@ fn op_kind(dir: IoDir) -> OpKind {
     }
 }
 
-/// Most units a commit is held back for while completions wait in the ring (see the loop).
+/// Most units a commit is held back for while completions wait in the ring (see
+/// [`Worker::commit_pending`]).
 const LAZY_COMMIT_MAX: u32 = 4;
 
+/// Where a worker publishes its live counters for a progress display (set at the start and
+/// again when the ramp ends and the recorder restarts).
+pub type LiveSlot = std::sync::Mutex<Option<std::sync::Arc<iolab_stats::LiveCounters>>>;
+
 /// Run the loop until the stream ends, `runtime` expires or `stop` is set.
-pub fn run_worker(
-    engine: &mut dyn IoEngine,
-    src: &mut dyn RequestSource,
+///
+/// Generic over the engine and the source so a caller holding concrete types gets the
+/// per-I/O calls inlined; `&mut dyn IoEngine` and `&mut dyn RequestSource` work as well.
+pub fn run_worker<E, S>(
+    engine: &mut E,
+    src: &mut S,
     fill: &mut dyn BufFill,
-    mut check: Option<&mut dyn ReadCheck>,
+    check: Option<&mut dyn ReadCheck>,
     cfg: &WorkerConfig,
     stop: &AtomicBool,
-    live: Option<&std::sync::Mutex<Option<std::sync::Arc<iolab_stats::LiveCounters>>>>,
-) -> Result<WorkerOutcome, EngineError> {
-    let caps = engine.caps();
-    let depth = if caps.sync { 1 } else { cfg.depth.clamp(1, caps.max_depth) };
-    let batch = if cfg.batch_submit == 0 { depth } else { cfg.batch_submit.min(depth) };
-    let low = cfg.depth_low.clamp(0, depth.saturating_sub(1));
-    // Units a full queue's commit may be held for while completions wait (see below).
-    let hold = if batch > 1 { batch.min(LAZY_COMMIT_MAX) } else { 0 };
-    let t0 = crate::clock::Clock::start(cfg.clock);
-    let now = || Nanos(t0.elapsed_ns());
+    live: Option<&LiveSlot>,
+) -> Result<WorkerOutcome, EngineError>
+where
+    E: IoEngine + ?Sized,
+    S: RequestSource + ?Sized,
+{
+    let mut w = Worker::new(engine, src, fill, check, cfg, stop, live);
+    w.run()?;
+    Ok(w.finish())
+}
 
-    let mut rec = Recorder::new(cfg.interval);
-    if let Some(l) = live {
-        if let Ok(mut g) = l.lock() {
-            *g = Some(rec.live());
+/// The queue shape, fixed for a run: fio's `iodepth`, `iodepth_batch_submit`, `iodepth_low`.
+#[derive(Clone, Copy)]
+struct Shape {
+    depth: u32,
+    batch: u32,
+    low: u32,
+    /// Units a full queue's commit may be held for while completions wait.
+    hold: u32,
+    /// The engine completes in `queue` (its completion read starts the next unit).
+    sync: bool,
+    /// The null engine: every unit of a fill pass starts at the pass's last clock read.
+    coarse: bool,
+    /// fio's gtod_reduce(): nothing per I/O needs a timestamp.
+    untimed: bool,
+}
+
+/// What a fill pass ended with.
+#[derive(PartialEq, Eq)]
+enum Fill {
+    /// Go round the loop again (a sync engine's periodic time check is due).
+    Recheck,
+    /// Commit and reap.
+    Done,
+}
+
+/// One worker's state: the slots of its in-flight units, its recorder and the stream's
+/// position (fio's `thread_data` for one job clone, without the globals).
+struct Worker<'a, 'f, 'c, E: ?Sized, S: ?Sized> {
+    engine: &'a mut E,
+    src: &'a mut S,
+    fill: &'a mut (dyn BufFill + 'f),
+    check: Option<&'a mut (dyn ReadCheck + 'c)>,
+    cfg: &'a WorkerConfig,
+    stop: &'a AtomicBool,
+    live: Option<&'a LiveSlot>,
+    t0: crate::clock::Clock,
+    shape: Shape,
+    rec: Recorder,
+    ramping: bool,
+    measure_start: Nanos,
+    cpu0: iolab_stats::CpuUsage,
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    uncommitted: Vec<u32>,
+    comps: Vec<Completion>,
+    in_flight: u32,
+    req: IoRequest,
+    pending: Option<IoRequest>,
+    stream_done: bool,
+    writes_since_sync: u64,
+    need_sync: Option<(OpKind, u32)>,
+    written_files: Vec<u32>,
+    error: Option<String>,
+    verify_failures: u64,
+    ops_since_check: u32,
+    per_file: Vec<(u64, u64)>,
+    /// A clock read that stands for the next unit's start (see the module note).
+    reuse_t: Option<u64>,
+    meas: Measure,
+    lat_logs: Option<LatLogs>,
+    /// When `runtime` runs out, in ns since `t0`: every wait ends there, and every completion
+    /// is compared with it (one comparison per I/O), so a job ends within about one I/O's
+    /// latency whatever its rate, thinktime or block size (u64::MAX: no runtime).
+    deadline: u64,
+}
+
+impl<'a, 'f, 'c, E, S> Worker<'a, 'f, 'c, E, S>
+where
+    E: IoEngine + ?Sized,
+    S: RequestSource + ?Sized,
+{
+    fn new(
+        engine: &'a mut E,
+        src: &'a mut S,
+        fill: &'a mut (dyn BufFill + 'f),
+        check: Option<&'a mut (dyn ReadCheck + 'c)>,
+        cfg: &'a WorkerConfig,
+        stop: &'a AtomicBool,
+        live: Option<&'a LiveSlot>,
+    ) -> Self {
+        let caps = engine.caps();
+        let depth = if caps.sync { 1 } else { cfg.depth.clamp(1, caps.max_depth) };
+        let batch = if cfg.batch_submit == 0 { depth } else { cfg.batch_submit.min(depth) };
+        let meas = Measure { slat: !cfg.no_slat, clat: !cfg.no_clat, lat: !cfg.no_lat, epoch: 0 };
+        let shape = Shape {
+            depth,
+            batch,
+            low: cfg.depth_low.clamp(0, depth.saturating_sub(1)),
+            hold: if batch > 1 { batch.min(LAZY_COMMIT_MAX) } else { 0 },
+            sync: caps.sync,
+            coarse: caps.no_io,
+            untimed: !meas.slat && !meas.clat && !meas.lat,
+        };
+        let t0 = crate::clock::Clock::start(cfg.clock);
+        let rec = Recorder::new(cfg.interval);
+        publish_live(live, &rec);
+        Worker {
+            engine,
+            src,
+            fill,
+            check,
+            cfg,
+            stop,
+            live,
+            t0,
+            shape,
+            rec,
+            ramping: cfg.ramp.is_some_and(|r| r.0 > 0),
+            measure_start: Nanos::ZERO,
+            cpu0: iolab_stats::CpuUsage::sample(iolab_stats::Who::Thread),
+            slots: vec![Slot::default(); depth as usize],
+            free: (0..depth).rev().collect(),
+            uncommitted: Vec::with_capacity(depth as usize),
+            comps: Vec::with_capacity(depth as usize),
+            in_flight: 0,
+            req: IoRequest::default(),
+            pending: None,
+            stream_done: false,
+            writes_since_sync: 0,
+            need_sync: None,
+            written_files: Vec::new(),
+            error: None,
+            verify_failures: 0,
+            ops_since_check: 0,
+            per_file: Vec::new(),
+            reuse_t: None,
+            meas,
+            lat_logs: cfg.lat_log.as_ref().map(LatLogs::new),
+            deadline: run_deadline(cfg.runtime, cfg.ramp.map_or(0, |r| r.0)),
         }
     }
-    let mut ramping = cfg.ramp.is_some_and(|r| r.0 > 0);
-    let mut measure_start = Nanos::ZERO;
-    let mut cpu0 = iolab_stats::CpuUsage::sample(iolab_stats::Who::Thread);
 
-    let mut slots = vec![Slot::default(); depth as usize];
-    let mut free: Vec<u32> = (0..depth).rev().collect();
-    let mut uncommitted: Vec<u32> = Vec::with_capacity(depth as usize);
-    let mut comps: Vec<Completion> = Vec::with_capacity(depth as usize);
-    let mut in_flight: u32 = 0;
-    let mut req = IoRequest::default();
-    let mut pending_req: Option<IoRequest> = None;
-    let mut stream_done = false;
-    let mut writes_since_sync: u64 = 0;
-    let mut need_sync: Option<(OpKind, u32)> = None;
-    let mut written_files: Vec<u32> = Vec::new();
-    let mut error: Option<String> = None;
-    let mut verify_failures = 0u64;
-    let mut ops_since_check = 0u32;
-    let mut per_file: Vec<(u64, u64)> = Vec::new();
-    let mut reuse_t: Option<u64> = None;
-    let coarse = caps.no_io;
-    let mut meas = Measure { slat: !cfg.no_slat, clat: !cfg.no_clat, lat: !cfg.no_lat, epoch: 0 };
-    // fio's gtod_reduce(): nothing per I/O needs a timestamp.
-    let untimed = !meas.slat && !meas.clat && !meas.lat;
-    let mut lat_logs = cfg.lat_log.as_ref().map(LatLogs::new);
-    // When `runtime` runs out, in ns since `t0`: every wait ends there, and every completion
-    // is compared with it (one comparison per I/O), so a job ends within about one I/O's
-    // latency whatever its rate, thinktime or block size (u64::MAX: no runtime).
-    let run_deadline = |from: u64| cfg.runtime.map_or(u64::MAX, |rt| from.saturating_add(rt.0));
-    let mut deadline = run_deadline(cfg.ramp.map_or(0, |r| r.0));
+    #[inline]
+    fn now(&self) -> u64 {
+        self.t0.elapsed_ns()
+    }
 
-    'main: loop {
-        // Time checks every few units: ramp end, runtime cap, stop flag, interval ticks.
-        ops_since_check += 1;
-        if ops_since_check >= 16 || in_flight == 0 {
-            ops_since_check = 0;
-            let t = now();
-            if ramping && t >= cfg.ramp.unwrap_or_default() {
-                // fio reset_all_stats(): counters, histograms, runtime and the epoch restart.
-                ramping = false;
-                measure_start = t;
-                rec = Recorder::new(cfg.interval);
-                if let Some(l) = live {
-                    if let Ok(mut g) = l.lock() {
-                        *g = Some(rec.live());
-                    }
-                }
-                cpu0 = iolab_stats::CpuUsage::sample(iolab_stats::Who::Thread);
-                meas.epoch = t.0;
-                lat_logs = cfg.lat_log.as_ref().map(LatLogs::new);
-                deadline = run_deadline(t.0);
+    /// fio backend.c `do_io`: fill, commit, reap until the stream ends, then `end_fsync`.
+    fn run(&mut self) -> Result<(), EngineError> {
+        loop {
+            // Time checks every few units: ramp end, runtime cap, stop flag, interval ticks.
+            self.ops_since_check += 1;
+            if self.ops_since_check >= 16 || self.in_flight == 0 {
+                self.ops_since_check = 0;
+                self.time_check();
             }
-            if !ramping {
-                rec.tick_interval(t.saturating_sub(measure_start));
-                if let Some(rt) = cfg.runtime {
-                    if t.saturating_sub(measure_start) >= rt {
-                        stream_done = true;
-                    }
-                }
+            if self.fill_queue()? == Fill::Recheck {
+                continue;
             }
-            if stop.load(Ordering::Relaxed) {
-                stream_done = true;
-            }
-        }
-
-        // Fill the queue.
-        let mut queued_now = 0u32;
-        while !stream_done && error.is_none() && !free.is_empty() {
-            // A sync unit is due: wait for the writes it must cover, then issue it alone.
-            let (kind, r) = if let Some((k, file)) = need_sync {
-                if in_flight > 0 || !uncommitted.is_empty() {
+            let fresh_t = self.commit_pending()?;
+            if self.in_flight == 0 {
+                if self.stream_done || self.error.is_some() {
                     break;
                 }
-                need_sync = None;
-                (k, IoRequest { dir: IoDir::Sync, file, offset: 0, len: 0, issue_at: None })
-            } else {
-                let r = match pending_req.take() {
-                    Some(r) => r,
-                    None => {
-                        if !src.next_into(&mut req) {
-                            stream_done = true;
-                            break;
-                        }
-                        req
-                    }
-                };
-                (op_kind(r.dir), r)
-            };
-            // Sync engines: the previous completion's clock read starts this unit (it is
-            // created right after), so one clock read per I/O instead of two. The null engine
-            // (`coarse`) goes further: every unit of a fill pass starts at the pass's last
-            // clock read (reap or commit), so a QD32 batch costs about three reads.
+                continue;
+            }
+            self.reap(fresh_t)?;
+        }
+        if self.cfg.end_fsync && self.error.is_none() {
+            self.end_fsync()?;
+        }
+        Ok(())
+    }
+
+    /// The ramp's end, the runtime cap, the stop flag and the stats interval.
+    fn time_check(&mut self) {
+        let t = Nanos(self.now());
+        if self.ramping && t >= self.cfg.ramp.unwrap_or_default() {
+            self.end_ramp(t);
+        }
+        if !self.ramping {
+            self.rec.tick_interval(t.saturating_sub(self.measure_start));
+            if let Some(rt) = self.cfg.runtime {
+                if t.saturating_sub(self.measure_start) >= rt {
+                    self.stream_done = true;
+                }
+            }
+        }
+        if self.stop.load(Ordering::Relaxed) {
+            self.stream_done = true;
+        }
+    }
+
+    /// fio `reset_all_stats()`: counters, histograms, runtime and the epoch restart.
+    #[cold]
+    fn end_ramp(&mut self, t: Nanos) {
+        self.ramping = false;
+        self.measure_start = t;
+        self.rec = Recorder::new(self.cfg.interval);
+        publish_live(self.live, &self.rec);
+        self.cpu0 = iolab_stats::CpuUsage::sample(iolab_stats::Who::Thread);
+        self.meas.epoch = t.0;
+        self.lat_logs = self.cfg.lat_log.as_ref().map(LatLogs::new);
+        self.deadline = run_deadline(self.cfg.runtime, t.0);
+    }
+
+    /// Queue units until the depth is reached, the stream ends or the engine is busy,
+    /// committing every `iodepth_batch_submit` units.
+    #[inline]
+    fn fill_queue(&mut self) -> Result<Fill, EngineError> {
+        let mut queued_now = 0u32;
+        while !self.stream_done && self.error.is_none() && !self.free.is_empty() {
+            let Some((kind, r)) = self.next_unit() else { break };
+            let Some(t_start) = self.start_time(&r) else { break };
+            let Some(slot) = self.free.pop() else { break };
             let intended = r.issue_at.map(|a| a.0);
-            let mut t_start = match reuse_t.take() {
-                Some(t) => t,
-                None if untimed && intended.is_none() => 0,
-                None => now().0,
-            };
-            if coarse {
-                reuse_t = Some(t_start);
-            }
-            if let Some(at) = intended {
-                if at > t_start {
-                    // Paced: wait for the intended time without draining the queue.
-                    if in_flight > 0 && at - t_start > 50_000 {
-                        pending_req = Some(r);
-                        break;
-                    }
-                    if !wait_until(&t0, at, deadline, stop) {
-                        // runtime ran out or Ctrl-C during the wait: the unit is not issued.
-                        stream_done = true;
-                        break;
-                    }
-                    t_start = now().0;
-                }
-            }
-            let Some(slot) = free.pop() else { break };
-            slots[slot as usize] = Slot {
-                dir: r.dir,
-                file: r.file,
-                offset: r.offset,
-                len: r.len,
-                start: t_start,
-                intended,
-                issue: t_start,
-            };
+            let (dir, file, offset, len) = (r.dir, r.file, r.offset, r.len);
+            self.slots[slot as usize] =
+                Slot { dir, file, offset, len, start: t_start, intended, issue: t_start };
             if kind == OpKind::Write {
-                fill.fill(engine.buf(slot, r.len as usize), r.file, r.offset);
-                if !written_files.contains(&r.file) {
-                    written_files.push(r.file);
-                }
-                writes_since_sync += 1;
-                if cfg.fsync_every > 0 && writes_since_sync % cfg.fsync_every == 0 {
-                    need_sync = Some((OpKind::Fsync, r.file));
-                } else if cfg.fdatasync_every > 0 && writes_since_sync % cfg.fdatasync_every == 0 {
-                    need_sync = Some((OpKind::Fdatasync, r.file));
-                }
+                self.prepare_write(slot, &r);
             }
-            let op = IoOp { slot, kind, file: r.file, offset: r.offset, len: r.len };
-            match engine.queue(op)? {
-                Queued::Completed(res) => {
-                    let t_done = if untimed { 0 } else { now().0 };
-                    if caps.sync {
-                        reuse_t = Some(t_done);
-                    }
-                    if t_done >= deadline {
-                        stream_done = true;
-                    }
-                    count_file(&mut per_file, r.file, res, ramping);
-                    rec.record_submit(r.dir, 1);
-                    let s = slots[slot as usize];
-                    complete(
-                        &mut rec,
-                        engine,
-                        &mut check,
-                        &s,
-                        slot,
-                        res,
-                        None,
-                        t_done,
-                        &mut error,
-                        &mut verify_failures,
-                        cfg.stop_on_error,
-                        meas,
-                        &mut lat_logs,
-                    );
-                    free.push(slot);
-                }
+            match self.engine.queue(IoOp { slot, kind, file, offset, len })? {
+                Queued::Completed(res) => self.complete_inline(slot, res),
                 Queued::Queued => {
-                    in_flight += 1;
-                    rec.record_submit(r.dir, in_flight);
-                    uncommitted.push(slot);
+                    self.in_flight += 1;
+                    self.rec.record_submit(dir, self.in_flight);
+                    self.uncommitted.push(slot);
                     queued_now += 1;
-                    if queued_now >= batch {
-                        let t =
-                            commit(engine, &mut rec, &mut uncommitted, &mut slots, &now, untimed)?;
-                        if coarse {
-                            reuse_t = Some(t);
+                    if queued_now >= self.shape.batch {
+                        let t = self.commit()?;
+                        if self.shape.coarse {
+                            self.reuse_t = Some(t);
                         }
                         queued_now = 0;
                     }
                 }
                 Queued::Busy => {
-                    free.push(slot);
-                    pending_req = Some(r);
+                    self.free.push(slot);
+                    self.pending = Some(r);
                     break;
                 }
             }
-            if in_flight == 0 && free.len() as u32 == depth {
+            if self.in_flight == 0 && self.free.len() as u32 == self.shape.depth {
                 // Sync engine: give the time checks a chance every unit batch.
-                ops_since_check += 1;
-                if ops_since_check >= 16 {
-                    continue 'main;
+                self.ops_since_check += 1;
+                if self.ops_since_check >= 16 {
+                    return Ok(Fill::Recheck);
                 }
             }
         }
-        // The read taken right after this commit: the last event before the reap.
-        let mut fresh_t = None;
-        // fio commits before every getevents, so with the queue full it submits one unit per
-        // completion even when `iodepth_batch` allows more. When the job allows batching and
-        // completions are already waiting in the ring (the reap below needs no syscall), the
-        // commit waits for up to `hold` units instead: the same units in the same order,
-        // fewer kernel entries and device notifications. `hold` stays small because each
-        // held unit delays the batch's first (4: 0.71x fio's CPU per I/O at 1.03x its IOPS
-        // on a virtio disk; 8 lost 4 % of the IOPS).
-        let lazy = (uncommitted.len() as u32) < hold
-            && free.is_empty()
-            && !stream_done
-            && error.is_none()
-            && engine.ready() > 0;
-        if !uncommitted.is_empty() && !lazy {
-            fresh_t = Some(commit(engine, &mut rec, &mut uncommitted, &mut slots, &now, untimed)?);
-        }
-        if in_flight == 0 {
-            if stream_done || error.is_some() {
-                break;
+        Ok(Fill::Done)
+    }
+
+    /// The next unit: a due sync unit (once the writes it covers are done), a request put
+    /// back earlier, or the source's next one. `None` stops this fill pass.
+    #[inline]
+    fn next_unit(&mut self) -> Option<(OpKind, IoRequest)> {
+        if let Some((k, file)) = self.need_sync {
+            if self.in_flight > 0 || !self.uncommitted.is_empty() {
+                return None;
             }
-            continue;
+            self.need_sync = None;
+            let r = IoRequest { dir: IoDir::Sync, file, offset: 0, len: 0, issue_at: None };
+            return Some((k, r));
         }
-        // Reap.
-        let full = free.is_empty() || pending_req.is_some() || stream_done || error.is_some();
-        let want = if full {
-            (cfg.complete_min.max(1)).min(in_flight).max(in_flight.saturating_sub(low).min(1))
-        } else {
-            cfg.complete_min.min(in_flight)
+        let r = match self.pending.take() {
+            Some(r) => r,
+            None => {
+                if !self.src.next_into(&mut self.req) {
+                    self.stream_done = true;
+                    return None;
+                }
+                self.req
+            }
         };
+        Some((op_kind(r.dir), r))
+    }
+
+    /// The unit's start time. Sync engines: the previous completion's clock read starts this
+    /// unit (it is created right after), so one clock read per I/O instead of two. The null
+    /// engine (`coarse`) goes further: every unit of a fill pass starts at the pass's last
+    /// clock read (reap or commit), so a QD32 batch costs about three reads. A paced unit
+    /// waits for its time; `None` when it cannot be issued now (put back, or the run ended).
+    #[inline]
+    fn start_time(&mut self, r: &IoRequest) -> Option<u64> {
+        let intended = r.issue_at.map(|a| a.0);
+        let mut t_start = match self.reuse_t.take() {
+            Some(t) => t,
+            None if self.shape.untimed && intended.is_none() => 0,
+            None => self.now(),
+        };
+        if self.shape.coarse {
+            self.reuse_t = Some(t_start);
+        }
+        if let Some(at) = intended {
+            if at > t_start {
+                // Paced: wait for the intended time without draining the queue.
+                if self.in_flight > 0 && at - t_start > 50_000 {
+                    self.pending = Some(*r);
+                    return None;
+                }
+                if !wait_until(&self.t0, at, self.deadline, self.stop) {
+                    // runtime ran out or Ctrl-C during the wait: the unit is not issued.
+                    self.stream_done = true;
+                    return None;
+                }
+                t_start = self.now();
+            }
+        }
+        Some(t_start)
+    }
+
+    /// Fill a write's buffer and count it towards `fsync=N`/`fdatasync=N`.
+    #[inline]
+    fn prepare_write(&mut self, slot: u32, r: &IoRequest) {
+        self.fill.fill(self.engine.buf(slot, r.len as usize), r.file, r.offset);
+        if !self.written_files.contains(&r.file) {
+            self.written_files.push(r.file);
+        }
+        self.writes_since_sync += 1;
+        let n = self.writes_since_sync;
+        if self.cfg.fsync_every > 0 && n % self.cfg.fsync_every == 0 {
+            self.need_sync = Some((OpKind::Fsync, r.file));
+        } else if self.cfg.fdatasync_every > 0 && n % self.cfg.fdatasync_every == 0 {
+            self.need_sync = Some((OpKind::Fdatasync, r.file));
+        }
+    }
+
+    /// A unit the engine completed in `queue` (sync engines, the null engine at depth 1).
+    #[inline]
+    fn complete_inline(&mut self, slot: u32, res: i64) {
+        let t_done = if self.shape.untimed { 0 } else { self.now() };
+        if self.shape.sync {
+            self.reuse_t = Some(t_done);
+        }
+        if t_done >= self.deadline {
+            self.stream_done = true;
+        }
+        let s = self.slots[slot as usize];
+        count_file(&mut self.per_file, s.file, res, self.ramping);
+        self.rec.record_submit(s.dir, 1);
+        self.complete(&s, slot, res, None, t_done, self.cfg.stop_on_error);
+        self.free.push(slot);
+    }
+
+    /// Submit the queued units; their issue time is the clock read right after.
+    #[inline]
+    fn commit(&mut self) -> Result<u64, EngineError> {
+        let n = self.engine.commit()?;
+        let t = if self.shape.untimed { 0 } else { self.now() };
+        for &s in &self.uncommitted {
+            self.slots[s as usize].issue = t;
+        }
+        self.rec.record_submit_batch(n as u32);
+        self.uncommitted.clear();
+        Ok(t)
+    }
+
+    /// Commit what the fill pass left queued, unless it is worth holding. fio commits before
+    /// every getevents, so with the queue full it submits one unit per completion even when
+    /// `iodepth_batch` allows more. When the job allows batching and completions are already
+    /// waiting in the ring (the reap needs no syscall), the commit waits for up to `hold`
+    /// units instead: the same units in the same order, fewer kernel entries and device
+    /// notifications. `hold` stays small because each held unit delays the batch's first (4:
+    /// 0.71x fio's CPU per I/O at 1.03x its IOPS on a virtio disk; 8 lost 4 % of the IOPS).
+    /// Returns the clock read taken right after the commit: the last event before the reap.
+    #[inline]
+    fn commit_pending(&mut self) -> Result<Option<u64>, EngineError> {
+        if self.uncommitted.is_empty() {
+            return Ok(None);
+        }
+        let lazy = (self.uncommitted.len() as u32) < self.shape.hold
+            && self.free.is_empty()
+            && !self.stream_done
+            && self.error.is_none()
+            && self.engine.ready() > 0;
+        if lazy {
+            return Ok(None);
+        }
+        self.commit().map(Some)
+    }
+
+    /// Reap at least `iodepth_batch_complete_min` completions (at least one when the queue
+    /// is full or the stream has ended) and account for them.
+    #[inline]
+    fn reap(&mut self, fresh_t: Option<u64>) -> Result<(), EngineError> {
+        let in_flight = self.in_flight;
+        let full = self.free.is_empty()
+            || self.pending.is_some()
+            || self.stream_done
+            || self.error.is_some();
+        let min = self.cfg.complete_min;
+        let want = if full {
+            min.max(1).min(in_flight).max(in_flight.saturating_sub(self.shape.low).min(1))
+        } else {
+            min.min(in_flight)
+        };
+        let untimed = self.shape.untimed;
         // Completions already in the ring come back without a syscall: the commit's clock
         // read a few hundred nanoseconds ago stands for their completion time.
-        let shared_t = fresh_t.filter(|_| !untimed && engine.ready() >= want.max(1));
+        let shared_t = fresh_t.filter(|_| !untimed && self.engine.ready() >= want.max(1));
+        let mut comps = std::mem::take(&mut self.comps);
         comps.clear();
-        engine.reap(want, &mut comps)?;
-        if comps.is_empty() {
-            continue;
+        let reaped = self.engine.reap(want, &mut comps);
+        if reaped.is_err() || comps.is_empty() {
+            self.comps = comps;
+            return reaped;
         }
         let t_done = match shared_t {
             _ if untimed => 0,
             Some(t) => t,
-            None => now().0,
+            None => self.now(),
         };
         if !untimed {
-            reuse_t = Some(t_done);
+            self.reuse_t = Some(t_done);
         }
-        if t_done >= deadline {
-            stream_done = true;
+        if t_done >= self.deadline {
+            self.stream_done = true;
         }
-        rec.record_complete_batch(comps.len() as u32);
-        for c in comps.drain(..) {
-            let s = slots[c.slot as usize];
-            in_flight -= 1;
-            count_file(&mut per_file, s.file, c.res, ramping);
-            complete(
-                &mut rec,
-                engine,
-                &mut check,
-                &s,
-                c.slot,
-                c.res,
-                Some(s.issue),
-                t_done,
-                &mut error,
-                &mut verify_failures,
-                cfg.stop_on_error,
-                meas,
-                &mut lat_logs,
-            );
-            free.push(c.slot);
+        self.rec.record_complete_batch(comps.len() as u32);
+        // Consecutive completions with the same figures go to the recorder as one run (the
+        // null engine's batches share every clock read); anything else flushes the run first,
+        // so the recorder sees the same samples in the same order.
+        let batch = self.lat_logs.is_none() && self.check.is_none() && self.meas.all();
+        let mut run: Option<(IoDir, u64, LatTriple, u64)> = None;
+        for c in &comps {
+            let s = self.slots[c.slot as usize];
+            self.in_flight -= 1;
+            count_file(&mut self.per_file, s.file, c.res, self.ramping);
+            if batch && s.dir != IoDir::Sync && c.res >= 0 && c.res as u64 == s.len {
+                let x = latencies(&s, Some(s.issue), t_done);
+                match &mut run {
+                    Some((d, b, y, n)) if *d == s.dir && *b == s.len && *y == x => *n += 1,
+                    _ => {
+                        self.flush_run(run.take());
+                        run = Some((s.dir, s.len, x, 1));
+                    }
+                }
+            } else {
+                self.flush_run(run.take());
+                self.complete(&s, c.slot, c.res, Some(s.issue), t_done, self.cfg.stop_on_error);
+            }
+            self.free.push(c.slot);
         }
-        if error.is_some() {
-            stream_done = true;
+        self.flush_run(run);
+        self.comps = comps;
+        if self.error.is_some() {
+            self.stream_done = true;
         }
+        Ok(())
     }
 
-    if cfg.end_fsync && error.is_none() {
-        for &f in &written_files {
-            let t = now().0;
+    /// `end_fsync`: one fsync per written file, waited for, recorded as sync I/Os.
+    fn end_fsync(&mut self) -> Result<(), EngineError> {
+        for f in std::mem::take(&mut self.written_files) {
+            let t = self.now();
             let slot = 0;
             let op = IoOp { slot, kind: OpKind::Fsync, file: f, offset: 0, len: 0 };
-            let res = match engine.queue(op)? {
+            let res = match self.engine.queue(op)? {
                 Queued::Completed(r) => r,
                 _ => {
-                    engine.commit()?;
-                    comps.clear();
-                    engine.reap(1, &mut comps)?;
-                    comps.first().map(|c| c.res).unwrap_or(0)
+                    self.engine.commit()?;
+                    self.comps.clear();
+                    self.engine.reap(1, &mut self.comps)?;
+                    self.comps.first().map(|c| c.res).unwrap_or(0)
                 }
             };
             let s = Slot { dir: IoDir::Sync, file: f, start: t, issue: t, ..Slot::default() };
-            complete(
-                &mut rec,
-                engine,
-                &mut check,
-                &s,
-                slot,
-                res,
-                None,
-                now().0,
-                &mut error,
-                &mut verify_failures,
-                false,
-                meas,
-                &mut lat_logs,
-            );
+            let t_done = self.now();
+            self.complete(&s, slot, res, None, t_done, false);
+        }
+        Ok(())
+    }
+
+    /// Account one finished unit: errors, short transfers, latencies, the per-I/O logs and
+    /// the read check (fio io_u.c `io_completed`, stat.c `add_clat_sample` and friends).
+    #[inline]
+    fn complete(
+        &mut self,
+        s: &Slot,
+        slot: u32,
+        res: i64,
+        issue: Option<u64>,
+        t_done: u64,
+        stop_on_error: bool,
+    ) {
+        if res < 0 {
+            self.fail(s, (-res) as i32, stop_on_error);
+            return;
+        }
+        let bytes = res as u64;
+        if s.dir != IoDir::Sync && bytes < s.len {
+            self.rec.record_short(s.dir);
+        }
+        let x = latencies(s, issue, t_done);
+        let LatTriple { slat, clat, lat } = x;
+        let m = self.meas;
+        if m.slat && m.clat && m.lat {
+            self.rec.record_complete(s.dir, bytes, slat, clat, lat);
+        } else {
+            let (sl, cl, l) =
+                (slat.filter(|_| m.slat), m.clat.then_some(clat), m.lat.then_some(lat));
+            self.rec.record_complete_parts(s.dir, bytes, sl, cl, l);
+        }
+        if let Some(l) = self.lat_logs.as_mut() {
+            let t = Nanos(t_done.saturating_sub(m.epoch));
+            l.add(m, t, s, bytes, x);
+        }
+        if s.dir == IoDir::Read && self.check.is_some() {
+            self.check_read(s, slot, bytes);
         }
     }
-    let end = now();
-    let mut runtime = end.saturating_sub(measure_start);
-    rec.finish_intervals(runtime);
-    if let Some(l) = lat_logs.as_mut() {
-        l.finish(runtime);
+
+    /// Record `n` completions of `dir` with `bytes` each and the same latencies.
+    #[inline]
+    fn flush_run(&mut self, run: Option<(IoDir, u64, LatTriple, u64)>) {
+        match run {
+            Some((dir, bytes, x, 1)) => self.rec.record_complete(dir, bytes, x.slat, x.clat, x.lat),
+            Some((dir, bytes, x, n)) => self.rec.record_complete_n(dir, bytes, n, x),
+            None => {}
+        }
     }
-    let mut notes = Vec::new();
-    let pair = t0.elapsed_pair();
-    if let Some(f) = crate::clock::cross_check(pair) {
-        // The clock ran at the wrong rate (see clock.rs): CLOCK_MONOTONIC is the truth.
-        let sc = |n: Nanos| Nanos((n.0 as f64 * f).round() as u64);
-        rec.rescale_time(f);
-        runtime = sc(runtime);
-        measure_start = sc(measure_start);
-        notes.push(clock_note(cfg.clock, pair, f));
+
+    /// A failed unit: counted by errno; the first one stops the job unless errors continue.
+    #[cold]
+    fn fail(&mut self, s: &Slot, errno: i32, stop_on_error: bool) {
+        self.rec.record_error(s.dir, errno);
+        if stop_on_error && self.error.is_none() {
+            self.error = Some(format!(
+                "{} of {} bytes at offset {} (file {}) failed: {}",
+                s.dir,
+                s.len,
+                s.offset,
+                s.file,
+                std::io::Error::from_raw_os_error(errno)
+            ));
+        }
     }
-    let cpu = iolab_stats::CpuUsage::sample(iolab_stats::Who::Thread).since(&cpu0);
-    Ok(WorkerOutcome {
-        rec,
-        runtime,
-        measure_start,
-        cpu,
-        error,
-        verify_failures,
-        per_file,
-        verify: None,
-        lat_logs,
-        notes,
-    })
+
+    /// Hand a completed read's bytes to the check (`verify`, the advice probe).
+    fn check_read(&mut self, s: &Slot, slot: u32, bytes: u64) {
+        let Some(c) = self.check.as_mut() else { return };
+        let buf = self.engine.buf(slot, bytes as usize);
+        if let Err(f) = c.check(buf, s.file, s.offset) {
+            self.verify_failures += 1;
+            if self.error.is_none() {
+                self.error = Some(format!("verify failed: {f}"));
+            }
+        }
+    }
+
+    /// Close the logs and intervals, apply the clock cross-check, and hand back the figures.
+    fn finish(self) -> WorkerOutcome {
+        let Worker { mut rec, mut lat_logs, mut measure_start, t0, cfg, cpu0, .. } = self;
+        let end = Nanos(t0.elapsed_ns());
+        let mut runtime = end.saturating_sub(measure_start);
+        rec.finish_intervals(runtime);
+        if let Some(l) = lat_logs.as_mut() {
+            l.finish(runtime);
+        }
+        let mut notes = Vec::new();
+        let pair = t0.elapsed_pair();
+        if let Some(f) = crate::clock::cross_check(pair) {
+            // The clock ran at the wrong rate (see clock.rs): CLOCK_MONOTONIC is the truth.
+            let sc = |n: Nanos| Nanos((n.0 as f64 * f).round() as u64);
+            rec.rescale_time(f);
+            runtime = sc(runtime);
+            measure_start = sc(measure_start);
+            notes.push(clock_note(cfg.clock, pair, f));
+        }
+        let cpu = iolab_stats::CpuUsage::sample(iolab_stats::Who::Thread).since(&cpu0);
+        WorkerOutcome {
+            rec,
+            runtime,
+            measure_start,
+            cpu,
+            error: self.error,
+            verify_failures: self.verify_failures,
+            per_file: self.per_file,
+            verify: None,
+            lat_logs,
+            notes,
+        }
+    }
+}
+
+/// A completion's latencies: `slat` from creation to issue (async units), `clat` from issue
+/// (or creation) to completion, `lat` from the intended issue time when paced.
+#[inline]
+fn latencies(s: &Slot, issue: Option<u64>, t_done: u64) -> LatTriple {
+    let (slat, clat) = match issue {
+        Some(i) => (Some(Nanos(i.saturating_sub(s.start))), Nanos(t_done.saturating_sub(i))),
+        None => (None, Nanos(t_done.saturating_sub(s.start))),
+    };
+    let lat_from = s.intended.map_or(s.start, |i| i.min(s.start));
+    LatTriple { slat, clat, lat: Nanos(t_done.saturating_sub(lat_from)) }
+}
+
+impl Measure {
+    /// Every latency is measured (no `disable_*lat`, no `gtod_reduce`).
+    #[inline]
+    fn all(&self) -> bool {
+        self.slat && self.clat && self.lat
+    }
+}
+
+impl LatLogs {
+    /// fio `account_io_completion`: lat for every ddir, clat/bw/iops for data ddirs only.
+    fn add(&mut self, m: Measure, t: Nanos, s: &Slot, bytes: u64, x: LatTriple) {
+        let data = s.dir != IoDir::Sync;
+        if self.lat_on {
+            if m.clat && data {
+                self.clat.add(t, s.dir, x.clat.0, bytes, s.offset);
+            }
+            if let (true, Some(sl)) = (m.slat, x.slat) {
+                self.slat.add(t, s.dir, sl.0, bytes, s.offset);
+            }
+            if m.lat {
+                self.lat.add(t, s.dir, x.lat.0, bytes, s.offset);
+            }
+        }
+        if let (Some(b), true, true) = (self.bw.as_mut(), data, m.clat) {
+            let rate = (bytes as u128 * 1_000_000).checked_div(x.clat.0 as u128).unwrap_or(0);
+            b.add(t, s.dir, rate as u64, bytes, s.offset);
+        }
+        if let (Some(i), true) = (self.iops.as_mut(), data) {
+            i.add(t, s.dir, 1, bytes, s.offset);
+        }
+    }
+}
+
+fn publish_live(live: Option<&LiveSlot>, rec: &Recorder) {
+    if let Some(l) = live {
+        if let Ok(mut g) = l.lock() {
+            *g = Some(rec.live());
+        }
+    }
+}
+
+/// The end of `runtime` counted from `from` (u64::MAX: no runtime).
+fn run_deadline(runtime: Option<Nanos>, from: u64) -> u64 {
+    runtime.map_or(u64::MAX, |rt| from.saturating_add(rt.0))
 }
 
 /// The job note for a clock the end-of-job cross-check found off.
@@ -604,108 +900,6 @@ fn count_file(per_file: &mut Vec<(u64, u64)>, file: u32, res: i64, ramping: bool
     }
     per_file[i].0 += 1;
     per_file[i].1 += res as u64;
-}
-
-fn commit(
-    engine: &mut dyn IoEngine,
-    rec: &mut Recorder,
-    uncommitted: &mut Vec<u32>,
-    slots: &mut [Slot],
-    now: &dyn Fn() -> Nanos,
-    untimed: bool,
-) -> Result<u64, EngineError> {
-    let n = engine.commit()?;
-    let t = if untimed { 0 } else { now().0 };
-    for &s in uncommitted.iter() {
-        slots[s as usize].issue = t;
-    }
-    rec.record_submit_batch(n as u32);
-    uncommitted.clear();
-    Ok(t)
-}
-
-#[allow(clippy::too_many_arguments)]
-#[inline]
-fn complete(
-    rec: &mut Recorder,
-    engine: &mut dyn IoEngine,
-    check: &mut Option<&mut dyn ReadCheck>,
-    s: &Slot,
-    slot: u32,
-    res: i64,
-    issue: Option<u64>,
-    t_done: u64,
-    error: &mut Option<String>,
-    verify_failures: &mut u64,
-    stop_on_error: bool,
-    m: Measure,
-    logs: &mut Option<LatLogs>,
-) {
-    if res < 0 {
-        let errno = (-res) as i32;
-        rec.record_error(s.dir, errno);
-        if stop_on_error && error.is_none() {
-            *error = Some(format!(
-                "{} of {} bytes at offset {} (file {}) failed: {}",
-                s.dir,
-                s.len,
-                s.offset,
-                s.file,
-                std::io::Error::from_raw_os_error(errno)
-            ));
-        }
-        return;
-    }
-    let bytes = res as u64;
-    if s.dir != IoDir::Sync && bytes < s.len {
-        rec.record_short(s.dir);
-    }
-    let (slat, clat) = match issue {
-        Some(i) => (Some(Nanos(i.saturating_sub(s.start))), Nanos(t_done.saturating_sub(i))),
-        None => (None, Nanos(t_done.saturating_sub(s.start))),
-    };
-    let lat_from = s.intended.map_or(s.start, |i| i.min(s.start));
-    let lat = Nanos(t_done.saturating_sub(lat_from));
-    if m.slat && m.clat && m.lat {
-        rec.record_complete(s.dir, bytes, slat, clat, lat);
-    } else {
-        let slat = slat.filter(|_| m.slat);
-        rec.record_complete_parts(s.dir, bytes, slat, m.clat.then_some(clat), m.lat.then_some(lat));
-    }
-    if let Some(l) = logs.as_mut() {
-        // fio account_io_completion: lat for every ddir, clat/bw/iops for data ddirs only.
-        let t = Nanos(t_done.saturating_sub(m.epoch));
-        let data = s.dir != IoDir::Sync;
-        if l.lat_on {
-            if m.clat && data {
-                l.clat.add(t, s.dir, clat.0, bytes, s.offset);
-            }
-            if let (true, Some(sl)) = (m.slat, slat) {
-                l.slat.add(t, s.dir, sl.0, bytes, s.offset);
-            }
-            if m.lat {
-                l.lat.add(t, s.dir, lat.0, bytes, s.offset);
-            }
-        }
-        if let (Some(b), true, true) = (l.bw.as_mut(), data, m.clat) {
-            let rate = (bytes as u128 * 1_000_000).checked_div(clat.0 as u128).unwrap_or(0);
-            b.add(t, s.dir, rate as u64, bytes, s.offset);
-        }
-        if let (Some(i), true) = (l.iops.as_mut(), data) {
-            i.add(t, s.dir, 1, bytes, s.offset);
-        }
-    }
-    if s.dir == IoDir::Read {
-        if let Some(c) = check.as_mut() {
-            let buf = engine.buf(slot, bytes as usize);
-            if let Err(msg) = c.check(buf, s.file, s.offset) {
-                *verify_failures += 1;
-                if error.is_none() {
-                    *error = Some(format!("verify failed: {msg}"));
-                }
-            }
-        }
-    }
 }
 
 /// Longest single sleep of a wait: how soon Ctrl-C (`stop`) is noticed.

@@ -2,10 +2,10 @@
 #![allow(clippy::unwrap_used)]
 
 use iolab_core::{IoDir, IoRequest};
+use iolab_data::{FailureKind, VerifyCtx, VerifyFailure, VerifyKind};
 use iolab_engine::engines::{lookup, EngineConfig, EngineFile, ENGINES};
 use iolab_engine::target::{direct_supported, open_target, TargetSpec};
 use iolab_engine::worker::{run_worker, ReadCheck, WorkerConfig};
-use std::os::fd::AsRawFd;
 use std::sync::atomic::AtomicBool;
 
 mod safety;
@@ -23,10 +23,17 @@ fn fill_pat(buf: &mut [u8], file: u32, off: u64) {
 
 struct PatCheck;
 impl ReadCheck for PatCheck {
-    fn check(&mut self, buf: &[u8], file: u32, off: u64) -> Result<(), String> {
+    fn check(&mut self, buf: &[u8], file: u32, off: u64) -> Result<(), Box<VerifyFailure>> {
         for (i, &b) in buf.iter().enumerate() {
             if b != pat(file, off + i as u64) {
-                return Err(format!("byte {} at offset {off}", i));
+                return Err(Box::new(VerifyFailure {
+                    file,
+                    offset: off,
+                    len: buf.len() as u64,
+                    kind: FailureKind::Corruption { at: i as u64, in_header: false },
+                    expected: VerifyCtx::new(VerifyKind::Pattern, file, off, 0, 0),
+                    found: None,
+                }));
             }
         }
         Ok(())
@@ -66,7 +73,7 @@ fn engine_round_trip(name: &str, direct: bool) {
         &mut |_, _| {},
     )
     .unwrap();
-    let files = vec![EngineFile { fd: t.file.as_raw_fd(), is_block: false, path: path.clone() }];
+    let files = vec![EngineFile::dup(&t.file, false, &path).unwrap()];
     let mut cfg = WorkerConfig { depth: 8, batch_submit: 4, depth_low: 7, ..Default::default() };
     cfg.end_fsync = true;
     let stop = AtomicBool::new(false);
@@ -181,7 +188,7 @@ fn fsync_every_n_writes_is_issued_as_its_own_unit() {
         .write(true)
         .open(dir.path().join("f"))
         .unwrap();
-    let files = vec![EngineFile { fd: f.as_raw_fd(), is_block: false, path: dir.path().join("f") }];
+    let files = vec![EngineFile::dup(&f, false, dir.path().join("f")).unwrap()];
     for name in ["psync", "io_uring", "libaio"] {
         if name == "io_uring" && iolab_engine::engines::uring::probe().is_err() {
             continue;
@@ -212,8 +219,7 @@ fn io_error_is_counted_and_stops_the_worker() {
     // Opened read-only: every write fails with EBADF.
     std::fs::write(dir.path().join("ro"), vec![0u8; 65536]).unwrap();
     let f = std::fs::File::open(dir.path().join("ro")).unwrap();
-    let files =
-        vec![EngineFile { fd: f.as_raw_fd(), is_block: false, path: dir.path().join("ro") }];
+    let files = vec![EngineFile::dup(&f, false, dir.path().join("ro")).unwrap()];
     let mut e = (lookup("psync").unwrap().ctor)(&EngineConfig::new(1, 4096, files)).unwrap();
     let stop = AtomicBool::new(false);
     let mut fill = fill_pat;

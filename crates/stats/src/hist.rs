@@ -77,6 +77,18 @@ impl LatHist {
         self.sum_sq += (ns as u128) * (ns as u128);
     }
 
+    /// Record `count` samples of the same latency: exactly `count` calls of
+    /// [`LatHist::record`] (integer sums), in one histogram update.
+    #[inline]
+    pub fn record_n(&mut self, ns: u64, count: u64) {
+        self.h.saturating_record_n(ns, count);
+        self.n += count;
+        self.min = self.min.min(ns);
+        self.max = self.max.max(ns);
+        self.sum += ns as u128 * count as u128;
+        self.sum_sq += (ns as u128) * (ns as u128) * count as u128;
+    }
+
     /// Add `other` into `self`; exact (same bucket layout, integer sums).
     pub fn merge(&mut self, other: &LatHist) {
         // Both histograms share the constant bounds above, so adding cannot fail; should it,

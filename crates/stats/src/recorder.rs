@@ -135,6 +135,18 @@ fn rec(slot: &mut Option<Box<LatHist>>, ns: u64) {
     slot.get_or_insert_with(|| Box::new(LatHist::new())).record(ns);
 }
 
+fn rec_n(slot: &mut Option<Box<LatHist>>, ns: u64, n: u64) {
+    slot.get_or_insert_with(|| Box::new(LatHist::new())).record_n(ns, n);
+}
+
+/// One completion's latencies: submission (`None` where not measured), completion, total.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LatTriple {
+    pub slat: Option<Nanos>,
+    pub clat: Nanos,
+    pub lat: Nanos,
+}
+
 fn merge_opt(a: &mut Option<Box<LatHist>>, b: &Option<Box<LatHist>>) {
     if let Some(b) = b {
         match a {
@@ -311,6 +323,31 @@ impl Recorder {
         d.bytes += bytes;
         d.clat_sum = d.clat_sum.wrapping_add(clat.0);
         // Single writer: plain relaxed stores, no read-modify-write.
+        self.live.ios[i].store(d.ios, Relaxed);
+        self.live.bytes[i].store(d.bytes, Relaxed);
+        self.live.clat_sum_ns[i].store(d.clat_sum, Relaxed);
+    }
+
+    /// `n` I/Os completed with the same bytes and latencies: exactly `n` calls of
+    /// [`Recorder::record_complete`], in one update of each histogram. An engine that shares
+    /// its clock reads across a batch (the null engine at depth > 1) completes whole batches
+    /// with identical figures.
+    #[inline]
+    pub fn record_complete_n(&mut self, dir: IoDir, bytes: u64, n: u64, lat: LatTriple) {
+        let LatTriple { slat, clat, lat } = lat;
+        let i = di(dir);
+        let d = &mut self.dirs[i];
+        if let Some(s) = slat {
+            rec_n(&mut d.slat, s.0, n);
+        }
+        if d.lat_own || lat != clat {
+            d.own_lat();
+            rec_n(&mut d.lat, lat.0, n);
+        }
+        rec_n(&mut d.clat, clat.0, n);
+        d.ios += n;
+        d.bytes += bytes * n;
+        d.clat_sum = d.clat_sum.wrapping_add(clat.0.wrapping_mul(n));
         self.live.ios[i].store(d.ios, Relaxed);
         self.live.bytes[i].store(d.bytes, Relaxed);
         self.live.clat_sum_ns[i].store(d.clat_sum, Relaxed);
@@ -510,6 +547,33 @@ mod tests {
         let mut m = Recorder::new(Nanos::from_millis(500));
         m.merge(&b);
         assert_eq!(m.dir(IoDir::Read).lat_hist().unwrap().count(), 5);
+    }
+
+    #[test]
+    fn a_run_of_equal_completions_is_the_same_as_one_call_each() {
+        let ns = Nanos;
+        let t = LatTriple { slat: Some(ns(700)), clat: ns(2_000), lat: ns(2_700) };
+        let mut one = Recorder::new(Nanos::from_millis(500));
+        let mut run = Recorder::new(Nanos::from_millis(500));
+        for r in [&mut one, &mut run] {
+            r.record_complete(IoDir::Read, 4096, None, ns(900), ns(900));
+        }
+        for _ in 0..32 {
+            one.record_complete(IoDir::Read, 4096, t.slat, t.clat, t.lat);
+        }
+        run.record_complete_n(IoDir::Read, 4096, 32, t);
+        let (a, b) = (one.dir(IoDir::Read), run.dir(IoDir::Read));
+        assert_eq!((b.ios, b.bytes, b.clat_sum), (33, 33 * 4096, 900 + 32 * 2_000));
+        assert_eq!((a.ios, a.bytes, a.clat_sum), (b.ios, b.bytes, b.clat_sum));
+        for (x, y) in [(&a.slat, &b.slat), (&a.clat, &b.clat)] {
+            let (x, y) =
+                (x.as_ref().unwrap().to_stats(&[50.0]), y.as_ref().unwrap().to_stats(&[50.0]));
+            assert_eq!((x.n, x.min, x.max, x.sum), (y.n, y.min, y.max, y.sum));
+        }
+        let (x, y) =
+            (a.lat_hist().unwrap().to_stats(&[99.0]), b.lat_hist().unwrap().to_stats(&[99.0]));
+        assert_eq!((x.n, x.min, x.max, x.sum), (33, 900, 2_700, 900 + 32 * 2_700));
+        assert_eq!((x.n, x.min, x.max, x.sum), (y.n, y.min, y.max, y.sum));
     }
 
     #[test]

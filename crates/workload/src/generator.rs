@@ -196,26 +196,34 @@ fn build_zones(
     Ok(Zones { abs, table })
 }
 
-impl Workload {
-    /// The stream for one worker, seeded as current fio (≥ 3.35) seeds it.
-    pub fn new(input: &WorkerInput<'_>) -> Result<Self, WorkloadError> {
-        let job = input.job;
-        let seeds = if job.randrepeat || job.randseed_set {
-            JobSeeds::repeatable(job.randseed, input.thread_number.max(1))
-        } else {
-            JobSeeds::from_os()
-        };
-        Self::with_seeds(input, &seeds)
-    }
+/// What [`Workload::with_seeds`] assembles before the state is built.
+struct Parts {
+    b: BlockSizes,
+    files: Vec<FileState>,
+    regions: Vec<Region>,
+    zones: Option<Zones>,
+    file_dist: Option<FileDist>,
+    budget: Budget,
+    pacer: Option<Pacer>,
+    warnings: Vec<String>,
+    use64: bool,
+}
 
-    /// The stream with explicit per-job seeds (for example [`JobSeeds::fio_3_33`] to reproduce
-    /// an older fio's offsets).
-    pub fn with_seeds(input: &WorkerInput<'_>, seeds: &JobSeeds) -> Result<Self, WorkloadError> {
-        let job = input.job;
-        let mut warnings = Vec::new();
-        let use64_opt = job.random_generator == RandomGenerator::Tausworthe64;
+/// Block sizes and alignment per direction (fio init.c: trimwrite seeds trim like write,
+/// verify seeds write like read).
+struct BlockSizes {
+    bs: [BsGen; 3],
+    ba: [u64; 3],
+    /// The directions the job does (data index).
+    used: Vec<usize>,
+    min_bs: u64,
+    max_bs: u64,
+    /// `blockalign` differs from the block size somewhere (the random map goes off).
+    blockalign_set: bool,
+}
 
-        // Block sizes; trimwrite seeds trim like write, verify seeds write like read (init.c).
+impl BlockSizes {
+    fn new(job: &Job, seeds: &JobSeeds, use64_opt: bool) -> Result<Self, WorkloadError> {
         let mut bs_seeds =
             [seeds.get(Slot::BsRead), seeds.get(Slot::BsWrite), seeds.get(Slot::BsTrim)];
         if job.verifies() {
@@ -246,41 +254,36 @@ impl Workload {
             .collect();
         let min_bs = used.iter().map(|&i| bs[i].min).min().unwrap_or(4096);
         let max_bs = used.iter().map(|&i| bs[i].max).max().unwrap_or(4096);
-        let ba = [0, 1, 2].map(|i| {
-            let a = match i {
-                0 => job.blockalign.read,
-                1 => job.blockalign.write,
-                _ => job.blockalign.trim,
-            };
-            if a == 0 {
-                bs[i].min
-            } else {
-                a
-            }
-        });
-        let blockalign_set = [job.blockalign.read, job.blockalign.write, job.blockalign.trim]
-            .iter()
-            .zip(bs.iter())
-            .any(|(&a, b)| a != 0 && a != b.min);
+        let align = [job.blockalign.read, job.blockalign.write, job.blockalign.trim];
+        let ba = [0, 1, 2].map(|i| if align[i] == 0 { bs[i].min } else { align[i] });
+        let blockalign_set = align.iter().zip(bs.iter()).any(|(&a, b)| a != 0 && a != b.min);
+        Ok(BlockSizes { bs, ba, used, min_bs, max_bs, blockalign_set })
+    }
+}
 
-        let mut file_size_rng = FioRand::new(seeds.get(Slot::FileSize), use64_opt);
-        let regions =
-            compute_regions(job, input.clone_index, input.files, min_bs, &mut file_size_rng)?;
+/// How random offsets are drawn: random map, LFSR, or neither.
+struct MapChoice {
+    random: bool,
+    uniform: bool,
+    lfsr: bool,
+    use_map: bool,
+}
 
-        // Random map: default on for uniform random I/O; off with norandommap, any
-        // non-uniform distribution (init.c l.1037) or blockalign.
+impl MapChoice {
+    /// Random map: default on for uniform random I/O; off with norandommap, any non-uniform
+    /// distribution (init.c l.1037) or blockalign. Options that do nothing here are warned.
+    fn new(job: &Job, b: &BlockSizes, warnings: &mut Vec<String>) -> Self {
         let random = job.rw.is_random();
         let uniform = matches!(job.random_distribution, Distribution::Random);
         let lfsr = random && uniform && job.random_generator == RandomGenerator::Lfsr;
         let mut use_map = random && uniform && !job.norandommap && !lfsr;
-        if use_map && blockalign_set {
+        if use_map && b.blockalign_set {
             use_map = false;
             warnings.push(
                 "blockalign turns off the random map (as in fio): blocks may repeat within a pass"
                     .to_string(),
             );
         }
-        let map_unit = min_bs;
         if !random {
             let pr = &job.percentage_random;
             if [pr.read, pr.write, pr.trim].iter().any(|&p| p < 100) {
@@ -297,223 +300,274 @@ impl Workload {
                 ));
             }
         }
-        if lfsr && used.iter().any(|&i| bs[i].min != bs[i].max) {
+        if lfsr && b.used.iter().any(|&i| b.bs[i].min != b.bs[i].max) {
             warnings.push(
                 "random_generator=lfsr with several block sizes may touch some blocks more than \
                  once per pass (as in fio: the LFSR counts blocks of the minimum size)"
                     .to_string(),
             );
         }
+        MapChoice { random, uniform, lfsr, use_map }
+    }
+}
 
-        // Tausworthe32 cannot address more than 2^32 blocks: fio switches to the 64-bit
-        // generator (filesetup.c check_rand_gen_limits).
-        let mut use64 = use64_opt;
-        let max_blocks = regions.iter().map(|r| r.len() / min_bs).max().unwrap_or(0);
-        if random && !use64 && max_blocks > u32::MAX as u64 {
-            use64 = true;
+/// Per-file state: region, last blocks, random map or LFSR, and the non-uniform
+/// distribution, one generator per file (filesetup.c `__init_rand_distribution`).
+fn file_states(
+    input: &WorkerInput<'_>,
+    seeds: &JobSeeds,
+    b: &BlockSizes,
+    c: &MapChoice,
+    regions: &[Region],
+    warnings: &mut Vec<String>,
+) -> Result<Vec<FileState>, WorkloadError> {
+    let job = input.job;
+    let range_size = b.bs[0].min.min(b.bs[1].min);
+    let mut files = Vec::with_capacity(regions.len());
+    for (i, r) in regions.iter().enumerate() {
+        let io_size = r.len();
+        let lastb = [0, 1, 2].map(|d| {
+            let mut max_size = io_size.min(r.file_size);
+            if b.bs[d].min > b.ba[d] {
+                max_size = max_size.saturating_sub(b.bs[d].min - b.ba[d]);
+            }
+            max_size / b.ba[d]
+        });
+        let nranges = io_size.min(r.file_size).div_ceil(range_size);
+        let jh = fio_jhash(crate::files::file_name(job, input.clone_index, i).as_bytes(), 0);
+        let dist = if c.random {
+            let d = DistSeed::new(jh, input.thread_number, seeds, job.randseed);
+            file_dist(job, i, nranges, &d)?
+        } else {
+            None
+        };
+        warn_scramble(job, i, nranges, &dist, warnings);
+        let blocks = io_size.min(r.file_size) / b.min_bs;
+        let lfsr_seed = seeds.get(Slot::BlockOff);
+        let lfsr = match c.lfsr {
+            true => Some(FioLfsr::new(blocks, lfsr_seed).ok_or_else(|| {
+                bad(
+                    job,
+                    "random_generator",
+                    format!("lfsr over {blocks} blocks with this randseed"),
+                    "a seed that is not the LFSR's all-ones state, or tausworthe",
+                )
+            })?),
+            false => None,
+        };
+        // The map's unit is the smallest block size (min_bs).
+        let map = match c.use_map {
+            true => Some(RandMap::try_new(blocks).map_err(|e| WorkloadError::RandMap {
+                job: job.name.clone(),
+                file: i as u32,
+                source: e,
+            })?),
+            false => None,
+        };
+        let (start, last_pos, last_start) = (r.start, [r.start; 3], [None; 3]);
+        let done = false;
+        files.push(FileState {
+            start,
+            io_size,
+            last_pos,
+            last_start,
+            lastb,
+            lfsr,
+            lfsr_seed,
+            map,
+            dist,
+            done,
+        });
+    }
+    if c.random && !c.uniform && job.numjobs > 1 && job.hot_set == HotSet::PerJob {
+        if let Distribution::Zipf { center: None, .. } | Distribution::Pareto { center: None, .. } =
+            job.random_distribution
+        {
+            warnings.push(
+                "each clone gets its own hot set (fio seeds the scramble offset per job); \
+                 hot_set=shared gives all clones the same hot blocks"
+                    .to_string(),
+            );
+        }
+    }
+    Ok(files)
+}
+
+/// The seeds of one file's distribution: fio's `jhash(file name) * thread number` (times
+/// the block-offset seed since fio 3.35), and the scramble offset clones share with
+/// `hot_set=shared` (thread number 1's).
+struct DistSeed {
+    seed: u32,
+    shared: u64,
+}
+
+impl DistSeed {
+    fn new(jh: u32, thread_number: u32, seeds: &JobSeeds, randseed: u64) -> Self {
+        let seed_for = |tn: u32, s: &JobSeeds| -> u32 {
+            if s.legacy_dist_seed {
+                jh.wrapping_mul(tn)
+            } else {
+                jh.wrapping_mul(tn).wrapping_mul(s.get(Slot::BlockOff) as u32)
+            }
+        };
+        let shared_seeds = JobSeeds::repeatable(randseed, 1);
+        let shared = Taus88::new(seed_for(1, &shared_seeds) as u64).next_u32() as u64;
+        DistSeed { seed: seed_for(thread_number.max(1), seeds), shared }
+    }
+
+    /// The shared scramble offset, when `hot_set=shared` and the distribution has no center.
+    fn shared_off(&self, job: &Job, center: Option<f64>) -> Option<u64> {
+        (job.hot_set == HotSet::Shared && center.is_none()).then_some(self.shared)
+    }
+}
+
+/// File `i`'s non-uniform distribution over `nranges` ranges (`None`: uniform or zoned).
+fn file_dist(
+    job: &Job,
+    i: usize,
+    nranges: u64,
+    d: &DistSeed,
+) -> Result<Option<FileDist>, WorkloadError> {
+    let seed = d.seed;
+    let dist = match &job.random_distribution {
+        Distribution::Zipf { theta, center } => {
+            if *theta <= 0.0 || (*theta == 1.0 && !job.zipf_exact) {
+                return Err(bad(
+                    job,
+                    "random_distribution",
+                    format!("zipf:{theta}"),
+                    "zipf theta > 0 and not 1 (fio's formula divides by 1 - theta)",
+                ));
+            }
+            let mut z = FioZipf::new(nranges, *theta, *center, seed);
+            if let Some(off) = d.shared_off(job, *center) {
+                z.scramble = Scramble::FioHash { rand_off: off };
+            }
+            if !job.zipf_exact {
+                return Ok(Some(FileDist::Zipf(z)));
+            }
+            let rand_off = match z.scramble {
+                Scramble::FioHash { rand_off } => rand_off,
+                _ => 0,
+            };
+            let stride = coprime_stride(nranges);
+            FileDist::ExactZipf(ExactZipf::new(
+                nranges,
+                *theta,
+                mix64(seed as u64 ^ (i as u64) << 32),
+                Scramble::Stride { stride, rand_off: rand_off % nranges.max(1) },
+            ))
+        }
+        Distribution::Pareto { h, center } => {
+            if !(*h > 0.0 && *h < 1.0) {
+                let v = format!("pareto:{h}");
+                return Err(bad(job, "random_distribution", v, "pareto h between 0 and 1"));
+            }
+            let mut p = FioPareto::new(nranges, *h, *center, seed);
+            if let Some(off) = d.shared_off(job, *center) {
+                p.scramble = Scramble::FioHash { rand_off: off };
+            }
+            FileDist::Pareto(p)
+        }
+        Distribution::Normal { dev, center } => {
+            if !(*dev >= 0.0 && *dev < 100.0) {
+                let v = format!("normal:{dev}");
+                return Err(bad(job, "random_distribution", v, "normal deviation in [0, 100)"));
+            }
+            // fio's gauss rand_off is 0 without a center: the hot set does not depend on the
+            // job, so `hot_set` has nothing to change.
+            FileDist::Gauss(FioGauss::new(nranges, *dev, *center, seed))
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(dist))
+}
+
+/// Warn when fio's hot-block scramble cannot reach every block of file `i`.
+fn warn_scramble(
+    job: &Job,
+    i: usize,
+    nranges: u64,
+    dist: &Option<FileDist>,
+    warnings: &mut Vec<String>,
+) {
+    if !(dist.is_some() && !job.zipf_exact || matches!(dist, Some(FileDist::Pareto(_)))) {
+        return;
+    }
+    if let Some(frac) = fio_scramble_reachable(nranges) {
+        if frac < 1.0 {
             warnings.push(format!(
-                "{max_blocks} blocks exceed random_generator=tausworthe's 2^32 range; \
-                 switching to tausworthe64 (as fio does)"
+                "file {i}: fio's hot-block scramble (hash(rank) % {nranges}) reaches \
+                 only {:.1}% of the {nranges} blocks; a power-of-two number of \
+                 blocks (or zipf_exact=1 for zipf) makes every block reachable",
+                frac * 100.0
             ));
         }
+    }
+}
 
-        // Non-uniform distributions, one generator per file (filesetup.c
-        // __init_rand_distribution).
-        let range_size = bs[0].min.min(bs[1].min);
-        let shared_seeds = JobSeeds::repeatable(job.randseed, 1);
-        let mut files = Vec::with_capacity(regions.len());
-        for (i, r) in regions.iter().enumerate() {
-            let io_size = r.len();
-            let lastb = [0, 1, 2].map(|d| {
-                let mut max_size = io_size.min(r.file_size);
-                if bs[d].min > ba[d] {
-                    max_size = max_size.saturating_sub(bs[d].min - ba[d]);
-                }
-                max_size / ba[d]
-            });
-            let nranges = io_size.min(r.file_size).div_ceil(range_size);
-            let jh = fio_jhash(crate::files::file_name(job, input.clone_index, i).as_bytes(), 0);
-            let seed_for = |tn: u32, s: &JobSeeds| -> u32 {
-                if s.legacy_dist_seed {
-                    jh.wrapping_mul(tn)
-                } else {
-                    jh.wrapping_mul(tn).wrapping_mul(s.get(Slot::BlockOff) as u32)
-                }
-            };
-            let seed = seed_for(input.thread_number.max(1), seeds);
-            let shared_off = |center: Option<f64>| -> Option<u64> {
-                if job.hot_set == HotSet::Shared && center.is_none() {
-                    Some(Taus88::new(seed_for(1, &shared_seeds) as u64).next_u32() as u64)
-                } else {
-                    None
-                }
-            };
-            let dist = if random {
-                match &job.random_distribution {
-                    Distribution::Zipf { theta, center } => {
-                        if *theta <= 0.0 || (*theta == 1.0 && !job.zipf_exact) {
-                            return Err(bad(
-                                job,
-                                "random_distribution",
-                                format!("zipf:{theta}"),
-                                "zipf theta > 0 and not 1 (fio's formula divides by 1 - theta)",
-                            ));
-                        }
-                        let mut z = FioZipf::new(nranges, *theta, *center, seed);
-                        if let Some(off) = shared_off(*center) {
-                            z.scramble = Scramble::FioHash { rand_off: off };
-                        }
-                        if job.zipf_exact {
-                            let rand_off = match z.scramble {
-                                Scramble::FioHash { rand_off } => rand_off,
-                                _ => 0,
-                            };
-                            let stride = coprime_stride(nranges);
-                            Some(FileDist::ExactZipf(ExactZipf::new(
-                                nranges,
-                                *theta,
-                                mix64(seed as u64 ^ (i as u64) << 32),
-                                Scramble::Stride { stride, rand_off: rand_off % nranges.max(1) },
-                            )))
-                        } else {
-                            Some(FileDist::Zipf(z))
-                        }
-                    }
-                    Distribution::Pareto { h, center } => {
-                        if !(*h > 0.0 && *h < 1.0) {
-                            return Err(bad(
-                                job,
-                                "random_distribution",
-                                format!("pareto:{h}"),
-                                "pareto h between 0 and 1",
-                            ));
-                        }
-                        let mut p = FioPareto::new(nranges, *h, *center, seed);
-                        if let Some(off) = shared_off(*center) {
-                            p.scramble = Scramble::FioHash { rand_off: off };
-                        }
-                        Some(FileDist::Pareto(p))
-                    }
-                    Distribution::Normal { dev, center } => {
-                        if !(*dev >= 0.0 && *dev < 100.0) {
-                            return Err(bad(
-                                job,
-                                "random_distribution",
-                                format!("normal:{dev}"),
-                                "normal deviation in [0, 100)",
-                            ));
-                        }
-                        // fio's gauss rand_off is 0 without a center: the hot set does not
-                        // depend on the job, so `hot_set` has nothing to change.
-                        Some(FileDist::Gauss(FioGauss::new(nranges, *dev, *center, seed)))
-                    }
-                    _ => None,
-                }
-            } else {
-                None
-            };
-            if dist.is_some() && !job.zipf_exact || matches!(dist, Some(FileDist::Pareto(_))) {
-                if let Some(frac) = fio_scramble_reachable(nranges) {
-                    if frac < 1.0 {
-                        warnings.push(format!(
-                            "file {i}: fio's hot-block scramble (hash(rank) % {nranges}) reaches \
-                             only {:.1}% of the {nranges} blocks; a power-of-two number of \
-                             blocks (or zipf_exact=1 for zipf) makes every block reachable",
-                            frac * 100.0
-                        ));
-                    }
-                }
-            }
-            files.push(FileState {
-                start: r.start,
-                io_size,
-                last_pos: [r.start; 3],
-                last_start: [None; 3],
-                lastb,
-                lfsr: if lfsr {
-                    let blocks = io_size.min(r.file_size) / min_bs;
-                    Some(FioLfsr::new(blocks, seeds.get(Slot::BlockOff)).ok_or_else(|| {
-                        bad(
-                            job,
-                            "random_generator",
-                            format!("lfsr over {blocks} blocks with this randseed"),
-                            "a seed that is not the LFSR's all-ones state, or tausworthe",
-                        )
-                    })?)
-                } else {
-                    None
-                },
-                lfsr_seed: seeds.get(Slot::BlockOff),
-                map: if use_map {
-                    Some(RandMap::try_new(io_size.min(r.file_size) / map_unit).map_err(|e| {
-                        WorkloadError::RandMap { job: job.name.clone(), file: i as u32, source: e }
-                    })?)
-                } else {
-                    None
-                },
-                dist,
-                done: false,
-            });
-        }
-        if random && !uniform && job.numjobs > 1 && job.hot_set == HotSet::PerJob {
-            if let Distribution::Zipf { center: None, .. }
-            | Distribution::Pareto { center: None, .. } = job.random_distribution
-            {
-                warnings.push(
-                    "each clone gets its own hot set (fio seeds the scramble offset per job); \
-                     hot_set=shared gives all clones the same hot blocks"
-                        .to_string(),
-                );
-            }
-        }
-
-        let zones = match &job.random_distribution {
-            Distribution::Zoned(z) if random => Some(build_zones(job, z, false)?),
-            Distribution::ZonedAbs(z) if random => Some(build_zones(job, z, true)?),
-            _ => None,
-        };
-        if let Some(z) = &zones {
-            if z.abs {
-                for (d, t) in z.table.iter().enumerate() {
-                    if let Some(&(_, end)) = t.last() {
-                        for (i, f) in files.iter().enumerate() {
-                            if end > f.io_size as f64 {
-                                return Err(bad(
-                                    job,
-                                    "random_distribution",
-                                    format!("zoned_abs ending at {end} bytes for {} on file {i} of {} bytes", DIRS[d], f.io_size),
-                                    "zoned_abs sizes within the region",
-                                ));
-                            }
-                        }
-                    }
+/// `random_distribution=zoned`/`zoned_abs` tables; an absolute zone past a file's region is
+/// an error.
+fn zones_for(job: &Job, random: bool, files: &[FileState]) -> Result<Option<Zones>, WorkloadError> {
+    let zones = match &job.random_distribution {
+        Distribution::Zoned(z) if random => build_zones(job, z, false)?,
+        Distribution::ZonedAbs(z) if random => build_zones(job, z, true)?,
+        _ => return Ok(None),
+    };
+    if zones.abs {
+        for (d, t) in zones.table.iter().enumerate() {
+            let Some(&(_, end)) = t.last() else { continue };
+            for (i, f) in files.iter().enumerate() {
+                if end > f.io_size as f64 {
+                    return Err(bad(
+                        job,
+                        "random_distribution",
+                        format!(
+                            "zoned_abs ending at {end} bytes for {} on file {i} of {} bytes",
+                            DIRS[d], f.io_size
+                        ),
+                        "zoned_abs sizes within the region",
+                    ));
                 }
             }
         }
+    }
+    Ok(Some(zones))
+}
 
-        // File service (init.c init_rand_file_service: no hash for non-uniform file choice).
-        let nfiles = files.len() as u64;
-        let fseed = seeds.get(Slot::File) as u32;
-        let fr = nfiles << FSERVICE_SHIFT;
-        let file_dist = match job.file_service.kind {
-            FileServiceKind::Zipf(t) => {
-                let mut z = FioZipf::new(fr, t, None, fseed);
-                z.scramble = Scramble::None { rand_off: 0 };
-                Some(FileDist::Zipf(z))
-            }
-            FileServiceKind::Pareto(h) => {
-                let mut p = FioPareto::new(fr, h, None, fseed);
-                p.scramble = Scramble::None { rand_off: 0 };
-                Some(FileDist::Pareto(p))
-            }
-            FileServiceKind::Normal(d) => {
-                let mut g = FioGauss::new(fr, d, None, fseed);
-                g.scramble = Scramble::None { rand_off: 0 };
-                Some(FileDist::Gauss(g))
-            }
-            _ => None,
-        };
+/// File service (init.c `init_rand_file_service`: no hash for non-uniform file choice).
+fn file_service_dist(job: &Job, nfiles: u64, fseed: u32) -> Option<FileDist> {
+    let fr = nfiles << FSERVICE_SHIFT;
+    let none = Scramble::None { rand_off: 0 };
+    match job.file_service.kind {
+        FileServiceKind::Zipf(t) => {
+            let mut z = FioZipf::new(fr, t, None, fseed);
+            z.scramble = none;
+            Some(FileDist::Zipf(z))
+        }
+        FileServiceKind::Pareto(h) => {
+            let mut p = FioPareto::new(fr, h, None, fseed);
+            p.scramble = none;
+            Some(FileDist::Pareto(p))
+        }
+        FileServiceKind::Normal(d) => {
+            let mut g = FioGauss::new(fr, d, None, fseed);
+            g.scramble = none;
+            Some(FileDist::Gauss(g))
+        }
+        _ => None,
+    }
+}
 
+/// How much I/O a job does: bytes per loop, loops, and the stop conditions.
+struct Budget {
+    per_loop_bytes: u64,
+    loops: u64,
+    stop: StopConditions,
+}
+
+impl Budget {
+    fn new(job: &Job, regions: &[Region]) -> Result<Self, WorkloadError> {
         let total = regions
             .iter()
             .try_fold(0u64, |acc, r| acc.checked_add(r.len()))
@@ -552,11 +606,53 @@ impl Workload {
             bytes: if job.time_based { None } else { Some(per_loop_bytes.saturating_mul(loops)) },
             number_ios: job.number_ios.map(|n| if trimwrite { n.saturating_mul(2) } else { n }),
         };
+        Ok(Budget { per_loop_bytes, loops, stop })
+    }
+}
 
+impl Workload {
+    /// The stream for one worker, seeded as current fio (≥ 3.35) seeds it.
+    pub fn new(input: &WorkerInput<'_>) -> Result<Self, WorkloadError> {
+        let job = input.job;
+        let seeds = if job.randrepeat || job.randseed_set {
+            JobSeeds::repeatable(job.randseed, input.thread_number.max(1))
+        } else {
+            JobSeeds::from_os()
+        };
+        Self::with_seeds(input, &seeds)
+    }
+
+    /// The stream with explicit per-job seeds (for example [`JobSeeds::fio_3_33`] to reproduce
+    /// an older fio's offsets). Set-up in fio's order: block sizes, regions, the random map
+    /// choice, per-file state, zones, file service, the byte budget, pacing.
+    pub fn with_seeds(input: &WorkerInput<'_>, seeds: &JobSeeds) -> Result<Self, WorkloadError> {
+        let job = input.job;
+        let mut warnings = Vec::new();
+        let use64_opt = job.random_generator == RandomGenerator::Tausworthe64;
+        let b = BlockSizes::new(job, seeds, use64_opt)?;
+        let mut file_size_rng = FioRand::new(seeds.get(Slot::FileSize), use64_opt);
+        let regions =
+            compute_regions(job, input.clone_index, input.files, b.min_bs, &mut file_size_rng)?;
+        let choice = MapChoice::new(job, &b, &mut warnings);
+        // Tausworthe32 cannot address more than 2^32 blocks: fio switches to the 64-bit
+        // generator (filesetup.c check_rand_gen_limits).
+        let mut use64 = use64_opt;
+        let max_blocks = regions.iter().map(|r| r.len() / b.min_bs).max().unwrap_or(0);
+        if choice.random && !use64 && max_blocks > u32::MAX as u64 {
+            use64 = true;
+            warnings.push(format!(
+                "{max_blocks} blocks exceed random_generator=tausworthe's 2^32 range; \
+                 switching to tausworthe64 (as fio does)"
+            ));
+        }
+        let files = file_states(input, seeds, &b, &choice, &regions, &mut warnings)?;
+        let zones = zones_for(job, choice.random, &files)?;
+        let file_dist = file_service_dist(job, files.len() as u64, seeds.get(Slot::File) as u32);
+        let budget = Budget::new(job, &regions)?;
         let rates = [0, 1, 2].map(|i| DirRate {
             rate_bytes: *job.rate.get(DIRS[i]).unwrap_or(&0),
             rate_iops: *job.rate_iops.get(DIRS[i]).unwrap_or(&0),
-            min_bs: bs[i].min,
+            min_bs: b.bs[i].min,
         });
         let pacer = Pacer::new(
             rates,
@@ -565,32 +661,39 @@ impl Workload {
             job.thinktime,
             job.thinktime_blocks,
         );
+        let parts = Parts { b, files, regions, zones, file_dist, budget, pacer, warnings, use64 };
+        let mut w = Self::from_parts(job, seeds, use64_opt, parts);
+        w.fast_dir = w.fast_path_dir();
+        Ok(w)
+    }
 
-        let seq_nr_cfg = job.ddir_seq_nr.max(1);
-        let mut w = Workload {
+    /// The generator's state from its set-up parts; every counter at its start.
+    fn from_parts(job: &Job, seeds: &JobSeeds, use64_opt: bool, p: Parts) -> Self {
+        let map_unit = p.b.min_bs;
+        Workload {
             kind: job.rw,
-            files,
-            regions,
-            offset_rng: FioRand::new(seeds.get(Slot::BlockOff), use64),
+            files: p.files,
+            regions: p.regions,
+            offset_rng: FioRand::new(seeds.get(Slot::BlockOff), p.use64),
             rwmix_rng: Taus88::new(seeds.get(Slot::Mix)),
             // fio seeds all three from the READ slot (init.c td_fill_rand_seeds).
             seq_rand_rng: [0; 3].map(|_| Taus88::new(seeds.get(Slot::SeqRandRead))),
             file_rng: FioRand::new(seeds.get(Slot::File), use64_opt),
-            file_dist,
+            file_dist: p.file_dist,
             zone_rng: Taus88::new(seeds.get(Slot::Zone)),
-            zones,
-            bs,
-            ba,
+            zones: p.zones,
+            bs: p.b.bs,
+            ba: p.b.ba,
             map_unit,
             map_shift: map_unit.is_power_of_two().then(|| map_unit.trailing_zeros()),
-            max_bs,
+            max_bs: p.b.max_bs,
             perc_rand: [
                 job.percentage_random.read,
                 job.percentage_random.write,
                 job.percentage_random.trim,
             ],
             rwmix_read: job.rwmixread.min(100),
-            seq_nr_cfg,
+            seq_nr_cfg: job.ddir_seq_nr.max(1),
             // init.c: "td->ddir_seq_nr needs to be initialized to 1, NOT o->ddir_seq_nr", so
             // the first I/O of `randread:N` is random.
             seq_nr: 1,
@@ -608,18 +711,16 @@ impl Workload {
             issued_bytes: 0,
             issued_ios: 0,
             loop_bytes: 0,
-            per_loop_bytes,
-            loops,
+            per_loop_bytes: p.budget.per_loop_bytes,
+            loops: p.budget.loops,
             loops_done: 0,
-            stop,
+            stop: p.budget.stop,
             passes: 0,
-            pacer,
-            warnings,
+            pacer: p.pacer,
+            warnings: p.warnings,
             finished: false,
             fast_dir: None,
-        };
-        w.fast_dir = w.fast_path_dir();
-        Ok(w)
+        }
     }
 
     /// The common case, decided once: one direction, one file, every I/O a uniform random
@@ -638,7 +739,6 @@ impl Workload {
         let ok = self.perc_rand[d] >= 100
             && self.seq_nr_cfg == 1
             && self.pacer.is_none()
-            && self.stop.number_ios.is_none()
             && self.zones.as_ref().is_none_or(|z| z.table[d].is_empty())
             && f.dist.is_none()
             && f.lfsr.is_none()
@@ -725,8 +825,10 @@ impl Workload {
             return false;
         }
         if let Some(d) = self.fast_dir {
+            // `number_ios` reached: the general path below ends the stream.
             if (self.stop.time_based || self.loop_bytes < self.per_loop_bytes)
                 && !self.files[0].done
+                && self.issued_ios < self.stop.number_ios.unwrap_or(u64::MAX)
             {
                 if let Some((offset, len)) = self.fast_offset_len(d) {
                     *req = IoRequest { dir: DIRS[d], file: 0, offset, len, issue_at: None };

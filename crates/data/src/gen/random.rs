@@ -69,6 +69,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn word_i_is_at_byte_8i() {
+        let mut b = vec![0u8; 4099];
+        fill_random(&mut b, 0x1234_5678_9abc_def0);
+        for (i, c) in b.chunks(8).enumerate() {
+            let w = word(0x1234_5678_9abc_def0, i as u64).to_le_bytes();
+            assert_eq!(c, &w[..c.len()], "word {i}");
+        }
+    }
+
+    #[test]
     fn same_key_same_bytes_and_prefix_stable() {
         let mut a = vec![0u8; 4099];
         let mut b = vec![0u8; 4096];

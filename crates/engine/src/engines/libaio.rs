@@ -184,7 +184,7 @@ impl IoEngine for Libaio {
         if op.kind == OpKind::Trim {
             return Ok(Queued::Completed(trim_sync(file, op.offset, op.len)));
         }
-        let fd = file.fd as u32;
+        let fd = file.raw() as u32;
         let buf = self.pool.slot_ptr(op.slot as usize) as u64;
         // The kernel's aio_fsync() rejects a sync iocb whose buf, offset or nbytes is set.
         let (opcode, nbytes, buf, offset) = match op.kind {

@@ -15,7 +15,8 @@ pub mod uring;
 
 use crate::buf::BufPool;
 use crate::error::EngineError;
-use std::os::fd::RawFd;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
+use std::sync::Arc;
 
 /// What one I/O unit does. `Fsync`/`Fdatasync` are separate units, as fio issues them for
 /// `fsync=N`/`fdatasync=N` (io_u.c `get_rw_ddir`).
@@ -72,11 +73,34 @@ pub struct Caps {
 
 /// A file the engine may address: its descriptor, whether it is a block device (trim uses
 /// BLKDISCARD there, FALLOC_FL_PUNCH_HOLE on files) and its path for error messages.
+///
+/// The descriptor is owned (a `dup` of the caller's, shared by the engine's clones of this
+/// value), so the file cannot close under an engine whatever the caller does with its own
+/// handle: the kernel keeps the open file alive until the last engine holding it is dropped.
 #[derive(Clone, Debug)]
 pub struct EngineFile {
-    pub fd: RawFd,
+    pub fd: Arc<OwnedFd>,
     pub is_block: bool,
     pub path: std::path::PathBuf,
+}
+
+impl EngineFile {
+    /// An engine's own descriptor for `file` (`dup(2)`, so the caller's handle may close).
+    pub fn dup(
+        file: &impl AsFd,
+        is_block: bool,
+        path: impl Into<std::path::PathBuf>,
+    ) -> Result<Self, EngineError> {
+        let path = path.into();
+        let fd = file.as_fd().try_clone_to_owned().map_err(|e| EngineError::io(&path, "dup", e))?;
+        Ok(EngineFile { fd: Arc::new(fd), is_block, path })
+    }
+
+    /// The descriptor for a syscall; valid as long as `self` is.
+    #[inline]
+    pub fn raw(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
 }
 
 /// Everything an engine needs at construction. Engine-specific fio options (`fixedbufs`,
@@ -183,7 +207,7 @@ pub const ENGINES: &[EngineEntry] = &[
         name: "sync",
         aliases: &[],
         help: "lseek + read/write, depth 1",
-        ctor: sync::Sync::boxed,
+        ctor: sync::SyncIo::boxed,
     },
     EngineEntry {
         name: "null",
@@ -220,7 +244,7 @@ pub(crate) fn trim_sync(file: &EngineFile, offset: u64, len: u64) -> i64 {
         let range: [u64; 2] = [offset, len];
         // SAFETY: BLKDISCARD reads a [u64; 2] {start, length} from the pointer, which is
         // valid for the duration of the call.
-        let r = unsafe { libc::ioctl(file.fd, crate::target::BLKDISCARD as _, range.as_ptr()) };
+        let r = unsafe { libc::ioctl(file.raw(), crate::target::BLKDISCARD as _, range.as_ptr()) };
         if r < 0 {
             return neg_errno();
         }
@@ -228,7 +252,7 @@ pub(crate) fn trim_sync(file: &EngineFile, offset: u64, len: u64) -> i64 {
         // SAFETY: fallocate takes plain integers and a valid fd.
         let r = unsafe {
             libc::fallocate(
-                file.fd,
+                file.raw(),
                 libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
                 offset as libc::off_t,
                 len as libc::off_t,

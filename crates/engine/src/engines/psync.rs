@@ -88,11 +88,11 @@ impl IoEngine for Psync {
             OpKind::Read | OpKind::Write => {
                 let ptr = self.pool.slot_ptr(0);
                 let len = (op.len as usize).min(self.pool.slot_size());
-                pio(file.fd, op.kind, ptr, len, op.offset, self.vectored)
+                pio(file.raw(), op.kind, ptr, len, op.offset, self.vectored)
             }
             OpKind::Trim => trim_sync(file, op.offset, op.len),
-            OpKind::Fsync => sync_file(file.fd, false),
-            OpKind::Fdatasync => sync_file(file.fd, true),
+            OpKind::Fsync => sync_file(file.raw(), false),
+            OpKind::Fdatasync => sync_file(file.raw(), true),
         };
         Ok(Queued::Completed(res))
     }

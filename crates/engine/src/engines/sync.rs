@@ -9,7 +9,7 @@ use super::{
 use crate::buf::BufPool;
 use crate::error::EngineError;
 
-pub struct Sync {
+pub struct SyncIo {
     pool: BufPool,
     files: Vec<EngineFile>,
     /// Where each file's position is after the last I/O, so a sequential stream skips the
@@ -17,9 +17,9 @@ pub struct Sync {
     pos: Vec<Option<u64>>,
 }
 
-impl Sync {
+impl SyncIo {
     pub fn boxed(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
-        Ok(Box::new(Sync {
+        Ok(Box::new(SyncIo {
             pool: BufPool::try_new(1, cfg.slot_size, 4096, "sync")?,
             files: cfg.files.clone(),
             pos: vec![None; cfg.files.len()],
@@ -27,7 +27,7 @@ impl Sync {
     }
 }
 
-impl IoEngine for Sync {
+impl IoEngine for SyncIo {
     fn name(&self) -> &'static str {
         "sync"
     }
@@ -45,7 +45,7 @@ impl IoEngine for Sync {
         let Some(file) = self.files.get(i) else {
             return Ok(Queued::Completed(-(libc::EBADF as i64)));
         };
-        let fd = file.fd;
+        let fd = file.raw();
         let res = match op.kind {
             OpKind::Read | OpKind::Write => {
                 if self.pos[i] != Some(op.offset) {

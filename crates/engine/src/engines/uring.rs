@@ -156,7 +156,7 @@ impl Uring {
         let mut pool = BufPool::try_new(cfg.depth as usize, cfg.slot_size, 4096, "io_uring")?;
         let mut fixed_files = false;
         if !cfg.files.is_empty() && cfg.registerfiles != Some(false) {
-            let fds: Vec<i32> = cfg.files.iter().map(|f| f.fd).collect();
+            let fds: Vec<i32> = cfg.files.iter().map(|f| f.raw()).collect();
             match ring.submitter().register_files(&fds) {
                 Ok(()) => fixed_files = true,
                 Err(e) if cfg.registerfiles == Some(true) => {
@@ -295,7 +295,7 @@ impl IoEngine for Uring {
         if op.kind == OpKind::Trim {
             return Ok(Queued::Completed(trim_sync(file, op.offset, op.len)));
         }
-        let fd = file.fd;
+        let fd = file.raw();
         let sqe = self.sqe(&op, fd);
         loop {
             // SAFETY: the SQE names a pool slot that stays allocated and untouched by the
@@ -375,11 +375,36 @@ impl IoEngine for Uring {
     }
 }
 
+/// Wait for every submitted unit before the ring and the buffer pool go, as libaio's
+/// `io_destroy` does: the worker can return early (an error through `?`, a panic) with units
+/// in flight, and closing the ring fd does not wait for them, so the kernel could otherwise
+/// still write into the pool after it is freed. Units queued but never committed are not in
+/// the kernel's hands and need no wait.
+impl Drop for Uring {
+    fn drop(&mut self) {
+        let mut sink = Vec::with_capacity(self.in_flight as usize);
+        while self.in_flight > 0 {
+            let r = if self.sqpoll() { self.ring.submit_and_wait(1) } else { self.enter(0, 1) };
+            match r {
+                Ok(_) => {}
+                Err(e)
+                    if matches!(
+                        e.raw_os_error(),
+                        Some(libc::EINTR | libc::EAGAIN | libc::EBUSY)
+                    ) => {}
+                // The ring itself is broken: nothing more can be learnt from it.
+                Err(_) => break,
+            }
+            sink.clear();
+            self.drain(&mut sink, u32::MAX);
+        }
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use std::os::fd::AsRawFd;
 
     /// Write 8 KiB through slot 0, read it back through slot 1, with registration unset
     /// (used, or a note), forced off, and asked for.
@@ -398,7 +423,7 @@ mod tests {
             .truncate(true)
             .open(&path)
             .unwrap();
-        let file = EngineFile { fd: f.as_raw_fd(), is_block: false, path: path.clone() };
+        let file = EngineFile::dup(&f, false, &path).unwrap();
         for (setting, want_fixed) in [(None, None), (Some(false), Some(false)), (Some(true), None)]
         {
             let mut cfg = EngineConfig::new(2, 8192, vec![file.clone()]);

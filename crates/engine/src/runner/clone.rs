@@ -15,7 +15,6 @@ use iolab_data::DataConfig;
 use iolab_job::Job;
 use iolab_stats::LiveCounters;
 use iolab_workload::{FileLayout, WorkerInput, Workload};
-use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -62,7 +61,12 @@ struct ProbedCheck {
 }
 
 impl ReadCheck for ProbedCheck {
-    fn check(&mut self, buf: &[u8], file: u32, offset: u64) -> Result<(), String> {
+    fn check(
+        &mut self,
+        buf: &[u8],
+        file: u32,
+        offset: u64,
+    ) -> Result<(), Box<iolab_data::VerifyFailure>> {
         if let Some((job, p, n)) = &mut self.probe {
             if *n % p.every.max(1) == 0 {
                 (p.observe)(*job, buf);
@@ -141,16 +145,17 @@ pub(super) fn start_clone(
     thread_number: u32,
 ) -> Result<RunningClone, EngineError> {
     let (job, plan) = (js.job, js.plan);
-    let job_err = |what: String| EngineError::Job { job: job.name.clone(), what };
     let paths = iolab_workload::clone_files(job, clone);
     let layouts: Vec<FileLayout> =
         paths.iter().map(|p| FileLayout { size: iolab_core::input::existing_size(p) }).collect();
     let input = WorkerInput { job, clone_index: clone, thread_number, files: &layouts };
-    let wl = Workload::new(&input).map_err(|e| job_err(e.to_string()))?;
+    let wl = Workload::new(&input)
+        .map_err(|source| EngineError::Workload { job: job.name.clone(), source })?;
     if clone == 0 {
         js.notes.extend(wl.warnings().iter().map(|w| format!("job {}: {w}", job.name)));
     }
-    let dcfg = job.data_config().map_err(|e| job_err(e.to_string()))?;
+    let dcfg =
+        job.data_config().map_err(|source| EngineError::Data { job: job.name.clone(), source })?;
     let seed = config::data_seed(job, thread_number);
     let vplan = config::verify_plan(job, &dcfg, &plan.wcfg)?;
     let targets = open_targets(cx.opts, js, &paths, &wl, &dcfg, seed, &vplan)?;
@@ -311,10 +316,10 @@ fn engine_config(
     plan: &JobPlan,
     targets: &[Target],
 ) -> Result<EngineConfig, EngineError> {
-    let efiles: Vec<EngineFile> = targets
+    let efiles = targets
         .iter()
-        .map(|t| EngineFile { fd: t.file.as_raw_fd(), is_block: t.is_block, path: t.path.clone() })
-        .collect();
+        .map(|t| EngineFile::dup(&t.file, t.is_block, &t.path))
+        .collect::<Result<Vec<_>, _>>()?;
     let max_bs = config::buffer_size(job, plan.wcfg.depth)?;
     let mut ecfg = EngineConfig::new(plan.wcfg.depth, max_bs, efiles);
     ecfg.fixedbufs = job.fixedbufs();

@@ -26,10 +26,8 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 /// Something that yields requests into a caller-owned [`IoRequest`] (no allocation per
-/// request): a workload generator, a trace reader, a test's vector.
-pub trait RequestSource {
-    fn next_into(&mut self, req: &mut IoRequest) -> bool;
-}
+/// request): the one trait in `core`, shared with the engine's worker loop.
+pub use iolab_core::RequestSource;
 
 /// Adapts any iterator of requests.
 pub struct IterSource<I>(pub I);
