@@ -255,7 +255,10 @@ pub fn unhandled_notes(job: &Job) -> Vec<String> {
     };
     note("exitall", "not acted on: other jobs run to their own end");
     note("exit_what", "not acted on: other jobs run to their own end");
-    note("hipri", "not acted on: completions are interrupt driven (no IORING_SETUP_IOPOLL)");
+    if job.ioengine != "pvsync2" {
+        note("uncached", "acted on by ioengine=pvsync2 only: this engine ran cached");
+        note("hipri", "not acted on: completions are interrupt driven (no IORING_SETUP_IOPOLL)");
+    }
     note("userspace_reap", "not needed: completions are reaped with io_getevents");
     note("create_on_open", "not acted on: files are created during setup, before the job");
     note(
@@ -652,6 +655,8 @@ pub fn run_jobs(
             ecfg.fixedbufs = job.opt_bool("fixedbufs");
             ecfg.registerfiles = job.opt_bool("registerfiles");
             ecfg.sqthread_poll = opt_bool(job, "sqthread_poll", false);
+            ecfg.hipri = opt_bool(job, "hipri", false);
+            ecfg.uncached = opt_u64(job, "uncached").is_some_and(|v| v != 0);
             // init.c fixup_options: an unset (0) or too small max is raised to the min, and
             // td_io_getevents raises it to the events asked for (at least one). So by default
             // fio reaps ONE completion per getevents and resubmits it at once, which keeps the
