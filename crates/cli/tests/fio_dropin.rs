@@ -201,3 +201,157 @@ fn json_says_fio_version_iodepth_and_global_options() {
     assert_eq!(own.keys().collect::<Vec<_>>(), ["name", "rw"]);
     assert!(out.stderr.is_empty(), "nothing on stderr");
 }
+
+/// The option names a `--cmdhelp`/`--enghelp` listing prints (`name : help`, sub-options
+/// indented).
+fn listed_names(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.split_once(':').map(|(n, _)| n.trim()))
+        .filter(|n| !n.is_empty() && !n.contains(' '))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn every_option_fio_knows_is_in_the_registry() {
+    if !have_fio() {
+        println!("skip: fio not installed");
+        return;
+    }
+    // fio's general options, every engine's own options, and the options the tiobench and
+    // act profiles add (fio accepts those in jobs once the profile is loaded).
+    let mut names = listed_names(&stdout(&fio(&["--cmdhelp=all"])));
+    let general = names.len();
+    let engines = stdout(&fio(&["--enghelp"]));
+    let engines: Vec<&str> = engines.lines().skip(1).map(str::trim).collect();
+    for e in &engines {
+        names.extend(listed_names(&stdout(&fio(&[&format!("--enghelp={e}")]))));
+    }
+    for p in ["tiobench", "act"] {
+        names.extend(listed_names(&stdout(&fio(&[&format!("--profile={p}"), "--cmdhelp=all"]))));
+    }
+    names.sort();
+    names.dedup();
+    assert!(general > 200, "fio 3.33 lists 217 general options, parsed {general}");
+    assert!(engines.contains(&"libaio") && names.contains(&"userspace_reap".to_string()));
+    let missing: Vec<&String> =
+        names.iter().filter(|n| iolab_job::registry::lookup(n).is_none()).collect();
+    assert!(missing.is_empty(), "fio options iolab does not know: {missing:?}");
+    println!("{} option names from fio 3.33 all known", names.len());
+}
+
+/// A loop device of our own over a temporary file, detached on drop, and a block node for it
+/// made with mknod in a temporary directory (the system's /dev entries are not relied on).
+struct OwnLoop {
+    dev: String,
+    node: std::path::PathBuf,
+    name: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for OwnLoop {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
+    }
+}
+
+fn own_loop(size: u64) -> Result<OwnLoop, String> {
+    let dir = tempfile::tempdir_in(".").map_err(|e| e.to_string())?;
+    let backing = dir.path().join("backing");
+    let f = std::fs::File::create(&backing).map_err(|e| e.to_string())?;
+    f.set_len(size).map_err(|e| e.to_string())?;
+    let o = Command::new("losetup")
+        .args(["-f", "--show"])
+        .arg(&backing)
+        .output()
+        .map_err(|e| format!("losetup: {e}"))?;
+    if !o.status.success() {
+        return Err(format!("losetup -f: {}", String::from_utf8_lossy(&o.stderr).trim()));
+    }
+    let dev = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    let name = dev.trim_start_matches("/dev/").to_string();
+    let node = dir.path().join("node");
+    let mut l = OwnLoop { dev, node: node.clone(), name, _dir: dir };
+    let majmin = std::fs::read_to_string(format!("/sys/block/{}/dev", l.name))
+        .map_err(|e| format!("/sys/block/{}/dev: {e}", l.name))?;
+    let (maj, min) = majmin.trim().split_once(':').ok_or("bad dev file")?;
+    let st = Command::new("mknod").arg(&node).args(["b", maj, min]).status();
+    if !st.is_ok_and(|s| s.success()) {
+        return Err("mknod failed".into());
+    }
+    l.node = node;
+    Ok(l)
+}
+
+/// /proc/diskstats fields 15 and 17, counting major, minor and name as 1–3 (discards
+/// completed, sectors discarded) of `name`.
+fn discards(name: &str) -> Option<(u64, u64)> {
+    let text = std::fs::read_to_string("/proc/diskstats").ok()?;
+    let f: Vec<&str> = text.lines().map(str::split_whitespace).find_map(|mut w| {
+        let v: Vec<&str> = w.by_ref().collect();
+        (v.get(2) == Some(&name)).then_some(v)
+    })?;
+    Some((f.get(14)?.parse().ok()?, f.get(16)?.parse().ok()?))
+}
+
+#[test]
+fn trim_on_a_loop_device_reads_back_zeros_and_shows_in_diskstats() {
+    if not_root() {
+        println!("skip: needs root for losetup and mknod");
+        return;
+    }
+    let l = match own_loop(32 << 20) {
+        Ok(l) => l,
+        Err(e) => {
+            println!("skip: no loop device: {e}");
+            return;
+        }
+    };
+    let node = l.node.to_str().unwrap_or_default().to_string();
+    // Fill the first 16 MiB with non-zero data, then trim [4 MiB, 12 MiB) in 1 MiB units.
+    let w = iolab(&[
+        "run",
+        "--name=fill",
+        &format!("--filename={node}"),
+        "--rw=write",
+        "--bs=1M",
+        "--size=16M",
+        "--direct=1",
+        "--allow-destroy",
+        "--output-format=json",
+    ]);
+    assert!(w.status.success(), "{}", String::from_utf8_lossy(&w.stderr));
+    let Some(before) = discards(&l.name) else {
+        println!("skip: /proc/diskstats has no discard fields for {}", l.name);
+        return;
+    };
+    let t = iolab(&[
+        "run",
+        "--name=t",
+        &format!("--filename={node}"),
+        "--rw=trim",
+        "--bs=1M",
+        "--offset=4M",
+        "--size=8M",
+        "--allow-destroy",
+        "--output-format=json",
+    ]);
+    assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&t.stdout).expect("json");
+    assert_eq!(v["jobs"][0]["trim"]["total_ios"], 8, "8 trims of 1 MiB");
+    assert_eq!(v["jobs"][0]["trim"]["io_bytes"], 8 << 20);
+    let after = discards(&l.name).expect("diskstats");
+    assert_eq!(after.0 - before.0, 8, "discards completed (field 15)");
+    assert_eq!(after.1 - before.1, 16384, "sectors discarded (field 17): 8 MiB");
+    let data = std::fs::read(&l.node).expect("read the device back");
+    assert!(data[4 << 20..12 << 20].iter().all(|&b| b == 0), "trimmed range reads zeros");
+    assert!(data[12 << 20..13 << 20].iter().any(|&b| b != 0), "data after the range is kept");
+    assert!(data[..1 << 20].iter().any(|&b| b != 0), "data before the range is kept");
+}
+
+/// True when the effective uid (from /proc/self/status) is not 0.
+fn not_root() -> bool {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let uid = s.lines().find(|l| l.starts_with("Uid:")).and_then(|l| l.split_whitespace().nth(2));
+    uid != Some("0")
+}
