@@ -355,3 +355,70 @@ fn not_root() -> bool {
     let uid = s.lines().find(|l| l.starts_with("Uid:")).and_then(|l| l.split_whitespace().nth(2));
     uid != Some("0")
 }
+
+/// The JSON documents of a `--status-interval` run, back to back on stdout.
+fn json_docs(bytes: &[u8]) -> Vec<serde_json::Value> {
+    serde_json::Deserializer::from_slice(bytes)
+        .into_iter::<serde_json::Value>()
+        .collect::<Result<_, _>>()
+        .expect("JSON documents")
+}
+
+const STATUS_JOB: &[&str] = &[
+    "--name=n",
+    "--ioengine=null",
+    "--size=1g",
+    "--rw=read",
+    "--bs=4k",
+    "--time_based",
+    "--runtime=2500ms",
+    "--status-interval=1",
+];
+
+#[test]
+fn status_interval_prints_full_cumulative_reports_like_fio() {
+    // stat.c __show_running_run_stats every second of a 2.5 s job: reports at ~1 s and ~2 s,
+    // then the final one: three in every format, counts cumulative.
+    let mut args = vec!["fio", "--output-format=json"];
+    args.extend(STATUS_JOB);
+    let out = iolab(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let docs = json_docs(&out.stdout);
+    assert_eq!(docs.len(), 3, "two periodic reports and the final one");
+    let ios: Vec<u64> =
+        docs.iter().map(|d| d["jobs"][0]["read"]["total_ios"].as_u64().unwrap_or(0)).collect();
+    let rt: Vec<u64> =
+        docs.iter().map(|d| d["jobs"][0]["read"]["runtime"].as_u64().unwrap_or(0)).collect();
+    assert!(ios[0] > 0 && ios[0] < ios[1] && ios[1] < ios[2], "cumulative: {ios:?}");
+    assert!((600..=1400).contains(&rt[0]), "first report near 1 s: {rt:?}");
+    assert!((1600..=2400).contains(&rt[1]), "second near 2 s: {rt:?}");
+    assert!((2400..=2700).contains(&rt[2]), "final at the runtime: {rt:?}");
+    for d in &docs {
+        assert_eq!(d["fio version"], "fio-3.33");
+        assert_eq!(d["jobs"][0]["jobname"], "n");
+        let bytes = d["jobs"][0]["read"]["io_bytes"].as_u64().unwrap_or(0);
+        assert_eq!(bytes, 4096 * d["jobs"][0]["read"]["total_ios"].as_u64().unwrap_or(1));
+    }
+
+    let mut args = vec!["fio", "--output-format=terse"];
+    args.extend(STATUS_JOB);
+    let lines = terse_lines(&stdout(&iolab(&args)));
+    assert_eq!(lines.len(), 3, "one terse line per job per report");
+    let kb: Vec<u64> = lines.iter().map(|l| l[5].parse().unwrap_or(0)).collect();
+    assert!(kb[0] < kb[1] && kb[1] < kb[2], "cumulative read KiB: {kb:?}");
+
+    let mut args = vec!["fio"];
+    args.extend(STATUS_JOB);
+    let text = stdout(&iolab(&args));
+    assert_eq!(text.matches("Run status group 0").count(), 3, "{text}");
+    assert_eq!(text.matches("n: (g=0)").count(), 1, "the job header once, first");
+    assert!(text.starts_with("n: (g=0)"));
+
+    if !have_fio() {
+        println!("skip: fio not installed (iolab's report count checked alone)");
+        return;
+    }
+    let mut args = vec!["--output-format=json"];
+    args.extend(STATUS_JOB);
+    assert_eq!(json_docs(&fio(&args).stdout).len(), docs.len(), "as many reports as fio 3.33");
+}

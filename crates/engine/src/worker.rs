@@ -298,6 +298,7 @@ pub fn run_worker(
             }
             if !ramping {
                 rec.tick_interval(t.saturating_sub(measure_start));
+                rec.offer_snapshot(t.saturating_sub(measure_start));
                 if let Some(rt) = cfg.runtime {
                     if t.saturating_sub(measure_start) >= rt {
                         stream_done = true;

@@ -26,6 +26,7 @@ use iolab_stats::RunResult;
 
 mod logs;
 mod quick;
+mod status;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -241,8 +242,33 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
         },
         super::fio::Eta::Auto => Show::Auto(flags.status_interval.or(flags.g.eta_interval)),
     };
-    let (mut result, interrupted) =
-        run_shown(&parsed.jobs, &run_opts, progress, Some(watch.live_devices()))?;
+    // fio's --status-interval: full periodic reports instead of the progress line.
+    let periodic = flags.status_interval.filter(|_| fio).map(|t| {
+        let mut p = status::Periodic::new(&parsed.jobs, t, &flags.format, flags.g.terse_version);
+        p.sink = flags.output.as_ref().map(|_| Arc::new(std::sync::Mutex::new(Vec::new())));
+        p
+    });
+    let normal = fio && flags.format.split(',').any(|f| f == "normal");
+    if let Some(p) = periodic.as_ref().filter(|_| normal) {
+        // fio prints the job header lines before the run, so before any periodic report.
+        let header = super::fio::normal_header(&parsed.jobs);
+        match &p.sink {
+            Some(s) => s.lock().map(|mut g| g.extend(header.as_bytes())).unwrap_or(()),
+            None => print!("{header}"),
+        }
+    }
+    let progress = if periodic.is_some() && flags.g.eta != super::fio::Eta::Always {
+        Show::Off
+    } else {
+        progress
+    };
+    let (mut result, interrupted) = run_reporting(
+        &parsed.jobs,
+        &run_opts,
+        progress,
+        Some(watch.live_devices()),
+        periodic.clone(),
+    )?;
     let watched = watch.finish(&mut result);
     result.disk_series = watched.series.devices.clone();
     for n in watched.notes.iter().filter(|_| !fio) {
@@ -262,8 +288,12 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
             eprintln!("iolab: {n}");
         }
     }
-    let mut out = Vec::new();
-    if fio && flags.format.split(',').any(|f| f == "normal") {
+    let reported = periodic.is_some();
+    let mut out = periodic
+        .and_then(|p| p.sink)
+        .and_then(|s| s.lock().ok().map(|g| g.clone()))
+        .unwrap_or_default();
+    if normal && !reported {
         out.extend(super::fio::normal_header(&parsed.jobs).as_bytes());
     }
     for fmt in flags.format.split(',') {
@@ -470,6 +500,17 @@ pub fn run_shown(
     show: Show,
     devices: Option<Arc<std::sync::Mutex<Vec<iolab_stats::DiskUtil>>>>,
 ) -> anyhow::Result<(RunResult, bool)> {
+    run_reporting(jobs, opts, show, devices, None)
+}
+
+/// [`run_shown`], plus fio's periodic full reports when `periodic` is given.
+fn run_reporting(
+    jobs: &[iolab_job::Job],
+    opts: &RunOptions,
+    show: Show,
+    devices: Option<Arc<std::sync::Mutex<Vec<iolab_stats::DiskUtil>>>>,
+    periodic: Option<status::Periodic>,
+) -> anyhow::Result<(RunResult, bool)> {
     let (status_interval, show) = match show {
         Show::Auto(t) => (t, std::io::stderr().is_terminal() || t.is_some()),
         Show::Every(t) => (Some(t), true),
@@ -486,6 +527,11 @@ pub fn run_shown(
         std::thread::spawn(move || {
             quick::progress_loop(&progress, &done, status_interval, devices.as_deref())
         })
+    });
+    let reporter = periodic.map(|cfg| {
+        let progress = progress.clone();
+        let done = done.clone();
+        std::thread::spawn(move || status::status_loop(&progress, &done, &cfg))
     });
     // fio's steadystate: a monitor ends a job once its criterion holds over ss_dur.
     let mut trackers = Vec::new();
@@ -505,6 +551,9 @@ pub fn run_shown(
     drop(bridge);
     done.store(true, Ordering::SeqCst);
     if let Some(t) = ticker {
+        let _ = t.join();
+    }
+    if let Some(t) = reporter {
         let _ = t.join();
     }
     let trackers = ss_thread.and_then(|t| t.join().ok()).unwrap_or_default();
