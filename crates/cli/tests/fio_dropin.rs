@@ -595,3 +595,86 @@ fn fiologparser_treats_iolab_logs_as_fio_s() {
     assert_eq!(last(&of), last(&oi));
     assert_eq!(stdout(&of).lines().count(), stdout(&oi).lines().count());
 }
+
+/// Files under `d`, relative, sorted.
+fn tree(d: &std::path::Path) -> Vec<String> {
+    fn walk(base: &std::path::Path, d: &std::path::Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else if let Ok(r) = p.strip_prefix(base) {
+                out.push(r.display().to_string());
+            }
+        }
+    }
+    let mut v = Vec::new();
+    walk(d, d, &mut v);
+    v.sort();
+    v
+}
+
+#[test]
+fn bench_fio_and_fio_plot_run_on_iolab_as_fio() {
+    if !have("bench-fio") || !have("fio-plot") || !have_fio() {
+        println!("skip: bench-fio/fio-plot (PyPI fio-plot) or fio not installed");
+        return;
+    }
+    let d = tempfile::tempdir_in(".").expect("tempdir");
+    std::fs::File::create(d.path().join("tgt")).and_then(|f| f.set_len(64 << 20)).expect("tgt");
+    let (bin, iolab_path) = iolab_as_fio();
+    // Four benchmarks: randread and read at iodepth 1 and 4, 1 s each, logs every 250 ms.
+    let bench = |out: &str, path: &str| {
+        let o = Command::new("bench-fio")
+            .args(["-d", "./tgt", "-t", "file", "-s", "64M", "-o", out, "-b", "4k"])
+            .args(["-m", "randread", "read", "--iodepth", "1", "4", "--numjobs", "1"])
+            .args(["--runtime", "1", "--time-based", "--loginterval", "250"])
+            .args(["-e", "libaio", "--direct", "0", "--quiet"])
+            .current_dir(d.path())
+            .env("PATH", path)
+            .output()
+            .expect("run bench-fio");
+        assert!(o.status.success(), "bench-fio: {}", String::from_utf8_lossy(&o.stderr));
+        d.path().join(out).join("tgt/4k")
+    };
+    let i = bench("iolab", &iolab_path);
+    let f = bench("fio", &std::env::var("PATH").unwrap_or_default());
+    drop(bin);
+    // The same files as fio leaves: 4 JSON results and 5 logs per benchmark.
+    let files = tree(&i);
+    assert_eq!(files, tree(&f));
+    assert_eq!(files.iter().filter(|n| n.ends_with(".json")).count(), 4, "{files:?}");
+    assert_eq!(files.iter().filter(|n| n.ends_with(".log")).count(), 20, "{files:?}");
+    for depth in [1, 4] {
+        let j = std::fs::read(i.join(format!("randread-{depth}-1.json"))).expect("json");
+        let v: serde_json::Value = serde_json::from_slice(&j).expect("bench-fio's JSON");
+        assert_eq!(v["fio version"], "fio-3.33");
+        assert_eq!(v["jobs"][0]["job options"]["iodepth"], depth.to_string());
+        assert!(v["jobs"][0]["read"]["iops"].as_f64().is_some_and(|x| x > 0.0));
+        let log = i.join(format!("randread-iodepth-{depth}-numjobs-1_bw.1.log"));
+        let lines = std::fs::read_to_string(log).expect("bw log").lines().count();
+        assert!((3..=5).contains(&lines), "a bw sample every 250 ms of 1 s: {lines}");
+    }
+    // fio-plot draws each graph kind from iolab's results as from fio's.
+    for (kind, extra) in [
+        ("-g", &["-t", "iops", "lat", "-d", "1", "4", "-n", "1"][..]),
+        ("-l", &[][..]),
+        ("-L", &["-t", "bw", "iops", "-d", "1", "4", "-n", "1"][..]),
+    ] {
+        for dir in [&i, &f] {
+            let png = dir.join(format!("plot{kind}.png"));
+            let o = Command::new("fio-plot")
+                .arg("-i")
+                .arg(dir)
+                .args(["-T", "iolab", kind, "-r", "randread"])
+                .args(extra)
+                .arg("-o")
+                .arg(&png)
+                .output()
+                .expect("run fio-plot");
+            assert!(o.status.success(), "fio-plot {kind}: {}", String::from_utf8_lossy(&o.stderr));
+            let bytes = std::fs::read(&png).unwrap_or_default();
+            assert!(bytes.starts_with(b"\x89PNG") && bytes.len() > 20_000, "fio-plot {kind}");
+        }
+    }
+}
