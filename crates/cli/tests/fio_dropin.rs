@@ -678,3 +678,94 @@ fn bench_fio_and_fio_plot_run_on_iolab_as_fio() {
         }
     }
 }
+
+/// A script from Debian's fio docs (`/usr/share/doc/fio/NAME.gz`) unpacked into `dir`.
+fn doc_script(dir: &std::path::Path, name: &str) -> Option<std::path::PathBuf> {
+    let src = std::path::Path::new("/usr/share/doc/fio").join(format!("{name}.gz"));
+    if !src.exists() || !have("zcat") {
+        return None;
+    }
+    let o = Command::new("zcat").arg(&src).output().ok()?;
+    let p = dir.join(name);
+    std::fs::write(&p, o.stdout).ok()?;
+    Some(p)
+}
+
+/// The lines of a histogram log as (time, ddir, bs, number of bucket sums, samples).
+fn hist_lines(p: &std::path::Path) -> Vec<(u64, u64, u64, usize, u64)> {
+    let text = std::fs::read_to_string(p).expect("hist log");
+    text.lines()
+        .map(|l| {
+            let f: Vec<u64> = l.split(", ").map(|x| x.parse().unwrap_or(u64::MAX)).collect();
+            (f[0], f[1], f[2], f.len() - 3, f[3..].iter().sum())
+        })
+        .collect()
+}
+
+#[test]
+fn hist_logs_have_fio_s_layout_and_fio_s_parsers_read_them() {
+    let py_ok = Command::new("python3")
+        .args(["-c", "import numpy, pandas"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let d = tempfile::tempdir_in(".").expect("tempdir");
+    let parser = doc_script(d.path(), "fiologparser_hist.py");
+    let pctiles = doc_script(d.path(), "fio-histo-log-pctiles.py");
+    if !have_fio() || !py_ok || parser.is_none() || pctiles.is_none() {
+        println!("skip: fio, python3 with numpy/pandas, or fio's hist scripts missing");
+        return;
+    }
+    // 2000 reads/s and 2000 writes/s for 2 s, a histogram every 500 ms, buckets summed by 4.
+    let job = [
+        "--name=j",
+        "--ioengine=null",
+        "--size=64m",
+        "--bs=4k",
+        "--rw=randrw",
+        "--rate_iops=2000",
+        "--time_based",
+        "--runtime=2s",
+        "--write_hist_log=x",
+        "--log_hist_msec=500",
+        "--log_hist_coarseness=2",
+    ];
+    let (f, i) = both_in(d.path(), &job).expect("fio present");
+    let (hf, hi) =
+        (hist_lines(&f.join("x_clat_hist.1.log")), hist_lines(&i.join("x_clat_hist.1.log")));
+    // fio: three windows close per direction in 2 s (the last one is still open at the end).
+    assert_eq!(hf.len(), 6, "{hf:?}");
+    assert_eq!(hi.len(), hf.len());
+    // Per direction in time order (the two directions' lines interleave by timing).
+    let by_dir = |v: &[(u64, u64, u64, usize, u64)]| {
+        let mut v = v.to_vec();
+        v.sort_by_key(|x| (x.1, x.0));
+        v
+    };
+    for (a, b) in by_dir(&hi).iter().zip(&by_dir(&hf)) {
+        assert_eq!((a.1, a.2, a.3), (b.1, b.2, b.3), "ddir, bs, 1856/4 = 464 sums");
+        assert!(a.0.abs_diff(b.0) < 150, "times {} vs fio {}", a.0, b.0);
+        assert!((850..=1150).contains(&a.4), "~1000 completions per 500 ms window: {}", a.4);
+    }
+    let run = |script: &std::path::Path, dir: &std::path::Path, log: &str| {
+        let o = Command::new("python3").arg(script).arg(log).current_dir(dir).output();
+        let o = o.expect("python3");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        stdout(&o)
+    };
+    let shape = |s: &str| s.lines().map(|l| l.split(',').count()).collect::<Vec<_>>();
+    let (pf, pi) = (
+        run(parser.as_ref().unwrap(), &f, "x_clat_hist.1.log"),
+        run(parser.as_ref().unwrap(), &i, "x_clat_hist.1.log"),
+    );
+    assert_eq!(pi.lines().next(), pf.lines().next(), "fiologparser_hist header");
+    assert_eq!(shape(&pi), shape(&pf), "{pi}\n{pf}");
+    // fio-histo-log-pctiles.py wants full resolution (coarseness 0).
+    let job0: Vec<&str> = job.iter().copied().filter(|a| !a.starts_with("--log_hist_c")).collect();
+    let (f0, i0) = both_in(&d.path().join("c0"), &job0).expect("fio present");
+    let (qf, qi) = (
+        run(pctiles.as_ref().unwrap(), &f0, "x_clat_hist.1.log"),
+        run(pctiles.as_ref().unwrap(), &i0, "x_clat_hist.1.log"),
+    );
+    assert_eq!(shape(&qi), shape(&qf), "{qi}\n{qf}");
+    assert!(qi.contains("msec-since-start, samples, min, median"));
+}

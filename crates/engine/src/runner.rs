@@ -136,6 +136,9 @@ pub struct JobLogs {
     /// `log_window_value=both`: the max column is present.
     pub window_max: bool,
     pub lat: Option<LatLogs>,
+    /// `write_hist_log` prefix and `log_hist_coarseness`.
+    pub hist_prefix: Option<String>,
+    pub hist_coarseness: u32,
 }
 
 /// Live view for a progress display: one slot per clone, filled once the clone runs.
@@ -330,8 +333,12 @@ pub fn worker_config(
                     && !gtod
                     && !opt_bool(job, "disable_bw_measurement", false),
                 unit_iops: log_avg == 0 && job.options.contains_key("write_iops_log") && !gtod,
+                hist_msec: job
+                    .options
+                    .contains_key("write_hist_log")
+                    .then(|| opt_u64(job, "log_hist_msec").unwrap_or(0)),
             };
-            (spec.lat || spec.unit_bw || spec.unit_iops).then_some(spec)
+            (spec.lat || spec.unit_bw || spec.unit_iops || spec.hist_msec.is_some()).then_some(spec)
         },
     };
     Ok((cfg, clock_note))
@@ -942,7 +949,12 @@ fn join_all(
                 };
                 let (lat_prefix, bw_prefix, iops_prefix) =
                     (prefix("write_lat_log"), prefix("write_bw_log"), prefix("write_iops_log"));
-                if lat_prefix.is_some() || bw_prefix.is_some() || iops_prefix.is_some() {
+                let hist_prefix = prefix("write_hist_log");
+                if lat_prefix.is_some()
+                    || bw_prefix.is_some()
+                    || iops_prefix.is_some()
+                    || hist_prefix.is_some()
+                {
                     logs.push(JobLogs {
                         jobidx: jr.jobidx,
                         lat_prefix,
@@ -951,6 +963,8 @@ fn join_all(
                         log_offset: opt_bool(job, "log_offset", false),
                         window_max: matches!(opt_str(job, "log_window_value"), Some("both" | "2")),
                         lat: out.lat_logs,
+                        hist_prefix,
+                        hist_coarseness: opt_u64(job, "log_hist_coarseness").unwrap_or(0) as u32,
                     });
                 }
                 finished.push((c.job_idx, n as u32, jr));
