@@ -711,10 +711,10 @@ fn hist_logs_have_fio_s_layout_and_fio_s_parsers_read_them() {
     let d = tempfile::tempdir_in(".").expect("tempdir");
     let parser = doc_script(d.path(), "fiologparser_hist.py");
     let pctiles = doc_script(d.path(), "fio-histo-log-pctiles.py");
-    if !have_fio() || !py_ok || parser.is_none() || pctiles.is_none() {
+    let (Some(parser), Some(pctiles), true, true) = (parser, pctiles, have_fio(), py_ok) else {
         println!("skip: fio, python3 with numpy/pandas, or fio's hist scripts missing");
         return;
-    }
+    };
     // 2000 reads/s and 2000 writes/s for 2 s, a histogram every 500 ms, buckets summed by 4.
     let job = [
         "--name=j",
@@ -753,19 +753,14 @@ fn hist_logs_have_fio_s_layout_and_fio_s_parsers_read_them() {
         stdout(&o)
     };
     let shape = |s: &str| s.lines().map(|l| l.split(',').count()).collect::<Vec<_>>();
-    let (pf, pi) = (
-        run(parser.as_ref().unwrap(), &f, "x_clat_hist.1.log"),
-        run(parser.as_ref().unwrap(), &i, "x_clat_hist.1.log"),
-    );
+    let (pf, pi) = (run(&parser, &f, "x_clat_hist.1.log"), run(&parser, &i, "x_clat_hist.1.log"));
     assert_eq!(pi.lines().next(), pf.lines().next(), "fiologparser_hist header");
     assert_eq!(shape(&pi), shape(&pf), "{pi}\n{pf}");
     // fio-histo-log-pctiles.py wants full resolution (coarseness 0).
     let job0: Vec<&str> = job.iter().copied().filter(|a| !a.starts_with("--log_hist_c")).collect();
     let (f0, i0) = both_in(&d.path().join("c0"), &job0).expect("fio present");
-    let (qf, qi) = (
-        run(pctiles.as_ref().unwrap(), &f0, "x_clat_hist.1.log"),
-        run(pctiles.as_ref().unwrap(), &i0, "x_clat_hist.1.log"),
-    );
+    let (qf, qi) =
+        (run(&pctiles, &f0, "x_clat_hist.1.log"), run(&pctiles, &i0, "x_clat_hist.1.log"));
     assert_eq!(shape(&qi), shape(&qf), "{qi}\n{qf}");
     assert!(qi.contains("msec-since-start, samples, min, median"));
 }
