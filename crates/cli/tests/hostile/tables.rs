@@ -592,6 +592,7 @@ fn dropin_probes() -> Vec<Probe> {
         ("posixaio", Oracle::Ok),
         ("mmap", Oracle::Ok),
         ("pvsync2", Oracle::Ok),
+        ("falloc", Oracle::Ok),
         ("filecreate", err(&["filecreate", "not supported"])),
         ("splice", err(&["splice", "not supported"])),
         ("windowsaio", err(&["windowsaio"])),

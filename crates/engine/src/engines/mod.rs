@@ -7,6 +7,8 @@
 //! are reaped (`FIO_Q_BUSY`). Engines own the buffer pool so io_uring can register it
 //! (`fixedbufs`) and the worker never hands raw pointers across the trait.
 
+pub mod falloc;
+pub mod ftruncate;
 pub mod libaio;
 pub mod mmap;
 pub mod null;
@@ -162,6 +164,9 @@ pub struct EngineEntry {
     pub ctor: fn(&EngineConfig) -> Result<Box<dyn IoEngine>, EngineError>,
 }
 
+/// Engines that move no data: they have no write-then-read-back round trip.
+pub const DATALESS: &[&str] = &["null", "falloc", "ftruncate"];
+
 /// The engine table: adding an engine is one file and one line here.
 pub const ENGINES: &[EngineEntry] = &[
     EngineEntry {
@@ -207,6 +212,18 @@ pub const ENGINES: &[EngineEntry] = &[
         ctor: mmap::Mmap::boxed,
     },
     EngineEntry {
+        name: "falloc",
+        aliases: &[],
+        help: "fallocate() per I/O: read keeps the size, write allocates, trim punches; no data",
+        ctor: falloc::Falloc::boxed,
+    },
+    EngineEntry {
+        name: "ftruncate",
+        aliases: &[],
+        help: "ftruncate(offset) per write; other directions fail with EINVAL; no data",
+        ctor: ftruncate::Ftruncate::boxed,
+    },
+    EngineEntry {
         name: "sync",
         aliases: &[],
         help: "lseek + read/write, depth 1",
@@ -228,8 +245,6 @@ pub const REFUSED: &[(&str, &str)] = &[
     ("dircreate", "times mkdir() per directory in fio's open hook; iolab's runner has no per-file open timing yet"),
     ("dirstat", "times stat() per directory in fio's open hook; iolab's runner has no per-file open timing yet"),
     ("dirdelete", "times rmdir() per directory in fio's open hook; iolab's runner has no per-file open timing yet"),
-    ("falloc", "fallocate() as the I/O is not implemented yet; use rw=trim for punch-hole"),
-    ("ftruncate", "ftruncate() as the I/O is not implemented yet"),
     ("splice", "splice() through a pipe is not implemented yet; use psync"),
     ("netsplice", "network I/O is outside iolab (it measures storage)"),
     ("net", "network I/O is outside iolab (it measures storage)"),
@@ -267,7 +282,10 @@ pub fn lookup(name: &str) -> Result<&'static EngineEntry, EngineError> {
 
 /// Whether `name` is a synchronous engine (depth capped at 1), without constructing it.
 pub fn is_sync_engine(name: &str) -> bool {
-    matches!(name, "psync" | "pvsync" | "vsync" | "sync" | "pvsync2" | "mmap")
+    matches!(
+        name,
+        "psync" | "pvsync" | "vsync" | "sync" | "pvsync2" | "mmap" | "falloc" | "ftruncate"
+    )
 }
 
 /// The negated errno of the last failed libc call.
