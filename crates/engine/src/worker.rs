@@ -100,6 +100,8 @@ pub struct LatLogSpec {
     pub unit_bw: bool,
     /// A per-I/O IOPS sample of 1 per data I/O (fio `add_iops_sample`).
     pub unit_iops: bool,
+    /// `write_hist_log` with its `log_hist_msec` (0: the log stays empty, as in fio).
+    pub hist_msec: Option<u64>,
 }
 
 /// A worker's latency logs, times in ms since its measurement started.
@@ -110,6 +112,8 @@ pub struct LatLogs {
     pub lat: iolab_stats::SampleLog,
     pub bw: Option<iolab_stats::SampleLog>,
     pub iops: Option<iolab_stats::SampleLog>,
+    /// `write_hist_log`: clat histogram copies every `log_hist_msec`.
+    pub hist: Option<iolab_stats::HistLog>,
     lat_on: bool,
 }
 
@@ -123,6 +127,7 @@ impl LatLogs {
             lat: l(),
             bw: s.unit_bw.then(unit),
             iops: s.unit_iops.then(unit),
+            hist: s.hist_msec.map(iolab_stats::HistLog::new),
             lat_on: s.lat,
         }
     }
@@ -298,6 +303,7 @@ pub fn run_worker(
             }
             if !ramping {
                 rec.tick_interval(t.saturating_sub(measure_start));
+                rec.offer_snapshot(t.saturating_sub(measure_start));
                 if let Some(rt) = cfg.runtime {
                     if t.saturating_sub(measure_start) >= rt {
                         stream_done = true;
@@ -693,6 +699,9 @@ fn complete(
         }
         if let (Some(i), true) = (l.iops.as_mut(), data) {
             i.add(t, s.dir, 1, bytes, s.offset);
+        }
+        if let (Some(h), true, true) = (l.hist.as_mut(), data, m.clat) {
+            h.add(t.0 / 1_000_000, s.dir as usize, bytes, clat.0);
         }
     }
     if s.dir == IoDir::Read {
