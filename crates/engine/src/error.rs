@@ -26,6 +26,8 @@ pub enum EngineError {
     },
     #[error("ioengine={name} is not known (known: {known})")]
     UnknownEngine { name: String, known: String },
+    #[error("ioengine={name} is not supported: {reason}")]
+    RefusedEngine { name: String, reason: &'static str },
     #[error("{path}: direct=1 (O_DIRECT) is not supported by this filesystem{fs}; use direct=0 (buffered) or another directory")]
     DirectUnsupported { path: PathBuf, fs: String },
     #[error("{path}: refusing to write: {reason}; pass --allow-destroy if you mean to destroy its contents")]

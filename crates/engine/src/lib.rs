@@ -21,6 +21,7 @@ pub mod quick;
 pub mod replay;
 pub mod runner;
 pub mod safety;
+pub mod status;
 pub mod steady;
 pub mod target;
 pub mod verify;

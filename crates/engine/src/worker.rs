@@ -94,6 +94,8 @@ pub struct LatLogSpec {
     pub unit_bw: bool,
     /// A per-I/O IOPS sample of 1 per data I/O (fio `add_iops_sample`).
     pub unit_iops: bool,
+    /// `write_hist_log` with its `log_hist_msec` (0: the log stays empty, as in fio).
+    pub hist_msec: Option<u64>,
 }
 
 /// A worker's latency logs, times in ms since its measurement started.
@@ -104,6 +106,8 @@ pub struct LatLogs {
     pub lat: iolab_stats::SampleLog,
     pub bw: Option<iolab_stats::SampleLog>,
     pub iops: Option<iolab_stats::SampleLog>,
+    /// `write_hist_log`: clat histogram copies every `log_hist_msec`.
+    pub hist: Option<iolab_stats::HistLog>,
     lat_on: bool,
 }
 
@@ -117,6 +121,7 @@ impl LatLogs {
             lat: l(),
             bw: s.unit_bw.then(unit),
             iops: s.unit_iops.then(unit),
+            hist: s.hist_msec.map(iolab_stats::HistLog::new),
             lat_on: s.lat,
         }
     }
@@ -412,6 +417,7 @@ where
         }
         if !self.ramping {
             self.rec.tick_interval(t.saturating_sub(self.measure_start));
+            self.rec.offer_snapshot(t.saturating_sub(self.measure_start));
             if let Some(rt) = self.cfg.runtime {
                 if t.saturating_sub(self.measure_start) >= rt {
                     self.stream_done = true;
@@ -858,6 +864,9 @@ impl LatLogs {
         }
         if let (Some(i), true) = (self.iops.as_mut(), data) {
             i.add(t, s.dir, 1, bytes, s.offset);
+        }
+        if let (Some(h), true, true) = (self.hist.as_mut(), data, m.clat) {
+            h.add(t.0 / 1_000_000, s.dir as usize, bytes, x.clat.0);
         }
     }
 }

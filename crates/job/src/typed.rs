@@ -54,6 +54,7 @@ pub const ENGINE_UNACTED: &[(&str, &str)] = &[
     ("exitall", "not acted on: other jobs run to their own end"),
     ("exit_what", "not acted on: other jobs run to their own end"),
     ("hipri", "not acted on: completions are interrupt driven (no IORING_SETUP_IOPOLL)"),
+    ("uncached", "acted on by ioengine=pvsync2 only: this engine ran cached"),
     ("userspace_reap", "not needed: completions are reaped with io_getevents"),
     ("create_on_open", "not acted on: files are created during setup, before the job"),
     (
@@ -62,6 +63,9 @@ pub const ENGINE_UNACTED: &[(&str, &str)] = &[
     ),
     ("thinktime_blocks_type", "thinktime is scheduled by the workload generator"),
 ];
+
+/// The [`ENGINE_UNACTED`] options the pvsync2 engine acts on.
+const PVSYNC2_ACTED: &[&str] = &["hipri", "uncached"];
 
 /// Declares a `bool` accessor per option: set value, else the registry default.
 macro_rules! flags {
@@ -107,6 +111,8 @@ flags! {
     log_offset => "log_offset";
     overwrite => "overwrite";
     sqthread_poll => "sqthread_poll";
+    /// `hipri`: polled completions (pvsync2's RWF_HIPRI).
+    hipri => "hipri";
     slat_percentiles => "slat_percentiles";
     /// `clat_percentiles` (default 1).
     clat_percentiles => "clat_percentiles";
@@ -123,6 +129,12 @@ counts! {
     /// `fdatasync=N`: an fdatasync every N writes (0: none).
     fdatasync_every => "fdatasync";
     log_avg_msec => "log_avg_msec";
+    /// `log_hist_msec` (default 0): the period of `write_hist_log`'s histogram copies.
+    log_hist_msec => "log_hist_msec";
+    /// `log_hist_coarseness` (default 0): histogram bins merged by 2^N in the log.
+    log_hist_coarseness => "log_hist_coarseness";
+    /// `uncached` (default 0): RWF_DONTCACHE for pvsync2.
+    uncached => "uncached";
 }
 
 given! {
@@ -154,6 +166,7 @@ const OTHER_NAMES: &[&str] = &[
     "write_lat_log",
     "write_bw_log",
     "write_iops_log",
+    "write_hist_log",
     "verify",
     "steadystate",
     "steadystate_duration",
@@ -293,6 +306,11 @@ impl Job {
         self.log_prefix("write_iops_log")
     }
 
+    /// `write_hist_log`'s file prefix, if set.
+    pub fn write_hist_log(&self) -> Option<String> {
+        self.log_prefix("write_hist_log")
+    }
+
     /// Whether `verify=` names a checksum (anything but `0`/`none`): fio then seeds the
     /// write block sizes like the reads (init.c).
     pub fn verifies(&self) -> bool {
@@ -319,9 +337,13 @@ impl Job {
         self.time("steadystate_check_interval")
     }
 
-    /// The options of [`ENGINE_UNACTED`] this job sets, with their notes.
+    /// The options of [`ENGINE_UNACTED`] this job sets, with their notes; with
+    /// `ioengine=pvsync2`, `hipri` and `uncached` are acted on (RWF_HIPRI, RWF_DONTCACHE).
     pub fn engine_unacted(&self) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
-        ENGINE_UNACTED.iter().copied().filter(|(n, _)| self.options.contains_key(*n))
+        let pvsync2 = self.ioengine == "pvsync2";
+        ENGINE_UNACTED.iter().copied().filter(move |(n, _)| {
+            self.options.contains_key(*n) && !(pvsync2 && PVSYNC2_ACTED.contains(n))
+        })
     }
 
     /// Whether `nrfiles` was written (fio ignores it when `filename=` lists several files).

@@ -128,6 +128,9 @@ fn status_policy_of_the_team() {
         "dedupe_mode",
         "verify",
         "write_lat_log",
+        "write_hist_log",
+        "log_hist_msec",
+        "log_hist_coarseness",
         "log_avg_msec",
         "status_interval",
         "percentile_list",
@@ -156,7 +159,6 @@ fn status_policy_of_the_team() {
     for n in [
         "verify_async",
         "trim_percentage",
-        "write_hist_log",
         "latency_target",
         "flow",
         "rate_min",

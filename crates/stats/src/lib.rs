@@ -20,6 +20,7 @@ pub mod cpu;
 pub mod diskseries;
 pub mod diskstats;
 pub mod hist;
+pub mod histlog;
 pub mod recorder;
 pub mod result;
 pub mod samplelog;
@@ -32,6 +33,7 @@ pub use cpu::{CpuUsage, Who};
 pub use hist::{
     LatHist, LatStats, Percentile, DEFAULT_PERCENTILES, FIO_DEFAULT_PERCENTILES, MIN_TAIL_SAMPLES,
 };
+pub use histlog::{HistLog, HistSample};
 pub use recorder::{LiveCounters, LiveSnapshot, RawInterval, Recorder, DEFAULT_INTERVAL, DIRS};
 pub use result::{
     DepthStats, DirStats, DiskUtil, ErrnoCount, GroupDir, GroupResult, IntervalPoint, IostatX,

@@ -9,8 +9,8 @@
 //! no locks, no allocation (a direction's histograms are allocated on its first I/O), and the
 //! live counters a progress thread reads are single-writer relaxed stores.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
 
 use iolab_core::{IoDir, Nanos};
 
@@ -68,6 +68,11 @@ pub struct LiveCounters {
     /// Sum of completion latencies, ns (divide deltas by `ios` deltas for the interval mean).
     pub clat_sum_ns: [AtomicU64; 4],
     pub errors: AtomicU64,
+    /// Set by a reader that wants a full copy of the recorder (fio's `--status-interval`
+    /// reports, stat.c `__show_running_run_stats`); the worker answers at its next time check.
+    pub snap_req: AtomicBool,
+    /// The worker's answer: the recorder as it was and the measured runtime then.
+    pub snap: Mutex<Option<(Recorder, Nanos)>>,
 }
 
 /// A copy of [`LiveCounters`] at one instant.
@@ -269,6 +274,17 @@ impl Recorder {
     /// A handle the progress thread keeps to read cumulative counters while the worker runs.
     pub fn live(&self) -> Arc<LiveCounters> {
         Arc::clone(&self.live)
+    }
+
+    /// Called by the worker at its time checks: when a reader asked (`snap_req`), leave a copy
+    /// of this recorder and the runtime measured so far in `snap`. One relaxed load otherwise.
+    pub fn offer_snapshot(&self, runtime: Nanos) {
+        if !self.live.snap_req.load(Relaxed) || !self.live.snap_req.swap(false, Relaxed) {
+            return;
+        }
+        if let Ok(mut g) = self.live.snap.lock() {
+            *g = Some((self.clone(), runtime));
+        }
     }
 
     /// What was recorded for one direction.

@@ -27,6 +27,7 @@ use iolab_stats::RunResult;
 
 mod logs;
 mod quick;
+mod status;
 
 #[derive(clap::Args)]
 #[command(after_help = HELP)]
@@ -163,8 +164,8 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
     let Some((opts, parsed)) = load_jobs(split, &flags, fio)? else {
         return Ok(ExitCode::SUCCESS);
     };
-    let (result, watched, interrupted) = measure(&opts, &parsed, &flags, fio, &started)?;
-    let out = render(&result, &watched, &flags, fio, &parsed.jobs)?;
+    let (result, watched, interrupted, reported) = measure(&opts, &parsed, &flags, fio, &started)?;
+    let out = render(&result, &watched, &flags, fio, &parsed.jobs, reported)?;
     super::emit(&out, flags.output.as_deref())?;
     Ok(exit_code(&result, interrupted, fio))
 }
@@ -216,7 +217,7 @@ fn measure(
     flags: &Flags,
     fio: bool,
     started: &iolab_stats::RunMeta,
-) -> anyhow::Result<(RunResult, iolab_advice::WatchReport, bool)> {
+) -> anyhow::Result<(RunResult, iolab_advice::WatchReport, bool, Option<Vec<u8>>)> {
     // Nor the file a job reads or writes (fio's filename=): checked before any I/O.
     let targets: Vec<std::path::PathBuf> = parsed.jobs.iter().flat_map(job_paths).collect();
     let mut inputs: Vec<&Path> = opts.files.iter().map(|p| p.as_path()).collect();
@@ -264,8 +265,33 @@ fn measure(
         },
         super::fio::Eta::Auto => Show::Auto(flags.status_interval.or(flags.g.eta_interval)),
     };
-    let (mut result, interrupted) =
-        run_shown(&parsed.jobs, &run_opts, progress, Some(watch.live_devices()))?;
+    // fio's --status-interval: full periodic reports instead of the progress line.
+    let periodic = flags.status_interval.filter(|_| fio).map(|t| {
+        let mut p = status::Reports::new(&parsed.jobs, t, &flags.format, flags.g.terse_version);
+        p.sink = flags.output.as_ref().map(|_| Arc::new(std::sync::Mutex::new(Vec::new())));
+        p
+    });
+    let normal = fio && flags.format.split(',').any(|f| f == "normal");
+    if let Some(p) = periodic.as_ref().filter(|_| normal) {
+        // fio prints the job header lines before the run, so before any periodic report.
+        let header = super::fio::normal_header(&parsed.jobs);
+        match &p.sink {
+            Some(s) => s.lock().map(|mut g| g.extend(header.as_bytes())).unwrap_or(()),
+            None => print!("{header}"),
+        }
+    }
+    let progress = if periodic.is_some() && flags.g.eta != super::fio::Eta::Always {
+        Show::Off
+    } else {
+        progress
+    };
+    let (mut result, interrupted) = run_reporting(
+        &parsed.jobs,
+        &run_opts,
+        progress,
+        Some(watch.live_devices()),
+        periodic.clone(),
+    )?;
     let watched = watch.finish(&mut result);
     result.disk_series = watched.series.devices.clone();
     for n in watched.notes.iter().filter(|_| !fio) {
@@ -285,7 +311,10 @@ fn measure(
             eprintln!("iolab: {n}");
         }
     }
-    Ok((result, watched, interrupted))
+    // The periodic reports made (collected when they go to --output, else already printed).
+    let reported =
+        periodic.map(|p| p.sink.and_then(|s| s.lock().ok().map(|g| g.clone())).unwrap_or_default());
+    Ok((result, watched, interrupted, reported))
 }
 
 /// The output formats in fio's order; the device view and advice after iolab's text.
@@ -295,9 +324,12 @@ fn render(
     flags: &Flags,
     fio: bool,
     jobs: &[iolab_job::Job],
+    reported: Option<Vec<u8>>,
 ) -> anyhow::Result<Vec<u8>> {
-    let mut out = Vec::new();
-    if fio && flags.format.split(',').any(|f| f == "normal") {
+    // After --status-interval's reports the job header was written before them.
+    let header = reported.is_none();
+    let mut out = reported.unwrap_or_default();
+    if header && fio && flags.format.split(',').any(|f| f == "normal") {
         out.extend(super::fio::normal_header(jobs).as_bytes());
     }
     for fmt in flags.format.split(',') {
@@ -400,6 +432,17 @@ pub fn run_shown(
     show: Show,
     devices: Option<Arc<std::sync::Mutex<Vec<iolab_stats::DiskUtil>>>>,
 ) -> anyhow::Result<(RunResult, bool)> {
+    run_reporting(jobs, opts, show, devices, None)
+}
+
+/// [`run_shown`], plus fio's periodic full reports when `periodic` is given.
+fn run_reporting(
+    jobs: &[iolab_job::Job],
+    opts: &RunOptions,
+    show: Show,
+    devices: Option<Arc<std::sync::Mutex<Vec<iolab_stats::DiskUtil>>>>,
+    periodic: Option<status::Reports>,
+) -> anyhow::Result<(RunResult, bool)> {
     let (status_interval, show) = match show {
         Show::Auto(t) => (t, std::io::stderr().is_terminal() || t.is_some()),
         Show::Every(t) => (Some(t), true),
@@ -417,10 +460,18 @@ pub fn run_shown(
             quick::progress_loop(&progress, &done, status_interval, devices.as_deref())
         })
     });
+    let reporter = periodic.map(|cfg| {
+        let progress = progress.clone();
+        let done = done.clone();
+        std::thread::spawn(move || status::status_loop(&progress, &done, &cfg))
+    });
     let r = run_jobs(jobs, opts, stop, Some(progress));
     drop(bridge);
     done.store(true, Ordering::SeqCst);
     if let Some(t) = ticker {
+        let _ = t.join();
+    }
+    if let Some(t) = reporter {
         let _ = t.join();
     }
     let interrupted = iolab_core::stop::requested();

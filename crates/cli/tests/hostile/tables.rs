@@ -595,6 +595,52 @@ fn dropin_probes() -> Vec<Probe> {
         )
         .after(After::Stdout("\"b\"")),
     );
+    // New engines run; fio's engines iolab does not have are refused by name with a reason.
+    for (engine, o) in [
+        ("posixaio", Oracle::Ok),
+        ("mmap", Oracle::Ok),
+        ("pvsync2", Oracle::Ok),
+        ("falloc", Oracle::Ok),
+        ("filecreate", err(&["filecreate", "not supported"])),
+        ("splice", err(&["splice", "not supported"])),
+        ("windowsaio", err(&["windowsaio"])),
+    ] {
+        let e = format!("--ioengine={engine}");
+        let a = ["run", "--name=h", "--directory={W}", "--size=64k", "--rw=randrw", e.as_str()];
+        v.push(Probe::new("dropin", format!("run {e}"), &a, o).limit(15.0));
+    }
+    // Histogram logs: coarseness outside fio's 0..6 is refused by name; a good one runs.
+    for (extra, o) in [
+        ("--log_hist_coarseness=7", err(&["log_hist_coarseness"])),
+        ("--log_hist_coarseness=-1", err(&["log_hist_coarseness"])),
+        ("--log_hist_msec=10", Oracle::Ok),
+    ] {
+        let a = [
+            "run",
+            "--name=h",
+            "--ioengine=null",
+            "--directory={W}",
+            "--size=256k",
+            "--write_hist_log={W}/h",
+            extra,
+        ];
+        v.push(Probe::new("dropin", format!("run write_hist_log {extra}"), &a, o));
+    }
+    // fio's --status-interval reports in each format, with hostile intervals refused.
+    for fmt in ["normal", "json", "terse", "json,terse"] {
+        let f = format!("--output-format={fmt}");
+        let a = [
+            "fio",
+            "--name=h",
+            "--ioengine=null",
+            "--size=1m",
+            "--time_based",
+            "--runtime=1200ms",
+            "--status-interval=0.5",
+            f.as_str(),
+        ];
+        v.push(Probe::new("dropin", format!("fio --status-interval {fmt}"), &a, Oracle::Ok));
+    }
     v
 }
 

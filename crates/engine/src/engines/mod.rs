@@ -7,9 +7,14 @@
 //! are reaped (`FIO_Q_BUSY`). Engines own the buffer pool so io_uring can register it
 //! (`fixedbufs`) and the worker never hands raw pointers across the trait.
 
+pub mod falloc;
+pub mod ftruncate;
 pub mod libaio;
+pub mod mmap;
 pub mod null;
+pub mod posixaio;
 pub mod psync;
+pub mod pvsync2;
 pub mod sync;
 pub mod uring;
 
@@ -121,6 +126,10 @@ pub struct EngineConfig {
     pub sqthread_poll: bool,
     /// `iodepth_batch_complete_max`: most completions one reap returns (0: no limit).
     pub reap_max: u32,
+    /// pvsync2: `hipri` (RWF_HIPRI on every call).
+    pub hipri: bool,
+    /// pvsync2: `uncached` (RWF_DONTCACHE, fio's RWF_UNCACHED).
+    pub uncached: bool,
 }
 
 impl EngineConfig {
@@ -133,6 +142,8 @@ impl EngineConfig {
             registerfiles: None,
             sqthread_poll: false,
             reap_max: 0,
+            hipri: false,
+            uncached: false,
         }
     }
 }
@@ -177,6 +188,9 @@ pub struct EngineEntry {
     pub ctor: fn(&EngineConfig) -> Result<Box<dyn IoEngine>, EngineError>,
 }
 
+/// Engines that move no data: they have no write-then-read-back round trip.
+pub const DATALESS: &[&str] = &["null", "falloc", "ftruncate"];
+
 /// The engine table: adding an engine is one file and one line here.
 pub const ENGINES: &[EngineEntry] = &[
     EngineEntry {
@@ -204,6 +218,36 @@ pub const ENGINES: &[EngineEntry] = &[
         ctor: psync::Psync::boxed_pvsync,
     },
     EngineEntry {
+        name: "pvsync2",
+        aliases: &[],
+        help: "preadv2/pwritev2 with RWF_HIPRI (hipri) and RWF_DONTCACHE (uncached), depth 1",
+        ctor: pvsync2::Pvsync2::boxed,
+    },
+    EngineEntry {
+        name: "posixaio",
+        aliases: &[],
+        help: "POSIX AIO (glibc aio_read/aio_write, aio_suspend), async to iodepth",
+        ctor: posixaio::PosixAio::boxed,
+    },
+    EngineEntry {
+        name: "mmap",
+        aliases: &[],
+        help: "memcpy to and from a shared mapping of the file; msync for fsync, depth 1",
+        ctor: mmap::Mmap::boxed,
+    },
+    EngineEntry {
+        name: "falloc",
+        aliases: &[],
+        help: "fallocate() per I/O: read keeps the size, write allocates, trim punches; no data",
+        ctor: falloc::Falloc::boxed,
+    },
+    EngineEntry {
+        name: "ftruncate",
+        aliases: &[],
+        help: "ftruncate(offset) per write; other directions fail with EINVAL; no data",
+        ctor: ftruncate::Ftruncate::boxed,
+    },
+    EngineEntry {
         name: "sync",
         aliases: &[],
         help: "lseek + read/write, depth 1",
@@ -217,8 +261,41 @@ pub const ENGINES: &[EngineEntry] = &[
     },
 ];
 
-/// The table entry for `ioengine=name` (or an alias).
+/// fio engines iolab does not run, each with the reason (fio 3.33 `--enghelp` lists them).
+pub const REFUSED: &[(&str, &str)] = &[
+    ("filecreate", "times open(O_CREAT) per file in fio's open hook; iolab creates files during set-up, before the clock starts"),
+    ("filestat", "times stat()/statx() per file in fio's open hook; iolab's runner has no per-file open timing yet"),
+    ("filedelete", "times unlink() per file in fio's open hook; iolab's runner has no per-file open timing yet"),
+    ("dircreate", "times mkdir() per directory in fio's open hook; iolab's runner has no per-file open timing yet"),
+    ("dirstat", "times stat() per directory in fio's open hook; iolab's runner has no per-file open timing yet"),
+    ("dirdelete", "times rmdir() per directory in fio's open hook; iolab's runner has no per-file open timing yet"),
+    ("splice", "splice() through a pipe is not implemented yet; use psync"),
+    ("netsplice", "network I/O is outside iolab (it measures storage)"),
+    ("net", "network I/O is outside iolab (it measures storage)"),
+    ("cpuio", "CPU burning (cpuload/cpuchunks) is not implemented; iolab measures storage"),
+    ("exec", "running a program as the job is not implemented"),
+    ("sg", "SCSI generic passthrough (SG_IO) is not implemented"),
+    ("io_uring_cmd", "NVMe passthrough (uring_cmd on /dev/ngXnY) is not implemented"),
+    ("e4defrag", "EXT4_IOC_MOVE_EXT defragmentation is not implemented"),
+    ("mtd", "MTD flash devices are not supported"),
+    ("nbd", "NBD client I/O is not implemented"),
+    ("rdma", "RDMA is outside iolab (it measures storage)"),
+    ("rados", "Ceph is not linked into iolab"),
+    ("rbd", "Ceph RBD is not linked into iolab"),
+    ("gfapi", "GlusterFS is not linked into iolab"),
+    ("gfapi_async", "GlusterFS is not linked into iolab"),
+    ("pmemblk", "PMDK is not linked into iolab"),
+    ("dev-dax", "PMDK is not linked into iolab"),
+    ("libpmem", "PMDK is not linked into iolab"),
+    ("solarisaio", "Solaris only"),
+    ("windowsaio", "Windows only"),
+];
+
+/// The table entry for `ioengine=name` (or an alias); a refused engine names its reason.
 pub fn lookup(name: &str) -> Result<&'static EngineEntry, EngineError> {
+    if let Some((_, why)) = REFUSED.iter().find(|(n, _)| *n == name) {
+        return Err(EngineError::RefusedEngine { name: name.to_string(), reason: why });
+    }
     ENGINES.iter().find(|e| e.name == name || e.aliases.contains(&name)).ok_or_else(|| {
         EngineError::UnknownEngine {
             name: name.to_string(),
@@ -229,7 +306,10 @@ pub fn lookup(name: &str) -> Result<&'static EngineEntry, EngineError> {
 
 /// Whether `name` is a synchronous engine (depth capped at 1), without constructing it.
 pub fn is_sync_engine(name: &str) -> bool {
-    matches!(name, "psync" | "pvsync" | "vsync" | "sync")
+    matches!(
+        name,
+        "psync" | "pvsync" | "vsync" | "sync" | "pvsync2" | "mmap" | "falloc" | "ftruncate"
+    )
 }
 
 /// The negated errno of the last failed libc call.

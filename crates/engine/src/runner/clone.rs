@@ -325,6 +325,8 @@ fn engine_config(
     ecfg.fixedbufs = job.fixedbufs();
     ecfg.registerfiles = job.registerfiles();
     ecfg.sqthread_poll = job.sqthread_poll();
+    ecfg.hipri = job.hipri();
+    ecfg.uncached = job.uncached() != 0;
     // init.c fixup_options: an unset (0) or too small max is raised to the min, and
     // td_io_getevents raises it to the events asked for (at least one). So by default fio
     // reaps ONE completion per getevents and resubmits it at once, which keeps the device

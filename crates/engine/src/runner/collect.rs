@@ -44,10 +44,7 @@ impl Collected {
                     let (jr, lat) =
                         job_result(job, out, c.notes, &c.engine, started, &self.finished, opts);
                     let logs = LogSettings::of(job);
-                    if logs.lat_prefix.is_some()
-                        || logs.bw_prefix.is_some()
-                        || logs.iops_prefix.is_some()
-                    {
+                    if logs.any() {
                         self.logs.push(JobLogs {
                             jobidx: jr.jobidx,
                             lat_prefix: logs.lat_prefix,
@@ -56,6 +53,8 @@ impl Collected {
                             log_offset: logs.log_offset,
                             window_max: logs.window == iolab_job::LogWindow::Both,
                             lat,
+                            hist_prefix: logs.hist_prefix,
+                            hist_coarseness: logs.hist_coarseness,
                         });
                     }
                     self.finished.push((c.job_idx, n as u32, jr));

@@ -110,17 +110,32 @@ pub struct LogSettings {
     pub lat_prefix: Option<String>,
     pub bw_prefix: Option<String>,
     pub iops_prefix: Option<String>,
+    /// `write_hist_log`'s prefix, with `log_hist_msec` and `log_hist_coarseness`.
+    pub hist_prefix: Option<String>,
+    pub hist_msec: u64,
+    pub hist_coarseness: u32,
     pub log_avg: Nanos,
     pub window: LogWindow,
     pub log_offset: bool,
 }
 
 impl LogSettings {
+    /// Whether any log file is asked for.
+    pub fn any(&self) -> bool {
+        self.lat_prefix.is_some()
+            || self.bw_prefix.is_some()
+            || self.iops_prefix.is_some()
+            || self.hist_prefix.is_some()
+    }
+
     pub fn of(job: &Job) -> Self {
         LogSettings {
             lat_prefix: job.write_lat_log(),
             bw_prefix: job.write_bw_log(),
             iops_prefix: job.write_iops_log(),
+            hist_prefix: job.write_hist_log(),
+            hist_msec: job.log_hist_msec(),
+            hist_coarseness: u32::try_from(job.log_hist_coarseness()).unwrap_or(u32::MAX),
             log_avg: Nanos::from_millis(job.log_avg_msec()),
             window: job.log_window_value(),
             log_offset: job.log_offset(),
@@ -143,8 +158,9 @@ impl LogSettings {
             lat: self.lat_prefix.is_some(),
             unit_bw: per_unit && self.bw_prefix.is_some() && !job.disable_bw_measurement(),
             unit_iops: per_unit && self.iops_prefix.is_some(),
+            hist_msec: self.hist_prefix.is_some().then_some(self.hist_msec),
         };
-        (spec.lat || spec.unit_bw || spec.unit_iops).then_some(spec)
+        (spec.lat || spec.unit_bw || spec.unit_iops || spec.hist_msec.is_some()).then_some(spec)
     }
 
     /// The stats interval: init.c `setup_log` for `write_bw_log`/`write_iops_log` makes the

@@ -98,7 +98,8 @@ pub struct FileIo {
 pub struct RunOutput {
     pub result: RunResult,
     pub files: Vec<FileIo>,
-    /// fio's per-job log files to write (`write_lat_log`, `write_bw_log`, `write_iops_log`).
+    /// fio's per-job log files to write (`write_lat_log`, `write_bw_log`, `write_iops_log`,
+    /// `write_hist_log`).
     pub logs: Vec<JobLogs>,
 }
 
@@ -116,6 +117,9 @@ pub struct JobLogs {
     /// `log_window_value=both`: the max column is present.
     pub window_max: bool,
     pub lat: Option<LatLogs>,
+    /// `write_hist_log` prefix and `log_hist_coarseness`.
+    pub hist_prefix: Option<String>,
+    pub hist_coarseness: u32,
 }
 
 /// Live view for a progress display: one slot per clone, filled once the clone runs.

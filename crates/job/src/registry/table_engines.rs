@@ -17,7 +17,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             "Use polled completions (io_uring IORING_SETUP_IOPOLL; RWF_HIPRI for pvsync2).",
             "Needs `direct=1` and a device with poll queues (NVMe `poll_queues`); otherwise \
             io_uring fails the I/O with EOPNOTSUPP and iolab reports it. Supported for iolab's \
-            io_uring engine; the pvsync2, sg, libblkio and xnvme engines do not exist in iolab.",
+            io_uring engine and for pvsync2 (RWF_HIPRI); the sg, libblkio and xnvme engines do \
+            not exist in iolab.",
         ),
     opt("fixedbufs", Bool, Engine, Supported).engine(&["io_uring"]).help(
         "Register I/O buffers with io_uring once (fixed buffers).",
@@ -57,12 +58,12 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         "Use non-vectored read/write opcodes.",
         "fio uses IORING_OP_READ/WRITE when supported (-1, the default) or forces one kind.",
     ),
-    opt("uncached", Int, Engine, Unsupported("not implemented; use direct=1, or drop the option"))
-        .engine(&["io_uring", "pvsync2"])
-        .help(
-            "Use uncached buffered I/O (RWF_DONTCACHE, kernel 6.14+).",
-            "io_uring and pvsync2 in fio.",
-        ),
+    opt("uncached", Int, Engine, Supported).engine(&["io_uring", "pvsync2"]).help(
+        "Use uncached buffered I/O (RWF_DONTCACHE, kernel 6.14+).",
+        "io_uring and pvsync2 in fio. iolab acts on it with pvsync2 (a kernel without \
+        RWF_DONTCACHE fails the first I/O with EOPNOTSUPP, reported by name); other engines \
+        note that they ran cached.",
+    ),
     opt("nowait", Bool, Engine, Unsupported("not implemented; drop the option"))
         .engine(&["io_uring", "libaio", "pvsync2"])
         .help(

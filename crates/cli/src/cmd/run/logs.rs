@@ -1,7 +1,8 @@
 //! fio's per-job log files at the end of `iolab run`: `write_lat_log=NAME` gives
 //! `NAME_clat.N.log`, `NAME_slat.N.log`, `NAME_lat.N.log`; `write_bw_log` and `write_iops_log`
 //! give `NAME_bw.N.log` and `NAME_iops.N.log` (fio init.c `gen_log_name`, N = the job's
-//! 1-based number), in the current directory, each written atomically (temp file + rename).
+//! 1-based number), in the current directory, each written atomically (temp file + rename);
+//! `write_hist_log=NAME` gives `NAME_clat_hist.N.log` (stats' `histlog`, fio's format).
 //!
 //! Latency lines come from the worker's per-I/O (or `log_avg_msec`-averaged) samples; bw and
 //! iops lines are the job's interval series, whose period the engine set to `log_avg_msec`
@@ -27,6 +28,15 @@ pub fn write_logs(dir: &Path, run: &RunResult, logs: &[JobLogs]) -> anyhow::Resu
     let mut written = Vec::new();
     for l in logs {
         let Some(job) = run.jobs.iter().find(|j| j.jobidx == l.jobidx) else { continue };
+        if let Some(prefix) = &l.hist_prefix {
+            // fio iolog.c flush_hist_samples: `NAME_clat_hist.N.log`.
+            let p = dir.join(format!("{prefix}_clat_hist.{}.log", l.jobidx + 1));
+            let samples = l.lat.as_ref().and_then(|x| x.hist.as_ref()).map(|h| h.samples());
+            let text = iolab_stats::histlog::render(samples.unwrap_or_default(), l.hist_coarseness);
+            iolab_report::write_atomic(&p, text.as_bytes())
+                .with_context(|| format!("writing {}", p.display()))?;
+            written.push(p);
+        }
         let mut put = |prefix: &str, kind: LogKind, e: Vec<LogEntry>| -> anyhow::Result<()> {
             let p = log_path(dir, prefix, kind, l.jobidx);
             write_log(&p, &e).with_context(|| format!("writing {}", p.display()))?;
