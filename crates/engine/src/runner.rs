@@ -363,10 +363,9 @@ impl RequestSource for WorkloadSource<'_> {
     }
 }
 
-/// The seed of a clone's data: fixed per (job seed, thread number) so a rerun writes the
-/// same bytes.
+/// The seed of a clone's data (shared with the advice: `iolab_workload::seeds::data_seed`).
 fn data_seed(job: &Job, thread_number: u32) -> u64 {
-    iolab_core::rand::mix64(job.randseed ^ ((thread_number as u64) << 32))
+    iolab_workload::seeds::data_seed(job.randseed, thread_number)
 }
 
 /// How a job verifies: `stamp` = headers in every write, `phase` = read back what it wrote after writing (`verify=` with
@@ -559,6 +558,9 @@ pub fn run_jobs(
         let mut shared_done: Vec<PathBuf> = Vec::new();
         for clone in 0..job.numjobs.max(1) {
             thread_number += 1;
+            // fio's pairing of clones and thread numbers (they scale the seeds).
+            let thread_number =
+                iolab_workload::fio_thread_number(thread_number - clone, clone, job.numjobs.max(1));
             let paths = clone_files(job, clone);
             let layouts: Vec<FileLayout> =
                 paths.iter().map(|p| FileLayout { size: existing_size(p) }).collect();

@@ -42,7 +42,7 @@ pub mod seeds;
 
 pub use generator::Workload;
 pub use region::Region;
-pub use seeds::JobSeeds;
+pub use seeds::{FioSeeds, JobSeeds};
 
 use iolab_core::{IoRequest, Nanos};
 use iolab_job::Job;
@@ -66,6 +66,19 @@ pub struct WorkerInput<'a> {
     /// fio's 1-based `td->thread_number` across the whole run; it scales the seeds.
     pub thread_number: u32,
     pub files: &'a [FileLayout],
+}
+
+/// fio's `td->thread_number` of clone `clone` of a job with `numjobs` clones whose first
+/// clone is thread `first`. fio adds the clones after the first in descending
+/// `subjob_number` (init.c `add_job`: `while (--numjobs)`), so with `numjobs=3` the files
+/// `x.2.0` and `x.1.0` belong to threads `first + 1` and `first + 2`. The thread number
+/// scales the seeds, so this pairing decides each clone's offsets.
+pub fn fio_thread_number(first: u32, clone: u32, numjobs: u32) -> u32 {
+    if clone == 0 || clone >= numjobs {
+        first + clone
+    } else {
+        first + (numjobs - clone)
+    }
 }
 
 /// When the worker stops, beyond the end of its request stream.

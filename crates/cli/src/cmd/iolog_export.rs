@@ -83,7 +83,9 @@ pub fn build(jobs: &[Job], sizes: Sizes) -> anyhow::Result<Streams> {
                     size: if sizes == Sizes::Existing { existing_size(p) } else { 0 },
                 })
                 .collect();
-            let input = WorkerInput { job, clone_index: clone, thread_number, files: &layouts };
+            let tn =
+                iolab_workload::fio_thread_number(thread_number - clone, clone, job.numjobs.max(1));
+            let input = WorkerInput { job, clone_index: clone, thread_number: tn, files: &layouts };
             let wl = Workload::new(&input)?;
             let file_map = paths
                 .iter()

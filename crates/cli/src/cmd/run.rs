@@ -33,7 +33,8 @@ pub struct Args {
     /// flags: --output-format=normal|json|json+|jsonl|csv|html, --output=FILE,
     /// --status-interval=SECONDS, --allow-destroy, --prefill, --cache-size=SIZE (a cache in
     /// front of the media, for the advice), --write-iolog=FILE (the request stream as a fio
-    /// iolog v3, written before the run). No job: the quick profile
+    /// iolog v3, written before the run), --fio-seeds=3.33|current (reproduce fio 3.33's
+    /// random offsets; default: current fio's). No job: the quick profile
     /// (`--size=256m`, `--directory=DIR`).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     rest: Vec<String>,
@@ -42,7 +43,7 @@ pub struct Args {
 /// iolab's own flags; fio's global flags (`--output`, `--output-format`, `--status-interval`,
 /// …) come from `iolab_job::cmdline::FIO_FLAGS` and are read by `super::fio::globals`.
 const OWN_FLAGS: &[&str] =
-    &["allow-destroy", "prefill", "phase-time=", "cache-size=", "write-iolog="];
+    &["allow-destroy", "prefill", "phase-time=", "cache-size=", "write-iolog=", "fio-seeds="];
 
 /// Who is speaking: iolab (advice, notes and progress on stderr) or fio (fio's output only).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,6 +67,8 @@ struct Flags {
     cache_size: Option<u64>,
     /// `--write-iolog=FILE`: the jobs' request streams as a fio iolog v3, written before the run.
     write_iolog: Option<std::path::PathBuf>,
+    /// `--fio-seeds=3.33|current`: every job seeds as that fio (`iolab_fio_seeds`).
+    fio_seeds: Option<iolab_workload::FioSeeds>,
 }
 
 fn own_flags(other: &[String], g: super::fio::Globals) -> anyhow::Result<Flags> {
@@ -79,6 +82,7 @@ fn own_flags(other: &[String], g: super::fio::Globals) -> anyhow::Result<Flags> 
         phase_time: None,
         cache_size: None,
         write_iolog: None,
+        fio_seeds: None,
     };
     let mut it = other.iter();
     while let Some(a) = it.next() {
@@ -95,6 +99,12 @@ fn own_flags(other: &[String], g: super::fio::Globals) -> anyhow::Result<Flags> 
         };
         match k {
             "write-iolog" => f.write_iolog = Some(value()?.into()),
+            "fio-seeds" => {
+                let v = value()?;
+                f.fio_seeds = Some(iolab_workload::FioSeeds::parse(&v).with_context(|| {
+                    format!("--fio-seeds={v}: expected 3.33 (also 3.34) or current")
+                })?);
+            }
             "allow-destroy" => f.allow_destroy = true,
             "prefill" => f.prefill = true,
             "cache-size" => {
@@ -177,7 +187,10 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
         cmdline: split.fio_options,
         sections: split.sections,
     };
-    let parsed = iolab_job::load(&opts)?;
+    let mut parsed = iolab_job::load(&opts)?;
+    if let Some(gen) = flags.fio_seeds {
+        parsed.jobs.iter_mut().for_each(|j| gen.apply_to(j));
+    }
     for w in &parsed.warnings {
         if !fio || flags.g.warnings_fatal {
             eprintln!("iolab: {w}");

@@ -307,7 +307,11 @@ fn simulate_jobs(
             let input = iolab_workload::WorkerInput {
                 job,
                 clone_index: clone,
-                thread_number,
+                thread_number: iolab_workload::fio_thread_number(
+                    thread_number - clone,
+                    clone,
+                    job.numjobs.max(1),
+                ),
                 files: &files,
             };
             let wl = iolab_workload::Workload::new(&input)?;
