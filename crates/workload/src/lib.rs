@@ -19,12 +19,14 @@
 //! assert_eq!(reqs.len(), 256); // each 4 KiB block of 1 MiB exactly once
 //! ```
 //!
-//! Fidelity: with fio 3.33's seeds ([`JobSeeds::fio_3_33`]) the streams match fio 3.33's
-//! `write_iolog` bit for bit for randread (a whole random-map pass), norandommap, randrw with
-//! `rwmixread`, `bsrange`, `bssplit`, zipf/pareto/normal/zoned, `randread:N`,
-//! `rw_sequencer=identical`, `percentage_random`, `file_service_type=random`, `filesize`
-//! ranges and `random_generator=lfsr` (see `tests/tests.rs`). [`Workload::new`] seeds as
-//! fio ≥ 3.35 does, which differs from 3.33 only in the block-offset seed.
+//! Fidelity: with fio 3.33's seeds ([`FioSeeds::V3_33`], the job option
+//! `iolab_fio_seeds=3.33`) the streams match the installed fio 3.33's `write_iolog` record
+//! for record (`tests/fio_diff`: randread, randwrite, randrw, zipf/pareto/normal/zoned,
+//! `bsrange`, `bssplit`, `numjobs`, default seeds and `randseed`), and golden sequences cover
+//! norandommap, `randread:N`, `rw_sequencer=identical`, `percentage_random`,
+//! `file_service_type=random`, `filesize` ranges and `random_generator=lfsr`
+//! (`tests/tests.rs`). By default [`Workload::new`] seeds as fio ≥ 3.35 does, which differs
+//! from 3.33 in the block-offset and distribution seeds only.
 //!
 //! Sources: fio's io_u.c (`get_next_offset`, `get_next_block`, `get_next_buflen`,
 //! `get_rw_ddir`), filesetup.c (`setup_files`, `get_start_offset`), init.c (seeds), lib/zipf.c,
