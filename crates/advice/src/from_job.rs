@@ -2,7 +2,8 @@
 //! `iodepth`, rates, whether the data repeats run to run (fio init.c `td_fill_rand_seeds`:
 //! `randrepeat=1`, the default, or an explicit `randseed`), and the zero-run share of the
 //! data the job writes, measured on buffers generated exactly as the engine generates them
-//! (`iolab_data::DataGen`, runs of zeros as `iolab_data::measure::zero_run_bytes` counts them).
+//! (`iolab_data::DataGen` with the engine's data seed, `iolab_workload::seeds::data_seed`;
+//! runs of zeros as `iolab_data::measure::zero_run_bytes` counts them).
 //! What only the run knows (devices, filesystem, zero reads, CPU) is filled in by the caller.
 
 use iolab_data::measure::zero_run_bytes;
@@ -34,19 +35,33 @@ pub fn job_evidence(job: &Job) -> JobEvidence {
 /// Share of zero-run bytes in the first [`SAMPLE_BYTES`] the job would write (consecutive
 /// blocks of the job's minimum write size from offset 0).
 pub fn zero_run_share(job: &Job) -> Option<f64> {
+    let (zero, total) = written_blocks(job, SAMPLE_BYTES, zero_run_bytes)?
+        .into_iter()
+        .fold((0u64, 0u64), |(z, t), (zb, len)| (z + zb, t + len));
+    Some(zero as f64 / total.max(1) as f64)
+}
+
+/// The first `bytes` the job's first clone writes to its first file, block by block from
+/// offset 0 in blocks of its minimum write size, regenerated with the engine's own data seed
+/// (`iolab_workload::seeds::data_seed`, thread 1) so the advice measures the bytes the
+/// engine writes. `f` sees each block; its results are returned with the block lengths.
+pub fn written_blocks<T>(
+    job: &Job,
+    bytes: u64,
+    mut f: impl FnMut(&[u8]) -> T,
+) -> Option<Vec<(T, u64)>> {
     let cfg = DataConfig::from_job(job).ok()?;
-    let bs = job.bs.write.min.clamp(512, SAMPLE_BYTES);
-    let mut gen = DataGen::new(&cfg, job.randseed);
+    let bs = job.bs.write.min.clamp(512, bytes.max(512));
+    let mut gen = DataGen::new(&cfg, iolab_workload::seeds::data_seed(job.randseed, 1));
     let mut buf = vec![0u8; bs as usize];
-    let (mut zero, mut total) = (0u64, 0u64);
+    let mut out = Vec::new();
     let mut off = 0;
-    while total < SAMPLE_BYTES {
+    while off < bytes {
         gen.fill(&mut buf, 0, off, 0);
-        zero += zero_run_bytes(&buf);
-        total += bs;
+        out.push((f(&buf), bs));
         off += bs;
     }
-    Some(zero as f64 / total as f64)
+    Some(out)
 }
 
 #[cfg(test)]
