@@ -26,6 +26,7 @@ pub fn job_evidence(job: &Job) -> JobEvidence {
         data: DataFacts {
             zero_run_share: if job.rw.has_write() { zero_run_share(job) } else { None },
             repeats_run_to_run: job.randrepeat || job.randseed_set,
+            repeat_block_share: if job.rw.has_write() { repeat_block_share(job) } else { None },
             ..Default::default()
         },
         ..Default::default()
@@ -39,6 +40,44 @@ pub fn zero_run_share(job: &Job) -> Option<f64> {
         .into_iter()
         .fold((0u64, 0u64), |(z, t), (zb, len)| (z + zb, t + len));
     Some(zero as f64 / total.max(1) as f64)
+}
+
+/// Share of the blocks in the first [`SAMPLE_BYTES`] the job would write that equal an
+/// earlier block byte for byte (what a block-level dedupe would store once).
+pub fn repeat_block_share(job: &Job) -> Option<f64> {
+    let mut seen = std::collections::HashSet::new();
+    let blocks = written_blocks(job, SAMPLE_BYTES, |b| seen.insert(b.to_vec()))?;
+    let dup = blocks.iter().filter(|(new, _)| !new).count();
+    Some(dup as f64 / blocks.len().max(1) as f64)
+}
+
+/// What the job's options alone say about its data, as one-line warnings (`iolab parse`
+/// prints them; `iolab run` gives the same through its advice): zero runs that a
+/// compressing target would drop, and blocks that repeat within the run.
+pub fn job_warnings(job: &Job) -> Vec<String> {
+    let mut out = Vec::new();
+    if !job.rw.has_write() {
+        return out;
+    }
+    let min = crate::checks::zero_compress::MIN_ZERO_SHARE;
+    if let Some(z) = zero_run_share(job).filter(|&z| z >= min) {
+        out.push(format!(
+            "job '{}': {:.0}% of the bytes it writes are zero runs: a compressing or \
+             zero-detecting target stores only the rest (write incompressible data for a media \
+             figure)",
+            job.name,
+            z * 100.0
+        ));
+    }
+    if let Some(r) = repeat_block_share(job).filter(|&r| r >= min) {
+        out.push(format!(
+            "job '{}': {:.0}% of the blocks it writes repeat an earlier block byte for byte: a \
+             deduplicating target stores them once",
+            job.name,
+            r * 100.0
+        ));
+    }
+    out
 }
 
 /// The first `bytes` the job's first clone writes to its first file, block by block from
@@ -90,6 +129,30 @@ mod tests {
         let s = with("--buffer_compress_percentage=50");
         assert!((s - 0.5).abs() < 0.02, "{s}");
         assert!((with("--zero_buffers=1") - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn repeated_blocks_and_parse_warnings_follow_the_data_options() {
+        let share = |a: &[&str]| repeat_block_share(&job(a)).unwrap();
+        let base = ["--name=w", "--rw=write", "--bs=4k", "--size=1m"];
+        let with = |x: &'static str| {
+            let mut v = base.to_vec();
+            v.push(x);
+            v
+        };
+        // fio's default data: scrambled per block, no block repeats.
+        assert_eq!(share(&base), 0.0);
+        // Without the scramble every block after the first repeats it.
+        assert_eq!(share(&with("--scramble_buffers=0")), 255.0 / 256.0);
+        let d = share(&with("--dedupe_percentage=50"));
+        assert!((0.35..0.65).contains(&d), "{d}");
+        assert!(job_warnings(&job(&base)).is_empty());
+        let w = job_warnings(&job(&with("--buffer_compress_percentage=50")));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("job 'w': 50% of the bytes it writes are zero runs"), "{w:?}");
+        let w = job_warnings(&job(&with("--dedupe_percentage=50")));
+        assert!(w[0].contains("repeat an earlier block byte for byte"), "{w:?}");
+        assert!(job_warnings(&job(&["--name=r", "--rw=read", "--zero_buffers=1"])).is_empty());
     }
 
     #[test]

@@ -459,6 +459,23 @@ fn verify_phase(
     Ok((v, out.verify_failures))
 }
 
+/// The data of a layout or `--prefill`: the job's own buffer options when it asks for
+/// compressible, deduplicable, patterned or zero data; otherwise unique random blocks
+/// (`refill_buffers`), which neither compress nor dedupe. fio's default buffer is one random
+/// block rewritten 24 bytes per sector, which a stream compressor shrinks 18:1, so a
+/// compressing or thin-provisioned array would be flattered by a prefill of it.
+fn layout_config(dcfg: &iolab_data::DataConfig) -> iolab_data::DataConfig {
+    let asks = dcfg.compress_percentage != 0
+        || dcfg.dedupe_percentage != 0
+        || !dcfg.pattern.is_empty()
+        || dcfg.zero_buffers;
+    let mut c = dcfg.clone();
+    if !asks {
+        c.refill_buffers = true;
+    }
+    c
+}
+
 /// fio counts the verify phase's reads as the job's reads (backend.c `do_verify` issues them
 /// as ordinary read io_us, and `update_runtime(td, elapsed_us, DDIR_READ)` adds its time):
 /// read I/Os, bytes, latencies and issued counts include them, the read runtime and the job
@@ -594,7 +611,7 @@ pub fn run_jobs(
             let dcfg = iolab_data::DataConfig::from_job(job)
                 .map_err(|e| EngineError::Job { job: job.name.clone(), what: e.to_string() })?;
             let seed = data_seed(job, thread_number);
-            let mut layout_gen = iolab_data::DataGen::new(&dcfg, seed);
+            let mut layout_gen = iolab_data::DataGen::new(&layout_config(&dcfg), seed);
             let plan = verify_plan(job, &dcfg, &wcfg)?;
             let reads = job.rw.has_read() || opts.prefill || plan.phase;
             // --prefill writes the region, so it needs write access and the same safety

@@ -755,3 +755,30 @@ fn verify_with_trims_is_refused_by_name() {
         }
     }
 }
+
+/// Issue 13 item 8: `--prefill` writes blocks that neither compress nor dedupe (zstd on the
+/// written file), unless the job asks for compressible data, which it then gets.
+#[test]
+fn prefill_data_is_incompressible_unless_the_job_asks() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let opts = RunOptions { prefill: true, ..RunOptions::default() };
+    let ratio = |name: &str, extra: &[&str]| {
+        let f = format!("--filename={}", d.path().join(name).display());
+        let mut a = vec!["--name=p", &f, "--rw=randread", "--bs=4k", "--size=8m"];
+        a.extend_from_slice(&["--number_ios=8", "--ioengine=psync"]);
+        a.extend_from_slice(extra);
+        let jobs = load(&[], &a, d.path());
+        run_jobs(&jobs, &opts, Arc::new(AtomicBool::new(false)), None).unwrap();
+        let data = std::fs::read(d.path().join(name)).unwrap();
+        assert_eq!(data.len(), 8 << 20);
+        let m = iolab_data::measure::measure_bytes(&data, 4096).unwrap();
+        let z = m.codecs.iter().find(|c| c.codec == "zstd-3").unwrap().stream_ratio;
+        let dd = &m.dedupe[0];
+        (z, dd.unique, dd.blocks)
+    };
+    let (z, unique, blocks) = ratio("plain", &[]);
+    assert!(z < 1.01, "default prefill compresses {z}:1 as a stream");
+    assert_eq!((unique, blocks), (2048, 2048), "every 4 KiB block unique");
+    let (z, _, _) = ratio("c50", &["--buffer_compress_percentage=50"]);
+    assert!((1.7..2.3).contains(&z), "buffer_compress_percentage=50 gives {z}:1");
+}
