@@ -252,3 +252,24 @@ fn rate_limited_iolog_has_the_pacing_and_fio_replays_it_as_long() {
     println!("paced 100 x 4k at 200 IOPS: iolab {ours_ms} ms, fio 3.33 replay {fio_ms} ms");
     assert!((480..=600).contains(&fio_ms), "fio replayed in {fio_ms} ms, not ~495");
 }
+
+/// `write_iolog=FILE` as a job option (fio's name): each job's own clones, numbered as in the
+/// whole run, equal to what `--write-iolog` writes for that job.
+#[test]
+fn write_iolog_job_option_writes_each_jobs_stream() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let all = d.path().join("all.iolog");
+    let b = d.path().join("b.iolog");
+    let st = iolab()
+        .current_dir(d.path())
+        .args(["run", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=64k"])
+        .args(["--name=a", "--name=b", "--numjobs=2"])
+        .arg(format!("--write_iolog={}", b.display()))
+        .arg(format!("--write-iolog={}", all.display()))
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let of_b: Vec<_> = iolog_requests(&all).into_iter().filter(|r| r.1.starts_with("b.")).collect();
+    assert_eq!(of_b.len(), 32);
+    assert_eq!(iolog_requests(&b), of_b);
+}

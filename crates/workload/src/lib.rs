@@ -41,6 +41,7 @@ pub mod pacing;
 pub mod randmap;
 pub mod region;
 pub mod seeds;
+pub mod streams;
 
 pub use generator::Workload;
 pub use region::Region;

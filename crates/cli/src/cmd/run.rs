@@ -211,12 +211,15 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
     let targets: Vec<std::path::PathBuf> = parsed.jobs.iter().flat_map(job_paths).collect();
     let mut inputs: Vec<&Path> = opts.files.iter().map(|p| p.as_path()).collect();
     inputs.extend(targets.iter().map(|p| p.as_path()));
-    for p in flags.output.iter().chain(&flags.write_iolog) {
+    let job_iologs: Vec<std::path::PathBuf> =
+        parsed.jobs.iter().filter_map(|j| j.opt_str("write_iolog")).map(Into::into).collect();
+    for p in flags.output.iter().chain(&flags.write_iolog).chain(&job_iologs) {
         iolab_report::output::check(p, &inputs)?;
     }
     if let Some(p) = &flags.write_iolog {
         super::iolog_export::export(p, &parsed.jobs, super::iolog_export::Sizes::Existing)?;
     }
+    super::iolog_export::export_job_options(&parsed.jobs)?;
     // The device view and the advice evidence (crate iolab-advice): targets resolved to their
     // devices, /proc/diskstats sampled every interval, read completions sampled for zeros.
     let watch = iolab_advice::RunWatch::start(

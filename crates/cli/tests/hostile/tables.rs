@@ -158,6 +158,13 @@ fn own_limits() -> Vec<Probe> {
         let opt = format!("--iolab_fio_seeds={val}");
         v.push(r(&format!("run {opt}"), &["--size=64k", "--rw=randread", &opt], o));
     }
+    // write_iolog as a job option: a missing directory is one line naming the path.
+    v.push(r(
+        "run write_iolog=missing dir",
+        &["--size=64k", "--write_iolog=/nonexistent-iolab-dir/x.log"],
+        err(&["/nonexistent-iolab-dir"]),
+    ));
+    v.push(r("run write_iolog={W}/j.log", &["--size=64k", "--write_iolog={W}/j.log"], Oracle::Ok));
     v
 }
 
