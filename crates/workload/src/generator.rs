@@ -23,7 +23,7 @@ use crate::dist::{
 use crate::pacing::{DirRate, Pacer};
 use crate::randmap::RandMap;
 use crate::region::{compute_regions, Region};
-use crate::seeds::{JobSeeds, Slot};
+use crate::seeds::{FioSeeds, JobSeeds, Slot};
 use crate::{StopConditions, WorkerInput, WorkloadError};
 use iolab_core::rand::{mix64, FioLfsr, FioRand, Taus88};
 use iolab_core::{IoDir, IoRequest};
@@ -197,14 +197,11 @@ fn build_zones(
 }
 
 impl Workload {
-    /// The stream for one worker, seeded as current fio (≥ 3.35) seeds it.
+    /// The stream for one worker, seeded as the fio generation the job names
+    /// (`iolab_fio_seeds`, default current fio ≥ 3.35) seeds it.
     pub fn new(input: &WorkerInput<'_>) -> Result<Self, WorkloadError> {
-        let job = input.job;
-        let seeds = if job.randrepeat || job.randseed_set {
-            JobSeeds::repeatable(job.randseed, input.thread_number.max(1))
-        } else {
-            JobSeeds::from_os()
-        };
+        let gen = FioSeeds::of_job(input.job);
+        let seeds = JobSeeds::for_job(input.job, input.clone_index, input.thread_number, gen);
         Self::with_seeds(input, &seeds)
     }
 
@@ -333,13 +330,7 @@ impl Workload {
             });
             let nranges = io_size.min(r.file_size).div_ceil(range_size);
             let jh = fio_jhash(crate::files::file_name(job, input.clone_index, i).as_bytes(), 0);
-            let seed_for = |tn: u32, s: &JobSeeds| -> u32 {
-                if s.legacy_dist_seed {
-                    jh.wrapping_mul(tn)
-                } else {
-                    jh.wrapping_mul(tn).wrapping_mul(s.get(Slot::BlockOff) as u32)
-                }
-            };
+            let seed_for = |tn: u32, s: &JobSeeds| -> u32 { s.dist_seed_for(jh, tn) };
             let seed = seed_for(input.thread_number.max(1), seeds);
             let shared_off = |center: Option<f64>| -> Option<u64> {
                 if job.hot_set == HotSet::Shared && center.is_none() {
