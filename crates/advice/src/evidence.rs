@@ -49,6 +49,11 @@ pub struct DataFacts {
     /// The same bytes are written every run (`randrepeat=1`, fio's default, or a fixed
     /// `randseed`), so a deduplicating target sees them again.
     pub repeats_run_to_run: bool,
+    /// Share (0..=1) of the written blocks that repeat an earlier block of the same run byte
+    /// for byte (measured on the job's regenerated buffers: `dedupe_percentage`,
+    /// `scramble_buffers=0`, a pattern or zeros make it high).
+    #[serde(default)]
+    pub repeat_block_share: Option<f64>,
     pub target_compresses: Capability,
     pub target_dedupes: Capability,
 }

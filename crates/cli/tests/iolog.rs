@@ -199,3 +199,77 @@ fn mrc_of_a_randread_job_counts_cold_misses_exactly() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--lenient"));
 }
+
+/// Issue 13 item 5: a rate-limited job's iolog carries its issue times (v3 timestamps, µs),
+/// one every 1/rate_iops, and fio's `read_iolog` replays it at that pace: 100 reads at
+/// `rate_iops=200` take about 495 ms under fio as under iolab.
+#[test]
+fn rate_limited_iolog_has_the_pacing_and_fio_replays_it_as_long() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let log = d.path().join("paced.iolog");
+    let out = d.path().join("r.json");
+    let st = iolab()
+        .current_dir(d.path())
+        .args(["run", "--name=p", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=400k"])
+        .args(["--rate_iops=200", "--output-format=json"])
+        .arg(format!("--output={}", out.display()))
+        .arg(format!("--write-iolog={}", log.display()))
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let text = std::fs::read_to_string(&log).unwrap();
+    let ts: Vec<u64> = text
+        .lines()
+        .filter(|l| l.contains(" read "))
+        .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(ts.len(), 100);
+    let want: Vec<u64> = (0..100).map(|i| i * 5_000).collect();
+    assert_eq!(ts, want, "one request every 5000 us");
+    let ours: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let ours_ms = ours["jobs"][0]["read"]["runtime"].as_u64().unwrap();
+    assert!((480..=600).contains(&ours_ms), "iolab ran {ours_ms} ms");
+    match Command::new("fio").arg("--version").output() {
+        Ok(o) if o.status.success() => {}
+        _ => {
+            println!("skip: the fio replay: `fio` is not installed (apt-get install fio)");
+            return;
+        }
+    }
+    let fio_out = d.path().join("fio.json");
+    let st = Command::new("fio")
+        .current_dir(d.path())
+        .args(["--name=replay", "--ioengine=null", "--output-format=json"])
+        .arg(format!("--read_iolog={}", log.display()))
+        .arg(format!("--output={}", fio_out.display()))
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_out).unwrap()).unwrap();
+    let r = &fio["jobs"][0]["read"];
+    assert_eq!(r["total_ios"], 100);
+    let fio_ms = r["runtime"].as_u64().unwrap();
+    println!("paced 100 x 4k at 200 IOPS: iolab {ours_ms} ms, fio 3.33 replay {fio_ms} ms");
+    assert!((480..=600).contains(&fio_ms), "fio replayed in {fio_ms} ms, not ~495");
+}
+
+/// `write_iolog=FILE` as a job option (fio's name): each job's own clones, numbered as in the
+/// whole run, equal to what `--write-iolog` writes for that job.
+#[test]
+fn write_iolog_job_option_writes_each_jobs_stream() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let all = d.path().join("all.iolog");
+    let b = d.path().join("b.iolog");
+    let st = iolab()
+        .current_dir(d.path())
+        .args(["run", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=64k"])
+        .args(["--name=a", "--name=b", "--numjobs=2"])
+        .arg(format!("--write_iolog={}", b.display()))
+        .arg(format!("--write-iolog={}", all.display()))
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let of_b: Vec<_> = iolog_requests(&all).into_iter().filter(|r| r.1.starts_with("b.")).collect();
+    assert_eq!(of_b.len(), 32);
+    assert_eq!(iolog_requests(&b), of_b);
+}

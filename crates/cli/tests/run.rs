@@ -217,6 +217,58 @@ fn replay_issues_every_trace_record_with_its_size_and_direction() {
     assert_eq!(job["write"]["io_bytes"], wbytes);
 }
 
+/// fio 3.33 counts a write+verify job's read-back as reads (read: 4096 I/Os / 16 MiB with
+/// latencies; `issued rwts: total=4096,4096`): iolab's read figures equal fio's.
+#[test]
+fn verify_reads_are_counted_as_fio_counts_them() {
+    if !has_fio() {
+        println!("skip: fio is not installed (apt-get install fio)");
+        return;
+    }
+    let d = tempfile::tempdir_in(".").unwrap();
+    let job = |dir: &str| -> Vec<String> {
+        let f = d.path().join(dir);
+        std::fs::create_dir_all(&f).unwrap();
+        ["--name=v", "--rw=write", "--bs=4k", "--size=16m", "--verify=crc32c", "--ioengine=psync"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain([format!("--filename={}", f.join("v.dat").display())])
+            .collect()
+    };
+    let fio_out = d.path().join("fio.json");
+    let st = Command::new("fio")
+        .args(job("fio"))
+        .arg("--output-format=json")
+        .arg(format!("--output={}", fio_out.display()))
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let ours_out = d.path().join("iolab.json");
+    let st = iolab()
+        .arg("run")
+        .args(job("iolab"))
+        .args(["--output-format=json", "--output"])
+        .arg(&ours_out)
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let ours = json_file(&ours_out);
+    let fio = json_file(&fio_out);
+    let st = iolab().arg("run").args(job("iolab")).output().unwrap();
+    let text = String::from_utf8_lossy(&st.stdout);
+    for dir in ["read", "write"] {
+        for k in ["total_ios", "io_bytes"] {
+            let (a, b) = (&fio["jobs"][0][dir][k], &ours["jobs"][0][dir][k]);
+            assert_eq!(a, b, "{dir}.{k}: fio {a}, iolab {b}");
+        }
+    }
+    assert_eq!(ours["jobs"][0]["read"]["total_ios"], 4096);
+    assert_eq!(ours["jobs"][0]["read"]["io_bytes"], 16 << 20);
+    assert_eq!(ours["jobs"][0]["read"]["clat_ns"]["N"], 4096, "verify reads carry latencies");
+    assert_eq!(ours["jobs"][0]["iolab"]["verify"]["checked"], 4096);
+    assert!(text.contains("issued rwts: total=4096,4096,0,0"), "{text}");
+}
+
 #[test]
 fn verify_failure_is_reported_with_its_offset_and_fails_the_run() {
     let d = tempfile::tempdir_in(".").unwrap();
@@ -237,7 +289,8 @@ fn verify_failure_is_reported_with_its_offset_and_fails_the_run() {
     assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
     let v = &j["jobs"][0]["iolab"]["verify"];
     assert_eq!((v["checked"].as_u64(), v["failed"].as_u64()), (Some(64), Some(0)), "{v}");
-    assert_eq!(j["jobs"][0]["read"]["total_ios"], 0, "verify reads stay out of read");
+    // fio counts the verify reads as reads (issue 13; this said 0 before).
+    assert_eq!(j["jobs"][0]["read"]["total_ios"], 64, "verify reads are counted as fio counts");
     let mut b = std::fs::read(&f).unwrap();
     b[20_000] ^= 1;
     std::fs::write(&f, b).unwrap();

@@ -561,12 +561,14 @@ fn flip_byte(p: &Path, at: u64) {
 }
 
 #[test]
-fn write_then_verify_checks_every_block_apart_from_the_write_stats() {
+fn write_then_verify_checks_every_block_and_counts_the_reads_as_fio_does() {
     let d = tempfile::tempdir_in(".").unwrap();
     let r = run(&verify_job(d.path(), &["--rw=randwrite", "--iodepth=4", "--ioengine=psync"]));
     let j = &r.jobs[0];
     assert_eq!(j.write.total_ios, 256);
-    assert_eq!(j.read.total_ios, 0, "verify reads are not the job's reads");
+    // fio counts the verify reads as the job's reads (issue 13; this said 0 before).
+    assert_eq!((j.read.total_ios, j.read.io_bytes), (256, 1 << 20));
+    assert_eq!(j.read.clat.n, 256, "verify reads carry latencies");
     let v = j.verify.as_ref().unwrap();
     assert_eq!((v.kind.as_str(), v.checked, v.ok, v.failed()), ("crc32c", 256, 256, 0));
     assert_eq!(v.read.total_ios, 256);
@@ -829,4 +831,31 @@ fn falloc_allocates_punches_and_ftruncate_sets_the_size() {
     // and refuses reads with EINVAL, as fio's engine does.
     let out = run("ftruncate", IoDir::Read, 65536);
     assert_eq!(out.rec.errno_counts[libc::EINVAL as usize], 1);
+}
+
+/// Issue 13 item 8: `--prefill` writes blocks that neither compress nor dedupe (zstd on the
+/// written file), unless the job asks for compressible data, which it then gets.
+#[test]
+fn prefill_data_is_incompressible_unless_the_job_asks() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let opts = RunOptions { prefill: true, ..RunOptions::default() };
+    let ratio = |name: &str, extra: &[&str]| {
+        let f = format!("--filename={}", d.path().join(name).display());
+        let mut a = vec!["--name=p", &f, "--rw=randread", "--bs=4k", "--size=8m"];
+        a.extend_from_slice(&["--number_ios=8", "--ioengine=psync"]);
+        a.extend_from_slice(extra);
+        let jobs = load(&[], &a, d.path());
+        run_jobs(&jobs, &opts, Arc::new(AtomicBool::new(false)), None).unwrap();
+        let data = std::fs::read(d.path().join(name)).unwrap();
+        assert_eq!(data.len(), 8 << 20);
+        let m = iolab_data::measure::measure_bytes(&data, 4096).unwrap();
+        let z = m.codecs.iter().find(|c| c.codec == "zstd-3").unwrap().stream_ratio;
+        let dd = &m.dedupe[0];
+        (z, dd.unique, dd.blocks)
+    };
+    let (z, unique, blocks) = ratio("plain", &[]);
+    assert!(z < 1.01, "default prefill compresses {z}:1 as a stream");
+    assert_eq!((unique, blocks), (2048, 2048), "every 4 KiB block unique");
+    let (z, _, _) = ratio("c50", &["--buffer_compress_percentage=50"]);
+    assert!((1.7..2.3).contains(&z), "buffer_compress_percentage=50 gives {z}:1");
 }

@@ -97,6 +97,9 @@ pub fn apply_entry(
     }
     let typed = match value::typed(def, v, kb) {
         Ok(t) => t,
+        // A choice that no setter parses (an iolab extension read through a typed accessor)
+        // must still be one of the registry's choices.
+        Err(k) if !def.choices.is_empty() && def.set.is_none() => return Err(err(k)),
         // apply accepted it with its own grammar; keep the text
         Err(_) if def.status == Status::Supported => {
             OptionValue::Str(v.unwrap_or_default().to_string())

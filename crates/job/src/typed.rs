@@ -172,6 +172,8 @@ const OTHER_NAMES: &[&str] = &[
     "steadystate_duration",
     "steadystate_ramp_time",
     "steadystate_check_interval",
+    "write_iolog",
+    "iolab_fio_seeds",
 ];
 
 impl Job {
@@ -349,6 +351,33 @@ impl Job {
     /// Whether `nrfiles` was written (fio ignores it when `filename=` lists several files).
     pub fn nrfiles_given(&self) -> bool {
         self.options.contains_key("nrfiles")
+    }
+
+    /// `write_iolog=FILE`, when written and not empty: the file the job's request stream is
+    /// exported to before the run.
+    pub fn write_iolog(&self) -> Option<String> {
+        self.text("write_iolog").filter(|p| !p.is_empty())
+    }
+
+    /// `iolab_fio_seeds` (an iolab extension): which fio generation's seeding the job
+    /// reproduces, as written (`current`, `3.33` or `3.34`), else the registry default.
+    pub fn fio_seeds(&self) -> String {
+        self.text("iolab_fio_seeds").unwrap_or_default()
+    }
+
+    /// Set `iolab_fio_seeds` to `raw` (what `iolab run --fio-seeds` does to every job), as if
+    /// written last on the command line.
+    pub fn set_fio_seeds(&mut self, raw: &str) {
+        let seq = self.next_seq();
+        self.options.insert(
+            "iolab_fio_seeds".to_string(),
+            crate::spec::ResolvedOption {
+                value: OptionValue::Str(raw.to_string()),
+                raw: raw.to_string(),
+                origin: crate::spec::Origin::CommandLine { index: 0 },
+                seq,
+            },
+        );
     }
 }
 

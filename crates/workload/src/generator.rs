@@ -23,7 +23,7 @@ use crate::dist::{
 use crate::pacing::{DirRate, Pacer};
 use crate::randmap::RandMap;
 use crate::region::{compute_regions, Region};
-use crate::seeds::{JobSeeds, Slot};
+use crate::seeds::{FioSeeds, JobSeeds, Slot};
 use crate::{StopConditions, WorkerInput, WorkloadError};
 use iolab_core::rand::{mix64, FioLfsr, FioRand, Taus88};
 use iolab_core::{IoDir, IoRequest};
@@ -403,13 +403,7 @@ struct DistSeed {
 
 impl DistSeed {
     fn new(jh: u32, thread_number: u32, seeds: &JobSeeds, randseed: u64) -> Self {
-        let seed_for = |tn: u32, s: &JobSeeds| -> u32 {
-            if s.legacy_dist_seed {
-                jh.wrapping_mul(tn)
-            } else {
-                jh.wrapping_mul(tn).wrapping_mul(s.get(Slot::BlockOff) as u32)
-            }
-        };
+        let seed_for = |tn: u32, s: &JobSeeds| -> u32 { s.dist_seed_for(jh, tn) };
         let shared_seeds = JobSeeds::repeatable(randseed, 1);
         let shared = Taus88::new(seed_for(1, &shared_seeds) as u64).next_u32() as u64;
         DistSeed { seed: seed_for(thread_number.max(1), seeds), shared }
@@ -613,12 +607,8 @@ impl Budget {
 impl Workload {
     /// The stream for one worker, seeded as current fio (≥ 3.35) seeds it.
     pub fn new(input: &WorkerInput<'_>) -> Result<Self, WorkloadError> {
-        let job = input.job;
-        let seeds = if job.randrepeat || job.randseed_set {
-            JobSeeds::repeatable(job.randseed, input.thread_number.max(1))
-        } else {
-            JobSeeds::from_os()
-        };
+        let gen = FioSeeds::of_job(input.job);
+        let seeds = JobSeeds::for_job(input.job, input.clone_index, input.thread_number, gen);
         Self::with_seeds(input, &seeds)
     }
 

@@ -19,12 +19,14 @@
 //! assert_eq!(reqs.len(), 256); // each 4 KiB block of 1 MiB exactly once
 //! ```
 //!
-//! Fidelity: with fio 3.33's seeds ([`JobSeeds::fio_3_33`]) the streams match fio 3.33's
-//! `write_iolog` bit for bit for randread (a whole random-map pass), norandommap, randrw with
-//! `rwmixread`, `bsrange`, `bssplit`, zipf/pareto/normal/zoned, `randread:N`,
-//! `rw_sequencer=identical`, `percentage_random`, `file_service_type=random`, `filesize`
-//! ranges and `random_generator=lfsr` (see `tests/tests.rs`). [`Workload::new`] seeds as
-//! fio ≥ 3.35 does, which differs from 3.33 only in the block-offset seed.
+//! Fidelity: with fio 3.33's seeds ([`FioSeeds::V3_33`], the job option
+//! `iolab_fio_seeds=3.33`) the streams match the installed fio 3.33's `write_iolog` record
+//! for record (`tests/fio_diff`: randread, randwrite, randrw, zipf/pareto/normal/zoned,
+//! `bsrange`, `bssplit`, `numjobs`, default seeds and `randseed`), and golden sequences cover
+//! norandommap, `randread:N`, `rw_sequencer=identical`, `percentage_random`,
+//! `file_service_type=random`, `filesize` ranges and `random_generator=lfsr`
+//! (`tests/tests.rs`). By default [`Workload::new`] seeds as fio ≥ 3.35 does, which differs
+//! from 3.33 in the block-offset and distribution seeds only.
 //!
 //! Sources: fio's io_u.c (`get_next_offset`, `get_next_block`, `get_next_buflen`,
 //! `get_rw_ddir`), filesetup.c (`setup_files`, `get_start_offset`), init.c (seeds), lib/zipf.c,
@@ -40,11 +42,12 @@ pub mod pacing;
 pub mod randmap;
 pub mod region;
 pub mod seeds;
+pub mod streams;
 
 pub use files::clone_files;
 pub use generator::Workload;
 pub use region::Region;
-pub use seeds::JobSeeds;
+pub use seeds::{FioSeeds, JobSeeds};
 
 use iolab_core::{IoRequest, Nanos};
 use iolab_job::Job;
@@ -68,6 +71,19 @@ pub struct WorkerInput<'a> {
     /// fio's 1-based `td->thread_number` across the whole run; it scales the seeds.
     pub thread_number: u32,
     pub files: &'a [FileLayout],
+}
+
+/// fio's `td->thread_number` of clone `clone` of a job with `numjobs` clones whose first
+/// clone is thread `first`. fio adds the clones after the first in descending
+/// `subjob_number` (init.c `add_job`: `while (--numjobs)`), so with `numjobs=3` the files
+/// `x.2.0` and `x.1.0` belong to threads `first + 1` and `first + 2`. The thread number
+/// scales the seeds, so this pairing decides each clone's offsets.
+pub fn fio_thread_number(first: u32, clone: u32, numjobs: u32) -> u32 {
+    if clone == 0 || clone >= numjobs {
+        first + clone
+    } else {
+        first + (numjobs - clone)
+    }
 }
 
 /// When the worker stops, beyond the end of its request stream.

@@ -6,6 +6,7 @@ use iolab_core::{IoDir, IoRequest, Nanos, PerDir};
 use iolab_job::{BsSplit, Distribution, FileServiceKind, Job, RateProcess, RwKind, SizeSpec, Zone};
 use iolab_workload::{FileLayout, JobSeeds, WorkerInput, Workload};
 
+mod fio_diff;
 mod region;
 
 fn input<'a>(job: &'a Job, files: &'a [FileLayout]) -> WorkerInput<'a> {

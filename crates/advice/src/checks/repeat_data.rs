@@ -23,14 +23,17 @@ fn run(r: &RunResult, ev: &Evidence) -> Vec<Advice> {
     for (name, clones) in by_name(r, ev) {
         let written: u64 = clones.iter().map(|(j, _)| j.write.io_bytes).sum();
         let e = clones[0].1;
-        if written == 0 || !e.data.repeats_run_to_run {
-            continue;
-        }
         let severity = match e.data.target_dedupes {
             Capability::No => continue,
             Capability::Yes => Severity::Warning,
             Capability::Unknown => Severity::Info,
         };
+        if let Some(share) = e.data.repeat_block_share.filter(|&s| s >= 0.10 && written > 0) {
+            out.push(within_run(name, clones.len(), share, severity));
+        }
+        if written == 0 || !e.data.repeats_run_to_run {
+            continue;
+        }
         out.push(Advice {
             id: ID,
             severity,
@@ -55,6 +58,28 @@ fn run(r: &RunResult, ev: &Evidence) -> Vec<Advice> {
         });
     }
     out
+}
+
+/// The job's own writes repeat block for block within the run.
+fn within_run(name: &str, clones: usize, share: f64, severity: Severity) -> Advice {
+    Advice {
+        id: ID,
+        severity,
+        subject: name_subject(name, clones),
+        title: format!("{:.0}% of the written blocks repeat an earlier block", share * 100.0),
+        evidence: format!(
+            "measured on the job's regenerated buffers: {:.1}% of the blocks equal an earlier \
+             one byte for byte",
+            share * 100.0
+        ),
+        why: "A deduplicating target stores each repeated block once, so the media sees less \
+              than the job wrote."
+            .into(),
+        what_to_do: "Drop dedupe_percentage/scramble_buffers=0/patterns, or set \
+                     refill_buffers=1, for a media figure; keep them only to model a known \
+                     dedupe ratio."
+            .into(),
+    }
 }
 
 #[cfg(test)]

@@ -56,9 +56,15 @@ pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
     for w in &parsed.warnings {
         writeln!(stderr, "iolab: {w}").context("writing warnings")?;
     }
+    // What the data alone tells (zero runs, repeated blocks), as `run`'s advice would.
+    let data_warnings: Vec<String> =
+        parsed.jobs.iter().flat_map(iolab_advice::from_job::job_warnings).collect();
+    for w in &data_warnings {
+        writeln!(stderr, "iolab: {w}").context("writing warnings")?;
+    }
     let jobs: Vec<Value> =
         parsed.jobs.iter().map(|j| job_json(j, defaults)).collect::<anyhow::Result<_>>()?;
-    let out = json!({ "jobs": jobs, "warnings": parsed.warnings });
+    let out = json!({ "jobs": jobs, "warnings": parsed.warnings, "data_warnings": data_warnings });
     let mut stdout = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut stdout, &out).context("writing JSON")?;
     writeln!(stdout).context("writing JSON")?;

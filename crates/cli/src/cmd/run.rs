@@ -69,6 +69,15 @@ pub struct OwnFlags {
     /// The jobs' request streams as a fio iolog v3 (fio `read_iolog`), written before the run.
     #[arg(long)]
     write_iolog: Option<PathBuf>,
+    /// Seed every job as fio 3.33 (also 3.34) or current fio (>= 3.35, the default) seeds
+    /// it, to reproduce that fio's random offsets (the job option `iolab_fio_seeds`).
+    #[arg(long, value_name = "3.33|current", value_parser = fio_seeds)]
+    fio_seeds: Option<iolab_workload::FioSeeds>,
+}
+
+fn fio_seeds(s: &str) -> Result<iolab_workload::FioSeeds, String> {
+    iolab_workload::FioSeeds::parse(s)
+        .ok_or_else(|| format!("--fio-seeds={s}: expected 3.33 (also 3.34) or current"))
 }
 
 fn seconds(s: &str) -> Result<f64, String> {
@@ -189,7 +198,10 @@ fn load_jobs(
         cmdline: split.fio_options,
         sections: split.sections,
     };
-    let parsed = iolab_job::load(&opts)?;
+    let mut parsed = iolab_job::load(&opts)?;
+    if let Some(gen) = flags.own.fio_seeds {
+        parsed.jobs.iter_mut().for_each(|j| gen.apply_to(j));
+    }
     for w in &parsed.warnings {
         if !fio || flags.g.warnings_fatal {
             eprintln!("iolab: {w}");
@@ -222,12 +234,15 @@ fn measure(
     let targets: Vec<std::path::PathBuf> = parsed.jobs.iter().flat_map(job_paths).collect();
     let mut inputs: Vec<&Path> = opts.files.iter().map(|p| p.as_path()).collect();
     inputs.extend(targets.iter().map(|p| p.as_path()));
-    for p in flags.output.iter().chain(&flags.own.write_iolog) {
+    let job_iologs: Vec<PathBuf> =
+        parsed.jobs.iter().filter_map(|j| j.write_iolog()).map(Into::into).collect();
+    for p in flags.output.iter().chain(&flags.own.write_iolog).chain(&job_iologs) {
         iolab_report::output::check(p, &inputs)?;
     }
     if let Some(p) = &flags.own.write_iolog {
         super::iolog_export::export(p, &parsed.jobs, super::iolog_export::Sizes::Existing)?;
     }
+    super::iolog_export::export_job_options(&parsed.jobs)?;
     // The device view and the advice evidence (crate iolab-advice): targets resolved to their
     // devices, /proc/diskstats sampled every interval, read completions sampled for zeros.
     let watch = iolab_advice::RunWatch::start(

@@ -139,6 +139,32 @@ fn own_limits() -> Vec<Probe> {
         ));
     }
     v.push(r("run --status-interval=1", &["--size=64k", "--status-interval=1"], Oracle::Ok));
+    // Issue 13: fio 3.33's seeds, by flag and by job option.
+    for (val, o) in [
+        ("3.33", Oracle::Ok),
+        ("current", Oracle::Ok),
+        ("3.2", err(&["--fio-seeds=3.2", "3.33"])),
+        ("", err(&["--fio-seeds", "3.33"])),
+        ("nan", err(&["--fio-seeds=nan", "3.33"])),
+    ] {
+        let flag = format!("--fio-seeds={val}");
+        v.push(r(&format!("run {flag}"), &["--size=64k", "--rw=randread", &flag], o));
+    }
+    for (val, o) in [
+        ("3.33", Oracle::Ok),
+        ("3.2", err(&["iolab_fio_seeds", "3.33"])),
+        ("", err(&["iolab_fio_seeds"])),
+    ] {
+        let opt = format!("--iolab_fio_seeds={val}");
+        v.push(r(&format!("run {opt}"), &["--size=64k", "--rw=randread", &opt], o));
+    }
+    // write_iolog as a job option: a missing directory is one line naming the path.
+    v.push(r(
+        "run write_iolog=missing dir",
+        &["--size=64k", "--write_iolog=/nonexistent-iolab-dir/x.log"],
+        err(&["/nonexistent-iolab-dir"]),
+    ));
+    v.push(r("run write_iolog={W}/j.log", &["--size=64k", "--write_iolog={W}/j.log"], Oracle::Ok));
     v
 }
 

@@ -252,7 +252,7 @@ fn open_targets(
     vplan: &config::VerifyPlan,
 ) -> Result<Vec<Target>, EngineError> {
     let (job, plan) = (js.job, js.plan);
-    let mut layout_gen = iolab_data::DataGen::new(dcfg, seed);
+    let mut layout_gen = iolab_data::DataGen::new(&config::layout_config(dcfg), seed);
     // --prefill writes the region, so it needs write access and the same safety checks as a
     // write job.
     let reads = job.rw.has_read() || opts.prefill || vplan.phase;

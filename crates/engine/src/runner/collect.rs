@@ -125,6 +125,9 @@ fn job_result(
         // fio verify.c: a failed block is -EILSEQ, the job's error (err=84).
         jr.error = libc::EILSEQ;
     }
+    if let Some(v) = &out.verify {
+        count_verify_reads(&mut jr, v, &opts.percentiles);
+    }
     jr.verify = out.verify;
     if job.disable_bw_measurement() || job.gtod_reduce() {
         // fio disable_bw: no bw/iops samples; the JSON shows zeros with N=0.
@@ -135,6 +138,27 @@ fn job_result(
         }
     }
     (jr, out.lat_logs)
+}
+
+/// fio counts the verify phase's reads as the job's reads (backend.c `do_verify` issues them
+/// as ordinary read io_us, and `update_runtime(td, elapsed_us, DDIR_READ)` adds its time):
+/// read I/Os, bytes, latencies and issued counts include them, the read runtime and the job
+/// runtime grow by the phase's time. fio 3.33 on a 16 MiB write+verify job: read 4096 I/Os /
+/// 16 MiB (runtime 47 ms), write 4096 (75 ms), job_runtime 120 ms. `jobs[].iolab.verify`
+/// keeps the phase's own figures beside them.
+fn count_verify_reads(
+    jr: &mut iolab_stats::JobResult,
+    v: &iolab_stats::VerifyResult,
+    pcts: &[f64],
+) {
+    if v.read.total_ios == 0 && v.read.issued_ios == 0 {
+        return;
+    }
+    let own = std::mem::take(&mut jr.read);
+    let mut read = iolab_stats::mixed_dir(&[&own, &v.read], jr.interval_ns, pcts);
+    read.runtime_ns = own.runtime_ns + v.runtime_ns;
+    jr.read = read;
+    jr.runtime_ns += v.runtime_ns;
 }
 
 /// Kernel names of the block device a target lives on (its partition and the whole disk),

@@ -254,10 +254,26 @@ pub fn verify_plan(
     Ok(VerifyPlan { stamp: on && writes, phase, only, inline: on && !writes && job.rw.has_read() })
 }
 
-/// The seed of a clone's data: fixed per (job seed, thread number) so a rerun writes the
-/// same bytes.
+/// The seed of a clone's data (shared with the advice: `iolab_workload::seeds::data_seed`).
 pub fn data_seed(job: &Job, thread_number: u32) -> u64 {
-    iolab_core::rand::mix64(job.randseed ^ ((thread_number as u64) << 32))
+    iolab_workload::seeds::data_seed(job.randseed, thread_number)
+}
+
+/// The data of a layout or `--prefill`: the job's own buffer options when it asks for
+/// compressible, deduplicable, patterned or zero data; otherwise unique random blocks
+/// (`refill_buffers`), which neither compress nor dedupe. fio's default buffer is one random
+/// block rewritten 24 bytes per sector, which a stream compressor shrinks 18:1, so a
+/// compressing or thin-provisioned array would be flattered by a prefill of it.
+pub fn layout_config(dcfg: &iolab_data::DataConfig) -> iolab_data::DataConfig {
+    let asks = dcfg.compress_percentage != 0
+        || dcfg.dedupe_percentage != 0
+        || !dcfg.pattern.is_empty()
+        || dcfg.zero_buffers;
+    let mut c = dcfg.clone();
+    if !asks {
+        c.refill_buffers = true;
+    }
+    c
 }
 
 /// The largest block size as a buffer length, refused (naming `bs`/`bsrange`) when one

@@ -229,6 +229,9 @@ fn run_groups(
         };
         for clone in 0..job.numjobs.max(1) {
             thread_number += 1;
+            // fio's pairing of clones and thread numbers (they scale the seeds).
+            let thread_number =
+                iolab_workload::fio_thread_number(thread_number - clone, clone, job.numjobs.max(1));
             running.push(clone::start_clone(cx, &mut js, clone, thread_number)?);
         }
         notes.append(&mut js.notes);

@@ -46,4 +46,17 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             data and are caught by zero-detection. `text` fills it with LZ-compressible \
             text-like bytes so the ratio comes from content rather than zero runs.",
         ),
+    opt("iolab_fio_seeds", Str, Iolab, Supported)
+        .def("current")
+        .choices(&["current", "3.33", "3.34"])
+        .help(
+            "Which fio's random seeds to reproduce: current (fio 3.35 and later) or 3.33 (also \
+            3.34).",
+            "fio 3.35 changed the seeding (#1502): with `randrepeat=1`, 3.33 and 3.34 seed block \
+            offsets from `FIO_RANDSEED · thread_number` whatever `randseed` says, and seed \
+            zipf/pareto/normal per file with `jhash(filename) · thread_number`. With \
+            `iolab_fio_seeds=3.33` iolab issues the offsets those versions issue (Debian 12 and \
+            Ubuntu 22.04 ship 3.33); the command-line flag `--fio-seeds=3.33` sets it for every \
+            job.",
+        ),
 ];

@@ -300,18 +300,13 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         Unsupported("log_alternate_epoch is not implemented"),
     )
     .help("Clock for `log_alternate_epoch`.", "See `log_alternate_epoch`."),
-    opt(
-        "write_iolog",
-        Str,
-        Logging,
-        Unsupported(
-            "not implemented as a job option; iolab's trace writer exports the same \
-                        request stream in fio's iolog format",
-        ),
-    )
-    .help(
+    opt("write_iolog", Str, Logging, Supported).help(
         "Write every I/O to an iolog file.",
-        "The request stream is deterministic, so the trace matches what a run issues.",
+        "iolab writes the job's request stream (all its clones, interleaved by their issue \
+            times) as a fio iolog v3 before the run; the stream is deterministic, so it is what \
+            the run issues, and paced jobs carry their issue times so fio's `read_iolog` \
+            replays them at the same pace. `iolab run --write-iolog=FILE` does the same for \
+            every job.",
     ),
     opt(
         "read_iolog",

@@ -48,7 +48,12 @@ pub fn job_workers(
             let input = iolab_workload::WorkerInput {
                 job,
                 clone_index: clone,
-                thread_number,
+                // fio's pairing of clones and thread numbers (they scale the seeds).
+                thread_number: iolab_workload::fio_thread_number(
+                    thread_number - clone,
+                    clone,
+                    job.numjobs.max(1),
+                ),
                 files: &files,
             };
             let wl = iolab_workload::Workload::new(&input)?;
