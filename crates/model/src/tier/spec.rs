@@ -230,6 +230,16 @@ pub fn parse_tier(spec: &str, index: usize) -> Result<TierSpec, ModelError> {
 pub fn parse_backing(spec: &str) -> Result<BackingSpec, ModelError> {
     let parts: Vec<&str> = spec.split(':').map(str::trim).collect();
     let kind = parts.first().copied().unwrap_or("").to_ascii_lowercase();
+    if kind == "profile" {
+        // `profile:PRESET`: a preset in the profile form `iolab calibrate` writes.
+        let name = parts.get(1).copied().unwrap_or("");
+        let p = device::preset_profile(name)?;
+        return Ok(BackingSpec {
+            name: kind,
+            device: DeviceSpec::Profile(Box::new(p)),
+            sparse: false,
+        });
+    }
     let mut device = kind_device(&kind, spec)?;
     let mut sparse = false;
     for p in &parts[1..] {
