@@ -1,5 +1,6 @@
 //! One module per subcommand; each has `Args` (clap) and `run(Args) -> Result<ExitCode>`.
 
+pub mod calibrate;
 pub mod compare;
 pub mod data;
 pub mod fill;

@@ -25,6 +25,7 @@ use iolab_job::LoadOptions;
 use iolab_stats::RunResult;
 
 mod logs;
+mod predict;
 mod quick;
 
 #[derive(clap::Args)]
@@ -42,7 +43,7 @@ pub struct Args {
 /// iolab's own flags; fio's global flags (`--output`, `--output-format`, `--status-interval`,
 /// …) come from `iolab_job::cmdline::FIO_FLAGS` and are read by `super::fio::globals`.
 const OWN_FLAGS: &[&str] =
-    &["allow-destroy", "prefill", "phase-time=", "cache-size=", "write-iolog="];
+    &["allow-destroy", "prefill", "phase-time=", "cache-size=", "write-iolog=", "predict"];
 
 /// Who is speaking: iolab (advice, notes and progress on stderr) or fio (fio's output only).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,6 +67,8 @@ struct Flags {
     cache_size: Option<u64>,
     /// `--write-iolog=FILE`: the jobs' request streams as a fio iolog v3, written before the run.
     write_iolog: Option<std::path::PathBuf>,
+    /// `--predict[=PROFILE.toml]`: also predict the jobs on a device profile.
+    predict: Option<String>,
 }
 
 fn own_flags(other: &[String], g: super::fio::Globals) -> anyhow::Result<Flags> {
@@ -79,6 +82,7 @@ fn own_flags(other: &[String], g: super::fio::Globals) -> anyhow::Result<Flags> 
         phase_time: None,
         cache_size: None,
         write_iolog: None,
+        predict: None,
     };
     let mut it = other.iter();
     while let Some(a) = it.next() {
@@ -96,6 +100,7 @@ fn own_flags(other: &[String], g: super::fio::Globals) -> anyhow::Result<Flags> 
         match k {
             "write-iolog" => f.write_iolog = Some(value()?.into()),
             "allow-destroy" => f.allow_destroy = true,
+            "predict" => f.predict = Some(v.clone().unwrap_or_default()),
             "prefill" => f.prefill = true,
             "cache-size" => {
                 let v = value()?;
@@ -155,6 +160,9 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
         print!("{}", super::fio::usage("fio"));
         return Ok(ExitCode::from(1));
     }
+    if !has_job && flags.predict.is_some() {
+        bail!("--predict needs a job (job file or --name=…), not the quick profile");
+    }
     if !has_job {
         if flags.write_iolog.is_some() {
             bail!("--write-iolog needs a job (job file or --name=…), not the quick profile");
@@ -191,6 +199,7 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
             bail!("fio: job <{}> has write or trim bit set, but fio is in read-only mode", j.name);
         }
     }
+    let profile = flags.predict.as_deref().map(predict::load).transpose()?;
     if flags.g.parse_only {
         return Ok(ExitCode::SUCCESS);
     }
@@ -262,6 +271,10 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
             eprintln!("iolab: {n}");
         }
     }
+    let predicted = match &profile {
+        Some(p) => Some((predict::predict(&parsed.jobs, p)?, p)),
+        None => None,
+    };
     let mut out = Vec::new();
     if fio && flags.format.split(',').any(|f| f == "normal") {
         out.extend(super::fio::normal_header(&parsed.jobs).as_bytes());
@@ -275,7 +288,24 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
             // stat.c __show_run_stats starts the normal output with a blank line.
             out.push(b'\n');
         }
-        out.extend(flags.g.exporter(fmt)?.render(&result)?);
+        let doc = flags.g.exporter(fmt)?.render(&result)?;
+        match (&predicted, fmt.starts_with("json") && fmt != "jsonl") {
+            (Some((pr, p)), true) => {
+                let mut v: serde_json::Value = serde_json::from_slice(&doc)?;
+                let pdoc: serde_json::Value =
+                    serde_json::from_slice(&flags.g.exporter(fmt)?.render(pr)?)?;
+                let rows = predict::rows(&result, pr);
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("iolab_predict".into(), predict::json(&rows, p, pdoc));
+                }
+                out.extend(serde_json::to_vec_pretty(&v)?);
+                out.push(b'\n');
+            }
+            _ => out.extend(doc),
+        }
+        if let (Some((pr, p)), "normal") = (&predicted, fmt) {
+            out.extend(predict::text(&predict::rows(&result, pr), p).as_bytes());
+        }
         if fmt == "normal" && !fio {
             // After the summary: the depth issued beside what each device saw, then advice.
             let view = iolab_advice::render_device_view(&result, &watched.evidence);

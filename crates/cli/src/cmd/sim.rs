@@ -61,7 +61,9 @@ struct SimArgs {
     /// ssd:4GiB:smq:writeback:block=256KiB. Repeat for a chain.
     #[arg(long = "tier")]
     tiers: Vec<String>,
-    /// The device under the last tier: KIND[:PRESET][:SIZE][:sparse], e.g. hdd:7200, hdd:10k.
+    /// The device under the last tier: KIND[:PRESET][:SIZE][:sparse], e.g. hdd:7200, hdd:10k;
+    /// profile:PRESET (a preset in profile form); or a device profile FILE.toml (`iolab
+    /// calibrate`).
     #[arg(long, default_value = "hdd:7200")]
     backing: String,
     /// A TOML hierarchy ([[tier]] tables and a [backing] table) instead of --tier/--backing.
@@ -158,7 +160,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .enumerate()
                 .map(|(i, s)| spec::parse_tier(s, i))
                 .collect::<Result<Vec<_>, _>>()?;
-            (t, spec::parse_backing(&args.backing)?)
+            (t, backing_spec(&args.backing)?)
         }
     };
     let mut h = Hierarchy::new(tiers, backing)?;
@@ -190,6 +192,36 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Err(e).context("simulation stopped at a bad trace record");
     }
     print_report(report, &[], &args)
+}
+
+/// `--backing`: a device spec (`hdd:7200`), or a device profile file (`*.toml`, written by
+/// `iolab calibrate`).
+pub(crate) fn backing_spec(arg: &str) -> anyhow::Result<iolab_model::tier::BackingSpec> {
+    if !arg.ends_with(".toml") {
+        return Ok(spec::parse_backing(arg)?);
+    }
+    let profile = load_profile(std::path::Path::new(arg))?;
+    Ok(iolab_model::tier::BackingSpec {
+        name: "profile".into(),
+        device: iolab_model::device::DeviceSpec::Profile(Box::new(profile)),
+        sparse: false,
+    })
+}
+
+/// Reads a device profile (regular files only, bounded, UTF-8, strict TOML).
+pub(crate) fn load_profile(
+    path: &std::path::Path,
+) -> anyhow::Result<iolab_model::device::profile::DeviceProfile> {
+    let bytes = iolab_core::input::read_bounded(path, "device profile", 4 << 20)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("device profile {}: not UTF-8 text", path.display()))?;
+    if text.trim().is_empty() {
+        bail!(
+            "device profile {}: empty (expected `version = 1` and the [read]/[write] tables)",
+            path.display()
+        );
+    }
+    Ok(iolab_model::device::profile::DeviceProfile::from_toml(&text, &path.display().to_string())?)
 }
 
 /// One job clone's place in the result: its group and options (for `group_reporting`).

@@ -10,10 +10,11 @@
 //!   3-point seek curve, Ruemmler & Wilkes 1994); a command that continues one of the last
 //!   few streams (same direction, next byte) costs `seq_base_us` instead of the
 //!   positioning terms (read-ahead, write merging, streaming).
-//! * **Parallelism**, M/M/c style: `servers` commands are in service at once (the simulator's
-//!   queue does the rest); a direction whose own parallelism `servers_dir` is lower stretches
-//!   its service time by `in_service / servers_dir` once more than that many are in service
-//!   (processor sharing).
+//! * **Parallelism**, M/M/c style: at most `servers` commands are in service at once (the
+//!   simulator's queue does the rest: 1 for a disk arm), and a command that starts while `b`
+//!   others are in service takes `1 + b / c` times longer, `c` being the direction's
+//!   `servers` (its internal parallelism): IOPS at depth d grow as d / (1 + (d − 1)/c) and
+//!   saturate at c / S, latency grows linearly with depth beyond c.
 //! * **Limits**: an aggregate IOPS cap and bandwidth cap per direction (a token bucket in
 //!   simulated time: a cgroup blkio throttle, a link, a flash back end).
 //! * **Shape**: service times are drawn from the measured QD1 latency distribution, kept as
@@ -83,7 +84,8 @@ pub struct DirProfile {
     pub seek_linear_us: f64,
     /// Per-command transfer rate, bytes/s.
     pub xfer_bytes_per_sec: f64,
-    /// Commands of this direction the device runs in parallel (≤ `servers`).
+    /// Internal parallelism c of this direction: a command started with b others in service
+    /// takes 1 + b/c times its service time.
     pub servers: u32,
     /// Aggregate bandwidth cap, bytes/s (0: none).
     #[serde(default)]
@@ -402,11 +404,14 @@ impl Device for Profiled {
         } else {
             Some(op.offset.abs_diff(self.last_pos) as f64 / self.p.capacity.max(1) as f64)
         };
-        let mean = self.p.mean_service_ns(op.dir, op.len, jump);
         let dp = self.p.dir(op.dir);
+        let xfer = op.len as f64 / dp.xfer_bytes_per_sec * 1e9;
+        let fixed = self.p.mean_service_ns(op.dir, op.len, jump) - xfer;
+        // Delays measured at QD1 (interrupts, preemption, rotation) add to the fixed part;
+        // the transfer itself does not stretch with them.
         let draw = dp.quantile(self.rng.next_f64()) / dp.shape_mean();
-        let stretch = ((busy + 1) as f64 / f64::from(dp.servers.max(1))).max(1.0);
-        let svc = mean * draw * stretch;
+        let stretch = 1.0 + busy as f64 / f64::from(dp.servers.max(1));
+        let svc = (fixed * draw + xfer) * stretch;
         let wait = self.admit(op, now.0 as f64);
         let end = op.offset.saturating_add(op.len);
         self.last_pos = end;
