@@ -80,7 +80,8 @@ fn fit_and_prediction_are_deterministic() {
     let dev = DeviceSpec::Profile(Box::new(again));
     let (a, b) = (predict(&jobs, &dev).unwrap(), predict(&jobs, &dev).unwrap());
     assert_eq!(a.jobs[0].read.clat, b.jobs[0].read.clat);
-    assert_eq!(a.jobs[0].read.total_ios + a.jobs[0].write.total_ios, 5000);
+    // One pass over the 4,096 blocks of the 16 MiB file (fio's random map ends it first).
+    assert_eq!(a.jobs[0].read.total_ios + a.jobs[0].write.total_ios, 4096);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
