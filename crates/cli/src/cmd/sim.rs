@@ -194,10 +194,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     print_report(report, &[], &args)
 }
 
-/// `--backing`: a device spec (`hdd:7200`), or a device profile file (`*.toml`, written by
-/// `iolab calibrate`).
+/// `--backing`: a device spec (`hdd:7200`), or a device profile file (a path: `*.toml` or
+/// containing `/`; written by `iolab calibrate`).
 pub(crate) fn backing_spec(arg: &str) -> anyhow::Result<iolab_model::tier::BackingSpec> {
-    if !arg.ends_with(".toml") {
+    if !arg.ends_with(".toml") && !arg.contains('/') {
         return Ok(spec::parse_backing(arg)?);
     }
     let profile = load_profile(std::path::Path::new(arg))?;
