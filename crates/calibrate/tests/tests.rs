@@ -110,3 +110,37 @@ fn profile_files_reject_unknown_keys_with_the_line() {
         .to_string()
         .contains("version = 2"));
 }
+
+/// Writes `mib` MiB to `dev` with `extra` job options through the engine.
+fn write_through_engine(dev: &std::path::Path, mib: u64, extra: &str) {
+    let text = format!(
+        "[w]\nfilename={}\nrw=write\nbs=64k\nsize={mib}m\ndirect=1\nioengine=psync\n{extra}\n",
+        dev.display()
+    );
+    let jobs = iolab_job::parse_str("w", &text).unwrap().jobs;
+    let opts = iolab_engine::runner::RunOptions { allow_destroy: true, ..Default::default() };
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let out = iolab_engine::runner::run_jobs(&jobs, &opts, stop, None).unwrap();
+    assert_eq!(out.result.jobs[0].write.io_bytes, mib << 20);
+}
+
+/// zram as the judge of iolab's data: `buffer_compress_percentage=50` compresses about 2:1 in
+/// zram's own `mm_stat`, and `zero_buffers` pages are all stored as same-filled pages.
+#[test]
+fn zram_mm_stat_agrees_with_the_data_iolab_writes() {
+    let Some(z) = targets::Zram::new(32) else { return };
+    write_through_engine(&z.device, 16, "buffer_compress_percentage=50\nrefill_buffers=1");
+    let (orig, compr) = z.mm_stat().unwrap();
+    let ratio = orig as f64 / compr.max(1) as f64;
+    assert!((1.6..=2.6).contains(&ratio), "orig {orig} compr {compr}: ratio {ratio:.2}");
+    drop(z);
+    let Some(z) = targets::Zram::new(32) else { return };
+    write_through_engine(&z.device, 16, "zero_buffers=1");
+    let s = std::fs::read_to_string(format!(
+        "/sys/block/{}/mm_stat",
+        z.device.file_name().unwrap().to_string_lossy()
+    ))
+    .unwrap();
+    let same_pages: u64 = s.split_whitespace().nth(5).unwrap().parse().unwrap();
+    assert_eq!(same_pages, (16 << 20) / 4096, "every zero page is same-filled: {s}");
+}
