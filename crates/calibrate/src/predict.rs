@@ -30,9 +30,15 @@ pub fn predict(jobs: &[Job], device: &DeviceSpec) -> Result<RunResult, Calibrate
         if let Some(name) = &job.wait_for {
             after.extend((0..workers.len()).filter(|&i| workers[i].name == *name));
         }
-        let files = vec![iolab_workload::FileLayout { size: 0 }; job.nrfiles.max(1) as usize];
         for clone in 0..job.numjobs.max(1) {
             thread_number += 1;
+            let names = iolab_engine::runner::clone_files(job, clone);
+            // Sized as `iolab run` sizes them: an existing file or device has its size.
+            let files: Vec<iolab_workload::FileLayout> = (0..job.nrfiles.max(1) as usize)
+                .map(|i| iolab_workload::FileLayout {
+                    size: names.get(i).map_or(0, |n| existing_size(n)),
+                })
+                .collect();
             let input = iolab_workload::WorkerInput {
                 job,
                 clone_index: clone,
@@ -41,7 +47,6 @@ pub fn predict(jobs: &[Job], device: &DeviceSpec) -> Result<RunResult, Calibrate
             };
             let wl = iolab_workload::Workload::new(&input)?;
             let stop = wl.stop();
-            let names = iolab_engine::runner::clone_files(job, clone);
             let mut bases = Vec::new();
             for (i, r) in wl.regions().iter().enumerate() {
                 let name = names.get(i).cloned().unwrap_or_default();
@@ -61,6 +66,20 @@ pub fn predict(jobs: &[Job], device: &DeviceSpec) -> Result<RunResult, Calibrate
     }
     let report = sim::run(&mut h, workers, SimOptions::default());
     Ok(to_result(report.results, &groupids))
+}
+
+/// Size of an existing regular file or block device (0 when absent or anything else; a
+/// FIFO is never opened).
+fn existing_size(path: &std::path::Path) -> u64 {
+    use std::io::Seek;
+    use std::os::unix::fs::FileTypeExt;
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => m.len(),
+        Ok(m) if m.file_type().is_block_device() => std::fs::File::open(path)
+            .and_then(|mut f| f.seek(std::io::SeekFrom::End(0)))
+            .unwrap_or(0),
+        _ => 0,
+    }
 }
 
 fn to_result(mut jobs: Vec<iolab_stats::JobResult>, groupids: &[u32]) -> RunResult {

@@ -177,7 +177,8 @@ fn run_sweep(
         let job = layout_job(t);
         run_one(&job, &ropts, "layout")?;
     }
-    let budget = opts.budget_secs;
+    // 10 % of the budget is kept for the fit and its per-point predictions.
+    let budget = opts.budget_secs * 0.9;
     let mut out = Vec::with_capacity(points.len());
     let mut overhead = 0.05f64;
     for (i, p) in points.iter().enumerate() {
@@ -185,7 +186,7 @@ fn run_sweep(
         let per = left / (points.len() - i) as f64 - overhead;
         if per < MIN_POINT_SECS {
             return Err(CalibrateError::Budget {
-                value: format!("{budget}s"),
+                value: format!("{}s", opts.budget_secs),
                 why: format!(
                     "set-up took {:.1}s; {} points left need {:.1}s more",
                     start.elapsed().as_secs_f64(),
