@@ -64,7 +64,7 @@ pub fn measured(point: Point, r: &RunResult, job: &str) -> Result<Measured, Cali
     Ok(Measured { point, span, m, shape, job: job.to_string() })
 }
 
-fn find<'a>(ms: &'a [Measured], dir: IoDir, f: impl Fn(&Point) -> bool) -> Option<&'a Measured> {
+fn find(ms: &[Measured], dir: IoDir, f: impl Fn(&Point) -> bool) -> Option<&Measured> {
     ms.iter().find(|m| m.point.dir() == dir && f(&m.point))
 }
 
@@ -164,7 +164,7 @@ fn fit_servers(pts: &[(u32, f64)], t: f64) -> u32 {
 /// The profile of a sweep. Without write points (a read-only calibration) the write curves
 /// are the read ones and `write_cache` says `not measured`.
 pub fn fit(name: &str, cap: u64, ms: &[Measured], seed: u64, wrote: bool) -> DeviceProfile {
-    let read = fit_dir(ms, IoDir::Read, cap).unwrap_or_else(|| fallback());
+    let read = fit_dir(ms, IoDir::Read, cap).unwrap_or_else(fallback);
     let write = if wrote { fit_dir(ms, IoDir::Write, cap) } else { None };
     let write_cache = match &write {
         None => "not measured".to_string(),

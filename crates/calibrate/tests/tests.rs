@@ -1,6 +1,7 @@
 //! Integration tests of iolab-calibrate: a calibration of a small file within a small
 //! budget, the same on a loop device over tmpfs (root), determinism of fit and prediction,
 //! and the profile file's strictness. Real targets come from `targets.rs` (probe and skip).
+#![allow(clippy::unwrap_used)]
 
 mod targets;
 
