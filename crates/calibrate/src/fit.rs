@@ -59,9 +59,27 @@ pub fn measured(point: Point, r: &RunResult, job: &str) -> Result<Measured, Cali
     for i in 1..shape.len() {
         shape[i][1] = shape[i][1].max(shape[i - 1][1]);
     }
+    close_tail(&mut shape);
     let span =
         job.lines().find_map(|l| l.strip_prefix("size=").and_then(|v| v.parse().ok())).unwrap_or(0);
     Ok(Measured { point, span, m, shape, job: job.to_string() })
+}
+
+/// Puts the mass beyond the last percentile (stalls rarer than 1 in 10,000 that still move
+/// the mean) into the last segment, so the quantile function's mean is 1: draws then keep
+/// the measured p50/p99 and the measured mean at once.
+fn close_tail(shape: &mut [[f64; 2]]) {
+    let n = shape.len();
+    if n < 3 {
+        return;
+    }
+    let body: f64 =
+        shape[..n - 1].windows(2).map(|w| (w[1][0] - w[0][0]) * (w[0][1] + w[1][1]) / 2.0).sum();
+    let (qa, xa) = (shape[n - 2][0], shape[n - 2][1]);
+    let width = 1.0 - qa;
+    if width > 0.0 && body < 1.0 {
+        shape[n - 1][1] = (2.0 * (1.0 - body) / width - xa).max(xa);
+    }
 }
 
 fn find(ms: &[Measured], dir: IoDir, f: impl Fn(&Point) -> bool) -> Option<&Measured> {
