@@ -23,9 +23,11 @@ use anyhow::bail;
 use iolab_engine::finish::{global_options, job_paths, own_options};
 use iolab_engine::runner::{run_jobs, Progress, ReadProbe, RunOptions};
 use iolab_job::LoadOptions;
+use iolab_model::device::profile::DeviceProfile;
 use iolab_stats::RunResult;
 
 mod logs;
+mod predict;
 mod quick;
 
 #[derive(clap::Args)]
@@ -68,6 +70,10 @@ pub struct OwnFlags {
     /// The jobs' request streams as a fio iolog v3 (fio `read_iolog`), written before the run.
     #[arg(long)]
     write_iolog: Option<PathBuf>,
+    /// Also predict the jobs on a device profile (`iolab calibrate`; default
+    /// iolab-profile.toml) and show the prediction beside the measurement.
+    #[arg(long, value_name = "PROFILE.toml", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    predict: Option<String>,
 }
 
 fn seconds(s: &str) -> Result<f64, String> {
@@ -151,6 +157,9 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
         print!("{}", super::fio::usage("fio"));
         return Ok(ExitCode::from(1));
     }
+    if !has_job && flags.own.predict.is_some() {
+        bail!("--predict needs a job (job file or --name=…), not the quick profile");
+    }
     if !has_job {
         if flags.own.write_iolog.is_some() {
             bail!("--write-iolog needs a job (job file or --name=…), not the quick profile");
@@ -160,21 +169,29 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
         }
         return quick::run_quick(&split.fio_options, &flags_to_quick(&flags));
     }
-    let Some((opts, parsed)) = load_jobs(split, &flags, fio)? else {
+    let Some((opts, parsed, profile)) = load_jobs(split, &flags, fio)? else {
         return Ok(ExitCode::SUCCESS);
     };
     let (result, watched, interrupted) = measure(&opts, &parsed, &flags, fio, &started)?;
-    let out = render(&result, &watched, &flags, fio, &parsed.jobs)?;
+    let predicted = match &profile {
+        Some(p) => Some((predict::predict(&parsed.jobs, p)?, p)),
+        None => None,
+    };
+    let out = render(&result, &watched, &flags, fio, &parsed.jobs, predicted.as_ref())?;
     super::emit(&out, flags.output.as_deref())?;
     Ok(exit_code(&result, interrupted, fio))
 }
 
-/// The jobs, read and validated; `None` when `--parse-only` ends the run here.
+/// The jobs as loaded, and the `--predict` profile.
+type Loaded = (LoadOptions, iolab_job::Parsed, Option<DeviceProfile>);
+
+/// The jobs, read and validated, and the `--predict` profile read; `None` when
+/// `--parse-only` ends the run here.
 fn load_jobs(
     split: iolab_job::SplitArgs,
     flags: &Flags,
     fio: bool,
-) -> anyhow::Result<Option<(LoadOptions, iolab_job::Parsed)>> {
+) -> anyhow::Result<Option<Loaded>> {
     if flags.own.phase_time.is_some() {
         bail!("--phase-time applies to the quick profile (no job); use --runtime= in a job");
     }
@@ -202,10 +219,11 @@ fn load_jobs(
             bail!("fio: job <{}> has write or trim bit set, but fio is in read-only mode", j.name);
         }
     }
+    let profile = flags.own.predict.as_deref().map(predict::load).transpose()?;
     if flags.g.parse_only {
         return Ok(None);
     }
-    Ok(Some((opts, parsed)))
+    Ok(Some((opts, parsed, profile)))
 }
 
 /// Check the outputs against the inputs, export the iolog, then run the jobs with the device
@@ -295,6 +313,7 @@ fn render(
     flags: &Flags,
     fio: bool,
     jobs: &[iolab_job::Job],
+    predicted: Option<&(RunResult, &DeviceProfile)>,
 ) -> anyhow::Result<Vec<u8>> {
     let mut out = Vec::new();
     if fio && flags.format.split(',').any(|f| f == "normal") {
@@ -309,7 +328,24 @@ fn render(
             // stat.c __show_run_stats starts the normal output with a blank line.
             out.push(b'\n');
         }
-        out.extend(super::fio::exporter(&flags.g, fmt)?.render(result)?);
+        let doc = super::fio::exporter(&flags.g, fmt)?.render(result)?;
+        match (predicted, fmt.starts_with("json") && fmt != "jsonl") {
+            (Some((pr, p)), true) => {
+                let mut v: serde_json::Value = serde_json::from_slice(&doc)?;
+                let pdoc: serde_json::Value =
+                    serde_json::from_slice(&super::fio::exporter(&flags.g, fmt)?.render(pr)?)?;
+                let rows = predict::rows(result, pr);
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("iolab_predict".into(), predict::json(&rows, p, pdoc));
+                }
+                out.extend(serde_json::to_vec_pretty(&v)?);
+                out.push(b'\n');
+            }
+            _ => out.extend(doc),
+        }
+        if let (Some((pr, p)), "normal") = (predicted, fmt) {
+            out.extend(predict::text(&predict::rows(result, pr), p).as_bytes());
+        }
         if fmt == "normal" && !fio {
             // After the summary: the depth issued beside what each device saw, then advice.
             let view = iolab_advice::render_device_view(result, &watched.evidence);
