@@ -26,6 +26,8 @@ enum Command {
     Fio(FioArgs),
     /// The same workload through cache tiers and device models.
     Sim(cmd::sim::Args),
+    /// Sweep a file, device or directory with real I/O and fit a device profile (TOML).
+    Calibrate(cmd::calibrate::Args),
     /// Resolve job files to JSON with every warning; no I/O.
     Parse(cmd::parse::Args),
     /// The option registry, like `fio --cmdhelp`.
@@ -144,6 +146,7 @@ fn dispatch(cli: Cli) -> Result<anyhow::Result<ExitCode>, ExitCode> {
             | Command::Replay(_)
             | Command::Mrc(_)
             | Command::Fill(_)
+            | Command::Calibrate(_)
     ) {
         // These poll the stop and write what they gathered, marked interrupted.
         signals::polled(std::time::Duration::from_secs(10));
@@ -152,6 +155,7 @@ fn dispatch(cli: Cli) -> Result<anyhow::Result<ExitCode>, ExitCode> {
         Command::Run(a) => cmd::run::run(a),
         Command::Fio(a) => return Err(fio_exit(cmd::fio::run("fio", &a.rest))),
         Command::Sim(a) => cmd::sim::run(a),
+        Command::Calibrate(a) => cmd::calibrate::run(a),
         Command::Parse(a) => cmd::parse::run(a),
         Command::Options(a) => cmd::options::run(a),
         Command::Data(a) => cmd::data::run(a),

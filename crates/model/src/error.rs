@@ -25,6 +25,11 @@ pub enum ModelError {
     BadParam { name: String, value: String, why: String },
     #[error("hierarchy config {path}: {why}")]
     Config { path: String, why: String },
+    #[error("device profile {path}: {why}")]
+    Profile { path: String, why: String },
+    /// A file the model reads (a device profile) could not be read.
+    #[error(transparent)]
+    Input(#[from] iolab_core::input::InputError),
 }
 
 /// Why a simulation could not be built or finished (jobs, traces, layout on the backing

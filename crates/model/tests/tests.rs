@@ -248,6 +248,19 @@ fn scenario_b_short_stroking_7200_vs_10k() {
     assert!(gaps[0] < gaps[1] && gaps[1] < gaps[2], "{gaps:?}");
 }
 
+/// (b) again with the presets expressed as device profiles (the form `iolab calibrate`
+/// writes): the field's figures still come out.
+#[test]
+fn scenario_b_holds_with_hdd_presets_as_profiles() {
+    let spans = [1_000_000_000u64, 100_000_000_000, 1_000_000_000_000];
+    let ms = |b: &str| -> Vec<f64> { spans.iter().map(|&s| qd1_random_read_ms(b, s)).collect() };
+    let (slow, fast) = (ms("profile:hdd-7200"), ms("profile:hdd-10k"));
+    eprintln!("profile 7.2K {slow:?}\nprofile 10K {fast:?}");
+    for (got, want) in slow.iter().zip([5.5, 7.5, 12.5]).chain(fast.iter().zip([4.0, 4.5, 7.0])) {
+        assert!((got - want).abs() <= 0.1 * want, "{got:.2} ms vs ≈{want} ms");
+    }
+}
+
 /// `total` bytes of sequential `bs` writes from `base`, then an fsync (fio `end_fsync=1`).
 fn seq_writes(base: u64, total: u64, bs: u64) -> Vec<IoRequest> {
     let mut v: Vec<IoRequest> =

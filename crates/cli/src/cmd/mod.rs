@@ -9,6 +9,7 @@ use anyhow::Context;
 use clap::{Args, Command, FromArgMatches};
 use iolab_job::SplitArgs;
 
+pub mod calibrate;
 pub mod compare;
 pub mod data;
 pub mod fill;
@@ -24,13 +25,15 @@ pub mod run;
 pub mod sim;
 pub mod trace;
 
-/// The long flag names of `F`, as `split_fio_args` takes them: `name=` when it takes a value.
+/// The long flag names of `F`, as `split_fio_args` takes them: `name=` when it takes a value
+/// (a flag whose value is optional, `--predict[=FILE]`, takes it only after `=`).
 pub fn flag_names<F: Args>() -> Vec<String> {
     F::augment_args(Command::new("flags"))
         .get_arguments()
         .filter_map(|a| {
             let long = a.get_long()?;
-            Some(if a.get_action().takes_values() { format!("{long}=") } else { long.into() })
+            let value = a.get_action().takes_values() && !a.is_require_equals_set();
+            Some(if value { format!("{long}=") } else { long.into() })
         })
         .collect()
 }

@@ -23,9 +23,11 @@ use anyhow::bail;
 use iolab_engine::finish::{global_options, job_paths, own_options};
 use iolab_engine::runner::{run_jobs, Progress, ReadProbe, RunOptions};
 use iolab_job::LoadOptions;
+use iolab_model::device::profile::DeviceProfile;
 use iolab_stats::RunResult;
 
 mod logs;
+mod predict;
 mod quick;
 mod status;
 
@@ -73,11 +75,22 @@ pub struct OwnFlags {
     /// it, to reproduce that fio's random offsets (the job option `iolab_fio_seeds`).
     #[arg(long, value_name = "3.33|current", value_parser = fio_seeds)]
     fio_seeds: Option<iolab_workload::FioSeeds>,
+    /// Also predict the jobs on a device profile (`iolab calibrate`; default
+    /// iolab-profile.toml) and show the prediction beside the measurement.
+    #[arg(long, value_name = "PROFILE.toml", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    predict: Option<String>,
 }
 
 fn fio_seeds(s: &str) -> Result<iolab_workload::FioSeeds, String> {
     iolab_workload::FioSeeds::parse(s)
         .ok_or_else(|| format!("--fio-seeds={s}: expected 3.33 (also 3.34) or current"))
+}
+
+/// What `render` prints beside the result: `--status-interval`'s reports made during the run,
+/// and `--predict`'s prediction with its profile.
+struct Shown<'a> {
+    reported: Option<Vec<u8>>,
+    predicted: Option<&'a (RunResult, &'a DeviceProfile)>,
 }
 
 fn seconds(s: &str) -> Result<f64, String> {
@@ -161,6 +174,9 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
         print!("{}", super::fio::usage("fio"));
         return Ok(ExitCode::from(1));
     }
+    if !has_job && flags.own.predict.is_some() {
+        bail!("--predict needs a job (job file or --name=…), not the quick profile");
+    }
     if !has_job {
         if flags.own.write_iolog.is_some() {
             bail!("--write-iolog needs a job (job file or --name=…), not the quick profile");
@@ -170,21 +186,30 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
         }
         return quick::run_quick(&split.fio_options, &flags_to_quick(&flags));
     }
-    let Some((opts, parsed)) = load_jobs(split, &flags, fio)? else {
+    let Some((opts, parsed, profile)) = load_jobs(split, &flags, fio)? else {
         return Ok(ExitCode::SUCCESS);
     };
     let (result, watched, interrupted, reported) = measure(&opts, &parsed, &flags, fio, &started)?;
-    let out = render(&result, &watched, &flags, fio, &parsed.jobs, reported)?;
+    let predicted = match &profile {
+        Some(p) => Some((predict::predict(&parsed.jobs, p)?, p)),
+        None => None,
+    };
+    let shown = Shown { reported, predicted: predicted.as_ref() };
+    let out = render(&result, &watched, &flags, fio, &parsed.jobs, shown)?;
     super::emit(&out, flags.output.as_deref())?;
     Ok(exit_code(&result, interrupted, fio))
 }
 
-/// The jobs, read and validated; `None` when `--parse-only` ends the run here.
+/// The jobs as loaded, and the `--predict` profile.
+type Loaded = (LoadOptions, iolab_job::Parsed, Option<DeviceProfile>);
+
+/// The jobs, read and validated, and the `--predict` profile read; `None` when
+/// `--parse-only` ends the run here.
 fn load_jobs(
     split: iolab_job::SplitArgs,
     flags: &Flags,
     fio: bool,
-) -> anyhow::Result<Option<(LoadOptions, iolab_job::Parsed)>> {
+) -> anyhow::Result<Option<Loaded>> {
     if flags.own.phase_time.is_some() {
         bail!("--phase-time applies to the quick profile (no job); use --runtime= in a job");
     }
@@ -215,10 +240,11 @@ fn load_jobs(
             bail!("fio: job <{}> has write or trim bit set, but fio is in read-only mode", j.name);
         }
     }
+    let profile = flags.own.predict.as_deref().map(predict::load).transpose()?;
     if flags.g.parse_only {
         return Ok(None);
     }
-    Ok(Some((opts, parsed)))
+    Ok(Some((opts, parsed, profile)))
 }
 
 /// Check the outputs against the inputs, export the iolog, then run the jobs with the device
@@ -339,8 +365,9 @@ fn render(
     flags: &Flags,
     fio: bool,
     jobs: &[iolab_job::Job],
-    reported: Option<Vec<u8>>,
+    shown: Shown<'_>,
 ) -> anyhow::Result<Vec<u8>> {
+    let Shown { reported, predicted } = shown;
     // After --status-interval's reports the job header was written before them.
     let header = reported.is_none();
     let mut out = reported.unwrap_or_default();
@@ -356,7 +383,24 @@ fn render(
             // stat.c __show_run_stats starts the normal output with a blank line.
             out.push(b'\n');
         }
-        out.extend(super::fio::exporter(&flags.g, fmt)?.render(result)?);
+        let doc = super::fio::exporter(&flags.g, fmt)?.render(result)?;
+        match (predicted, fmt.starts_with("json") && fmt != "jsonl") {
+            (Some((pr, p)), true) => {
+                let mut v: serde_json::Value = serde_json::from_slice(&doc)?;
+                let pdoc: serde_json::Value =
+                    serde_json::from_slice(&super::fio::exporter(&flags.g, fmt)?.render(pr)?)?;
+                let rows = predict::rows(result, pr);
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("iolab_predict".into(), predict::json(&rows, p, pdoc));
+                }
+                out.extend(serde_json::to_vec_pretty(&v)?);
+                out.push(b'\n');
+            }
+            _ => out.extend(doc),
+        }
+        if let (Some((pr, p)), "normal") = (predicted, fmt) {
+            out.extend(predict::text(&predict::rows(result, pr), p).as_bytes());
+        }
         if fmt == "normal" && !fio {
             // After the summary: the depth issued beside what each device saw, then advice.
             let view = iolab_advice::render_device_view(result, &watched.evidence);

@@ -53,7 +53,9 @@ pub struct Flags {
     /// ssd:4GiB:smq:writeback:block=256KiB. Repeat for a chain.
     #[arg(long = "tier")]
     tiers: Vec<String>,
-    /// The device under the last tier: KIND[:PRESET][:SIZE][:sparse], e.g. hdd:7200, hdd:10k.
+    /// The device under the last tier: KIND[:PRESET][:SIZE][:sparse], e.g. hdd:7200, hdd:10k;
+    /// profile:PRESET (a preset in profile form); or a device profile FILE.toml (`iolab
+    /// calibrate`).
     #[arg(long, default_value = "hdd:7200")]
     backing: String,
     /// A TOML hierarchy ([[tier]] tables and a [backing] table) instead of --tier/--backing.
@@ -196,7 +198,8 @@ fn hierarchy(args: &Flags) -> anyhow::Result<Hierarchy> {
         }
         None => {
             let t = args.tiers.iter().enumerate().map(|(i, s)| spec::parse_tier(s, i));
-            (t.collect::<Result<Vec<_>, _>>()?, spec::parse_backing(&args.backing)?)
+            let t = t.collect::<Result<Vec<_>, _>>()?;
+            (t, spec::parse_backing_or_profile(&args.backing)?)
         }
     };
     Ok(Hierarchy::new(tiers, backing)?)

@@ -287,6 +287,18 @@ fn input_probes() -> Vec<Probe> {
         ("mrc", &["mrc", "{W}/in"]),
         ("replay", &["replay", "{W}/in", "--filename", "{W}/target"]),
         ("data measure", &["data", "measure", "{W}/in"]),
+        ("sim --backing profile", &["sim", "--backing={W}/in", "--name=x", "--size=1m"]),
+        (
+            "run --predict",
+            &[
+                "run",
+                "--predict={W}/in",
+                "--name=x",
+                "--ioengine=null",
+                "--size=64k",
+                "--filename={W}/d",
+            ],
+        ),
     ];
     let mut v = Vec::new();
     for &(cname, args) in cmds {
@@ -761,6 +773,89 @@ fn clock_probes() -> Vec<Probe> {
     v
 }
 
+/// `iolab calibrate` and the device-profile inputs ("calibrate").
+fn calibrate_probes() -> Vec<Probe> {
+    let mut v = Vec::new();
+    for b in ["0", "NaN", "1e12", "-5s", "abc", "0.5s"] {
+        let budget = format!("--budget={b}");
+        v.push(
+            Probe::new(
+                "calibrate",
+                format!("calibrate {budget}"),
+                &["calibrate", "{W}/t", &budget],
+                err(&["--budget"]),
+            )
+            .after(After::NoLeftovers(vec![]))
+            .limit(10.0),
+        );
+    }
+    for (kname, prep) in
+        [("FIFO", Prep::Fifo("in")), ("/dev/zero (mknod)", Prep::CharDev("in", 1, 5))]
+    {
+        v.push(
+            Probe::new(
+                "calibrate",
+                format!("calibrate <- {kname}"),
+                &["calibrate", "{W}/in", "--budget=5s"],
+                err(&["/in", "not a regular file"]),
+            )
+            .prep(prep)
+            .limit(5.0),
+        );
+    }
+    v.push(Probe::new("calibrate", "calibrate (no target)", &["calibrate"], err(&["target"])));
+    v.push(Probe::new(
+        "calibrate",
+        "calibrate --from-preset=bogus",
+        &["calibrate", "--from-preset=bogus"],
+        err(&["bogus"]),
+    ));
+    v.push(
+        Probe::new(
+            "calibrate",
+            "calibrate --from-preset=hdd:10k",
+            &["calibrate", "--from-preset=hdd:10k"],
+            Oracle::Ok,
+        )
+        .after(After::Stdout("version = 1")),
+    );
+    let unknown =
+        b"version = 1\nname = \"x\"\ncapacity = 1000000\nservers = 1\nbogus_key = 3\n".to_vec();
+    v.push(
+        Probe::new(
+            "calibrate",
+            "sim --backing profile with an unknown key",
+            &["sim", "--backing={W}/p.toml", "--name=x", "--size=1m"],
+            err(&["p.toml", "line 5", "bogus_key"]),
+        )
+        .prep(Prep::File("p.toml", unknown)),
+    );
+    let v2 = b"version = 2\nname = \"x\"\ncapacity = 1000000\nservers = 1\n[read]\nbase_us=1\nseq_base_us=1\nxfer_bytes_per_sec=1e9\nservers=1\nshape=[[0.0,1.0],[1.0,1.0]]\n[write]\nbase_us=1\nseq_base_us=1\nxfer_bytes_per_sec=1e9\nservers=1\nshape=[[0.0,1.0],[1.0,1.0]]\n".to_vec();
+    v.push(
+        Probe::new(
+            "calibrate",
+            "run --predict profile version 2",
+            &[
+                "run",
+                "--predict={W}/p.toml",
+                "--name=x",
+                "--ioengine=null",
+                "--size=64k",
+                "--filename={W}/d",
+            ],
+            err(&["p.toml", "version = 2"]),
+        )
+        .prep(Prep::File("p.toml", v2)),
+    );
+    v.push(Probe::new(
+        "calibrate",
+        "run --predict without a job",
+        &["run", "--predict={W}/p.toml"],
+        err(&["--predict"]),
+    ));
+    v
+}
+
 /// All probes except the device ones (which need root and loop devices).
 pub fn all() -> Vec<Probe> {
     let mut v = Vec::new();
@@ -775,5 +870,6 @@ pub fn all() -> Vec<Probe> {
     v.extend(dropin_probes());
     v.extend(signal_probes());
     v.extend(clock_probes());
+    v.extend(calibrate_probes());
     v
 }

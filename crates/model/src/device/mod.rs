@@ -8,6 +8,7 @@
 //! time first) and runs up to [`Device::servers`] of them at once (flash channels).
 
 pub mod hdd;
+pub mod profile;
 pub mod ram;
 pub mod ssd;
 
@@ -51,6 +52,8 @@ pub enum DeviceSpec {
     Hdd(hdd::HddParams),
     Ssd(ssd::SsdParams),
     Ram(ram::RamParams),
+    /// A calibrated or preset-derived [`profile::DeviceProfile`].
+    Profile(Box<profile::DeviceProfile>),
 }
 
 impl DeviceSpec {
@@ -59,6 +62,7 @@ impl DeviceSpec {
             DeviceSpec::Hdd(p) => p.capacity,
             DeviceSpec::Ssd(p) => p.capacity,
             DeviceSpec::Ram(p) => p.capacity,
+            DeviceSpec::Profile(p) => p.capacity,
         }
     }
 
@@ -67,6 +71,7 @@ impl DeviceSpec {
             DeviceSpec::Hdd(p) => p.capacity = bytes,
             DeviceSpec::Ssd(p) => p.capacity = bytes,
             DeviceSpec::Ram(p) => p.capacity = bytes,
+            DeviceSpec::Profile(p) => p.capacity = bytes,
         }
         self
     }
@@ -76,6 +81,7 @@ impl DeviceSpec {
             DeviceSpec::Hdd(_) => "hdd",
             DeviceSpec::Ssd(_) => "ssd",
             DeviceSpec::Ram(_) => "ram",
+            DeviceSpec::Profile(_) => "profile",
         }
     }
 
@@ -84,6 +90,7 @@ impl DeviceSpec {
             DeviceSpec::Hdd(p) => Box::new(hdd::Hdd::new(name, p.clone())),
             DeviceSpec::Ssd(p) => Box::new(ssd::Ssd::new(name, p.clone())),
             DeviceSpec::Ram(p) => Box::new(ram::Ram::new(name, p.clone())),
+            DeviceSpec::Profile(p) => Box::new(profile::Profiled::new(name, (**p).clone())),
         }
     }
 }
@@ -157,4 +164,20 @@ pub fn preset(name: &str) -> Result<DeviceSpec, ModelError> {
 #[inline]
 pub(crate) fn xfer(bytes: u64, bytes_per_sec: f64) -> f64 {
     bytes as f64 / bytes_per_sec * 1e9
+}
+
+/// A preset (name or alias) expressed as a [`profile::DeviceProfile`] of the same form a
+/// calibration writes; `ram` has no profile form.
+pub fn preset_profile(name: &str) -> Result<profile::DeviceProfile, ModelError> {
+    let n = name.strip_prefix("hdd:").map_or(name.to_string(), |r| format!("hdd-{r}"));
+    match preset(&n)? {
+        DeviceSpec::Hdd(p) => Ok(profile::DeviceProfile::from_hdd(&n, &p)),
+        DeviceSpec::Ssd(p) => Ok(profile::DeviceProfile::from_ssd(&n, &p)),
+        DeviceSpec::Profile(p) => Ok(*p),
+        DeviceSpec::Ram(_) => Err(ModelError::BadParam {
+            name: "preset".into(),
+            value: name.into(),
+            why: "memory has no device profile (expected an hdd or ssd preset)".into(),
+        }),
+    }
 }

@@ -239,11 +239,35 @@ pub fn parse_tier(spec: &str, index: usize) -> Result<TierSpec, ModelError> {
     Ok(t)
 }
 
+/// `--backing`: a device spec ([`parse_backing`]: `hdd:7200`), or a device profile file (a
+/// path: `*.toml` or containing `/`; written by `iolab calibrate`).
+pub fn parse_backing_or_profile(arg: &str) -> Result<BackingSpec, ModelError> {
+    if !arg.ends_with(".toml") && !arg.contains('/') {
+        return parse_backing(arg);
+    }
+    let profile = device::profile::DeviceProfile::load(std::path::Path::new(arg))?;
+    Ok(BackingSpec {
+        name: "profile".into(),
+        device: DeviceSpec::Profile(Box::new(profile)),
+        sparse: false,
+    })
+}
+
 /// Parses `KIND[:PRESET][:SIZE][:sparse]` for the backing store (`hdd:7200`, `hdd:10k:600GB`,
 /// `nvme:2TB`).
 pub fn parse_backing(spec: &str) -> Result<BackingSpec, ModelError> {
     let parts: Vec<&str> = spec.split(':').map(str::trim).collect();
     let kind = parts.first().copied().unwrap_or("").to_ascii_lowercase();
+    if kind == "profile" {
+        // `profile:PRESET`: a preset in the profile form `iolab calibrate` writes.
+        let name = parts.get(1).copied().unwrap_or("");
+        let p = device::preset_profile(name)?;
+        return Ok(BackingSpec {
+            name: kind,
+            device: DeviceSpec::Profile(Box::new(p)),
+            sparse: false,
+        });
+    }
     let mut device = kind_device(&kind, spec)?;
     let mut sparse = false;
     for p in &parts[1..] {

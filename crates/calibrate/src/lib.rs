@@ -1,0 +1,28 @@
+//! Calibration: a short, designed sweep of real I/O on a target (file, block device or
+//! directory) run through `iolab_engine`'s runner, fitted into a
+//! [`iolab_model::device::profile::DeviceProfile`]; and prediction of any job on a profiled
+//! device through the model's simulator ([`predict::predict`]), so `iolab run --predict` and
+//! `iolab calibrate` share one path.
+//!
+//! ```no_run
+//! use iolab_calibrate::{calibrate, CalibrateOptions};
+//! let opts = CalibrateOptions { budget_secs: 10.0, ..CalibrateOptions::default() };
+//! let cal = calibrate(std::path::Path::new("/tmp/cal.dat"), &opts)?;
+//! println!("{}", cal.profile.to_toml()?);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Method (names as in `fit.rs`): least-squares service-time curves over size at QD1,
+//! a √-distance positioning term from the small- vs full-span points, an M/M/c server count
+//! chosen by grid search over the depth points, a bandwidth cap from the deep 1 MiB points,
+//! and the QD1 latency distribution kept as normalised quantiles.
+
+pub mod error;
+pub mod fit;
+pub mod metrics;
+pub mod predict;
+pub mod sweep;
+pub mod target;
+
+pub use error::CalibrateError;
+pub use sweep::{calibrate, CalibrateOptions, Calibration};

@@ -1,0 +1,57 @@
+//! The figures a prediction is judged on, taken the same way from a measured and a simulated
+//! `RunResult`: per group and direction, IOPS and bandwidth over the longest job's runtime
+//! (fio's `agg`), and the merged completion-latency p50/p99 (fio's `clat` percentiles).
+
+use iolab_core::IoDir;
+use iolab_stats::{GroupResult, RunResult};
+
+/// One direction of one group.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Metrics {
+    pub ios: u64,
+    pub iops: f64,
+    pub bw_bytes: f64,
+    pub p50_us: f64,
+    pub p99_us: f64,
+    pub mean_us: f64,
+}
+
+/// The metrics of `dir` in `g`.
+pub fn of_group(g: &GroupResult, dir: IoDir) -> Metrics {
+    let gd = g.dir(dir);
+    let s = &gd.stats;
+    let run = gd.max_run_ns.max(s.runtime_ns).max(1) as f64;
+    let pct = |p: f64| {
+        s.clat.percentiles.iter().find(|x| (x.pct - p).abs() < 1e-9).map_or(0.0, |x| x.value as f64)
+    };
+    Metrics {
+        ios: s.total_ios,
+        iops: s.total_ios as f64 * 1e9 / run,
+        bw_bytes: s.io_bytes as f64 * 1e9 / run,
+        p50_us: pct(50.0) / 1e3,
+        p99_us: pct(99.0) / 1e3,
+        mean_us: s.clat.mean / 1e3,
+    }
+}
+
+/// Every (group id, direction, metrics) with I/O in it, reads before writes.
+pub fn all(r: &RunResult) -> Vec<(u32, IoDir, Metrics)> {
+    let mut v = Vec::new();
+    for g in &r.groups {
+        for d in [IoDir::Read, IoDir::Write] {
+            let m = of_group(g, d);
+            if m.ios > 0 {
+                v.push((g.groupid, d, m));
+            }
+        }
+    }
+    v
+}
+
+/// (predicted − measured) / measured; 0 when both are 0, 1 when only the measurement is 0.
+pub fn rel_error(predicted: f64, measured: f64) -> f64 {
+    if measured == 0.0 {
+        return if predicted == 0.0 { 0.0 } else { 1.0 };
+    }
+    (predicted - measured) / measured
+}

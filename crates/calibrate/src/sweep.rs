@@ -1,0 +1,264 @@
+//! The calibration sweep: a fixed design of points (direction × random/sequential × block
+//! size 4 KiB–1 MiB × queue depth 1–64 × small/full span, all `direct=1` through io_uring
+//! with the engine's psync fallback), each a fio job built in code and run by
+//! `iolab_engine::runner::run_jobs`, so every point is a measured `RunResult`. The time
+//! budget is shared out among the points as they go (set-up and per-run overhead measured,
+//! not guessed); a budget that cannot give each point 100 ms is refused up front.
+
+use crate::error::CalibrateError;
+use crate::fit::{self, Measured};
+use crate::target::{self, Target};
+use iolab_core::IoDir;
+use iolab_engine::runner::{run_jobs, RunOptions};
+use iolab_model::device::profile::DeviceProfile;
+use iolab_model::device::DeviceSpec;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// One point of the sweep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Point {
+    /// fio `rw=`: randread, read, randwrite, write.
+    pub rw: &'static str,
+    pub bs: u64,
+    pub iodepth: u32,
+    /// The whole target, or its first [`small_span`] bytes.
+    pub full_span: bool,
+}
+
+impl Point {
+    pub fn dir(&self) -> IoDir {
+        if self.rw.contains("write") {
+            IoDir::Write
+        } else {
+            IoDir::Read
+        }
+    }
+    pub fn random(&self) -> bool {
+        self.rw.starts_with("rand")
+    }
+    pub fn label(&self) -> String {
+        let span = if self.full_span { "full" } else { "small" };
+        format!("{} bs={} iodepth={} span={span}", self.rw, self.bs, self.iodepth)
+    }
+}
+
+const K: u64 = 1024;
+
+/// The design for one direction (`rand`, `seq` are fio's names for it).
+fn design(rand: &'static str, seq: &'static str, max_depth: u32) -> Vec<Point> {
+    let p = |rw, bs, iodepth: u32, full_span| Point {
+        rw,
+        bs,
+        iodepth: iodepth.min(max_depth),
+        full_span,
+    };
+    vec![
+        p(rand, 4 * K, 1, false),
+        p(rand, 4 * K, 1, true),
+        p(rand, 64 * K, 1, true),
+        p(rand, 1024 * K, 1, true),
+        p(seq, 128 * K, 1, true),
+        p(rand, 4 * K, 4, true),
+        p(rand, 4 * K, 16, true),
+        p(rand, 4 * K, 64, true),
+        p(seq, 1024 * K, 16, true),
+    ]
+}
+
+/// Bytes of the small span: 1/64 of the target, at least 4 MiB.
+pub fn small_span(size: u64) -> u64 {
+    (size / 64).max(4 << 20).min(size) / (1 << 20) * (1 << 20)
+}
+
+/// Options of a calibration.
+#[derive(Clone, Debug)]
+pub struct CalibrateOptions {
+    pub budget_secs: f64,
+    /// Size of a file iolab creates.
+    pub new_file_size: u64,
+    pub allow_write: bool,
+    /// `--allow-destroy`: as `iolab run`'s (a block device carrying a signature).
+    pub allow_destroy: bool,
+    /// Deepest queue swept (the device's limit if lower).
+    pub max_depth: u32,
+    pub seed: u64,
+}
+
+impl Default for CalibrateOptions {
+    fn default() -> Self {
+        CalibrateOptions {
+            budget_secs: 60.0,
+            new_file_size: 256 << 20,
+            allow_write: false,
+            allow_destroy: false,
+            max_depth: 64,
+            seed: 0x5eed,
+        }
+    }
+}
+
+/// A finished calibration.
+#[derive(Clone, Debug)]
+pub struct Calibration {
+    pub target: Target,
+    pub profile: DeviceProfile,
+    pub measured: Vec<Measured>,
+    /// Wall time of the whole calibration, set-up included, seconds.
+    pub elapsed_secs: f64,
+}
+
+/// Checks a `--budget` value in seconds.
+pub fn check_budget(secs: f64, text: &str) -> Result<(), CalibrateError> {
+    if !secs.is_finite() || secs <= 0.0 || secs > 86_400.0 {
+        return Err(CalibrateError::Budget {
+            value: text.to_string(),
+            why: "expected a time between 1s and 24h (e.g. 60s, 2m)".into(),
+        });
+    }
+    Ok(())
+}
+
+const MIN_POINT_SECS: f64 = 0.1;
+
+/// Runs the sweep on `path` and fits the profile.
+pub fn calibrate(path: &Path, opts: &CalibrateOptions) -> Result<Calibration, CalibrateError> {
+    let text = format!("{}s", opts.budget_secs);
+    check_budget(opts.budget_secs, &text)?;
+    let start = Instant::now();
+    let t = target::resolve(path, opts.new_file_size, opts.allow_write)?;
+    let mut points = design("randread", "read", opts.max_depth);
+    if t.writable {
+        points.extend(design("randwrite", "write", opts.max_depth));
+    }
+    let floor = points.len() as f64 * (MIN_POINT_SECS + 0.05);
+    if opts.budget_secs < floor {
+        return Err(CalibrateError::Budget {
+            value: text,
+            why: format!("{} points need at least {floor:.1}s", points.len()),
+        });
+    }
+    let result = run_sweep(&t, &points, opts, start);
+    if t.created {
+        // Removed on every way out; a failure to remove is reported only if all else worked.
+        let rm = std::fs::remove_file(&t.path);
+        let measured = result?;
+        rm.map_err(|e| CalibrateError::Target {
+            path: t.path.display().to_string(),
+            why: format!("cannot remove the calibration file: {e}"),
+        })?;
+        return finish(t, measured, opts, start);
+    }
+    finish(t, result?, opts, start)
+}
+
+fn finish(
+    t: Target,
+    measured: Vec<Measured>,
+    opts: &CalibrateOptions,
+    start: Instant,
+) -> Result<Calibration, CalibrateError> {
+    let name = t.path.display().to_string();
+    let mut profile = fit::fit(&name, t.size, &measured, opts.seed, t.writable);
+    profile.points = fit::errors(&profile, &measured)?;
+    Ok(Calibration { target: t, profile, measured, elapsed_secs: start.elapsed().as_secs_f64() })
+}
+
+fn run_sweep(
+    t: &Target,
+    points: &[Point],
+    opts: &CalibrateOptions,
+    start: Instant,
+) -> Result<Vec<Measured>, CalibrateError> {
+    let ropts = RunOptions { allow_destroy: opts.allow_destroy, ..RunOptions::default() };
+    if t.created {
+        let job = layout_job(t);
+        run_one(&job, &ropts, "layout")?;
+    }
+    // 10 % of the budget is kept for the fit and its per-point predictions.
+    let budget = opts.budget_secs * 0.9;
+    let mut out = Vec::with_capacity(points.len());
+    let mut overhead = 0.05f64;
+    for (i, p) in points.iter().enumerate() {
+        let left = budget - start.elapsed().as_secs_f64();
+        let per = left / (points.len() - i) as f64 - overhead;
+        if per < MIN_POINT_SECS {
+            return Err(CalibrateError::Budget {
+                value: format!("{}s", opts.budget_secs),
+                why: format!(
+                    "set-up took {:.1}s; {} points left need {:.1}s more",
+                    start.elapsed().as_secs_f64(),
+                    points.len() - i,
+                    (points.len() - i) as f64 * (MIN_POINT_SECS + overhead)
+                ),
+            });
+        }
+        let job = point_job(t, p, per, opts.seed);
+        let t0 = Instant::now();
+        let r = run_one(&job, &ropts, &p.label())?;
+        overhead = (t0.elapsed().as_secs_f64() - per).max(0.0).max(overhead * 0.5);
+        out.push(fit::measured(*p, &r, &job, span(t, p))?);
+    }
+    Ok(out)
+}
+
+fn run_one(
+    text: &str,
+    ropts: &RunOptions,
+    label: &str,
+) -> Result<iolab_stats::RunResult, CalibrateError> {
+    let parsed = iolab_job::parse_str(label, text)?;
+    let stop = Arc::new(AtomicBool::new(iolab_core::stop::requested()));
+    let out = run_jobs(&parsed.jobs, ropts, stop, None)?;
+    if let Some(j) = out.result.jobs.iter().find(|j| j.error != 0) {
+        return Err(CalibrateError::Point {
+            point: label.to_string(),
+            why: format!("I/O failed with errno {}", j.error),
+        });
+    }
+    if iolab_core::stop::requested() {
+        return Err(CalibrateError::Point { point: label.into(), why: "interrupted".into() });
+    }
+    Ok(out.result)
+}
+
+fn layout_job(t: &Target) -> String {
+    format!(
+        "[layout]\nfilename={}\nrw=write\nbs=1m\niodepth=4\nioengine=io_uring\ndirect=1\nsize={}\n",
+        t.path.display(),
+        t.size
+    )
+}
+
+/// The bytes a point covers: the whole target or its small span.
+pub fn span(t: &Target, p: &Point) -> u64 {
+    if p.full_span {
+        t.size
+    } else {
+        small_span(t.size)
+    }
+}
+
+/// The fio job of one point, `secs` long of which a fifth is ramp.
+pub fn point_job(t: &Target, p: &Point, secs: f64, seed: u64) -> String {
+    let span = span(t, p);
+    let ms = (secs * 1000.0).max(1.0) as u64;
+    let ramp = ms / 5;
+    format!(
+        "[cal]\nfilename={}\nrw={}\nbs={}\niodepth={}\nioengine=io_uring\ndirect=1\nsize={}\n\
+         norandommap=1\nrandseed={seed}\ntime_based=1\nruntime={}ms\nramp_time={ramp}ms\n",
+        t.path.display(),
+        p.rw,
+        p.bs,
+        p.iodepth,
+        span,
+        ms - ramp,
+    )
+}
+
+/// The profile as a simulated device.
+pub fn device(profile: &DeviceProfile) -> DeviceSpec {
+    DeviceSpec::Profile(Box::new(profile.clone()))
+}

@@ -1,0 +1,98 @@
+//! `iolab run --predict[=PROFILE.toml]`: the jobs are also predicted on a device profile
+//! (`iolab calibrate`; default `iolab-profile.toml` in the current directory) through
+//! `iolab_calibrate::predict`, and the measurement and the prediction are shown side by side
+//! (text table after the summary; in JSON an `iolab_predict` object with the predicted
+//! result in the same shape and the per-group rows with their relative errors).
+
+use iolab_calibrate::metrics::{self, rel_error, Metrics};
+use iolab_model::device::profile::DeviceProfile;
+use iolab_model::device::DeviceSpec;
+use iolab_stats::RunResult;
+
+/// The profile named by `--predict` (empty: the default file).
+pub fn load(arg: &str) -> anyhow::Result<DeviceProfile> {
+    let path = if arg.is_empty() { "iolab-profile.toml" } else { arg };
+    DeviceProfile::load(std::path::Path::new(path)).map_err(|e| anyhow::anyhow!("--predict: {e}"))
+}
+
+/// The jobs' predicted result.
+pub fn predict(jobs: &[iolab_job::Job], p: &DeviceProfile) -> anyhow::Result<RunResult> {
+    Ok(iolab_calibrate::predict::predict(jobs, &DeviceSpec::Profile(Box::new(p.clone())))?)
+}
+
+/// One row: group, direction, measured, predicted.
+pub struct Row {
+    pub group: u32,
+    pub dir: iolab_core::IoDir,
+    pub measured: Metrics,
+    pub predicted: Metrics,
+}
+
+pub fn rows(measured: &RunResult, predicted: &RunResult) -> Vec<Row> {
+    let p = metrics::all(predicted);
+    metrics::all(measured)
+        .into_iter()
+        .map(|(group, dir, m)| Row {
+            group,
+            dir,
+            measured: m,
+            predicted: p
+                .iter()
+                .find(|(g, d, _)| *g == group && *d == dir)
+                .map(|x| x.2)
+                .unwrap_or_default(),
+        })
+        .collect()
+}
+
+/// The text table.
+pub fn text(rows: &[Row], profile: &DeviceProfile) -> String {
+    let mut s = format!("\npredicted on profile {} vs measured:\n", profile.name);
+    s.push_str(
+        "  group dir        IOPS meas/pred (err)          MiB/s meas/pred      p50 µs meas/pred (err)     p99 µs meas/pred (err)\n",
+    );
+    for r in rows {
+        let (m, p) = (&r.measured, &r.predicted);
+        s.push_str(&format!(
+            "  {:<5} {:<5} {:>10.0} {:>10.0} ({:+5.1}%)  {:>8.1} {:>8.1}  {:>9.1} {:>9.1} ({:+5.1}%)  {:>9.1} {:>9.1} ({:+5.1}%)\n",
+            r.group,
+            r.dir.as_str(),
+            m.iops,
+            p.iops,
+            rel_error(p.iops, m.iops) * 100.0,
+            m.bw_bytes / 1048576.0,
+            p.bw_bytes / 1048576.0,
+            m.p50_us,
+            p.p50_us,
+            rel_error(p.p50_us, m.p50_us) * 100.0,
+            m.p99_us,
+            p.p99_us,
+            rel_error(p.p99_us, m.p99_us) * 100.0,
+        ));
+    }
+    s
+}
+
+/// The JSON object put under `iolab_predict`.
+pub fn json(
+    rows: &[Row],
+    profile: &DeviceProfile,
+    predicted_doc: serde_json::Value,
+) -> serde_json::Value {
+    let rows: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|r| {
+            let (m, p) = (&r.measured, &r.predicted);
+            serde_json::json!({
+                "groupid": r.group, "dir": r.dir.as_str(),
+                "measured": {"iops": m.iops, "bw_bytes": m.bw_bytes, "p50_us": m.p50_us, "p99_us": m.p99_us},
+                "predicted": {"iops": p.iops, "bw_bytes": p.bw_bytes, "p50_us": p.p50_us, "p99_us": p.p99_us},
+                "error": {
+                    "iops": rel_error(p.iops, m.iops), "bw": rel_error(p.bw_bytes, m.bw_bytes),
+                    "p50": rel_error(p.p50_us, m.p50_us), "p99": rel_error(p.p99_us, m.p99_us),
+                },
+            })
+        })
+        .collect();
+    serde_json::json!({ "profile": profile.name, "rows": rows, "result": predicted_doc })
+}
