@@ -239,6 +239,9 @@ pub fn resolve(
     filter: &[String],
     warnings: &mut Vec<Warning>,
 ) -> Result<Vec<Job>, JobError> {
+    if filter.is_empty() {
+        check_section_count(&units)?;
+    }
     let mut jobs: Vec<Job> = Vec::new();
     let mut defaults = Job::with_defaults("global");
     let mut seen_sections: Vec<String> = Vec::new();
@@ -318,6 +321,23 @@ fn engine_option_check(job: &Job, msgs: &mut Vec<String>) {
 /// fio's job table has `REAL_MAX_JOBS` (4096) slots; `add_job` fails with "maximum number of
 /// jobs reached" before any job starts. Checked here, before threads are spawned.
 pub const MAX_JOBS: u32 = 4096;
+
+/// Every job section is at least one job: past `MAX_JOBS` sections the run is refused before
+/// any section is resolved (100,000 sections would otherwise be resolved, a few KB each, only
+/// to be refused by [`check_job_count`]).
+pub fn check_section_count(units: &[Unit]) -> Result<(), JobError> {
+    let mut sections = units.iter().flat_map(|u| u.sections.iter()).filter(|s| !s.is_global());
+    match sections.nth(MAX_JOBS as usize) {
+        None => Ok(()),
+        Some(s) => {
+            let total = MAX_JOBS as u64 + 1 + sections.count() as u64;
+            Err(JobError::new(
+                s.location.clone(),
+                JobErrorKind::TooManyJobs { total, max: MAX_JOBS },
+            ))
+        }
+    }
+}
 
 fn check_job_count(jobs: &[Job]) -> Result<(), JobError> {
     let mut total = 0u64;
