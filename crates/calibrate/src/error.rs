@@ -18,4 +18,6 @@ pub enum CalibrateError {
     Model(#[from] iolab_model::ModelError),
     #[error(transparent)]
     Workload(#[from] iolab_workload::WorkloadError),
+    #[error(transparent)]
+    Sim(#[from] iolab_model::SimError),
 }

@@ -223,7 +223,7 @@ fn simulate_jobs(
     if let Some(p) = &args.write_iolog {
         super::iolog_export::export(p, &parsed.jobs, super::iolog_export::Sizes::Declared)?;
     }
-    let w = jobs::job_workers(&parsed.jobs, &iolab_engine::runner::clone_files)?;
+    let w = jobs::job_workers(&parsed.jobs, &iolab_engine::runner::clone_files, &|_| 0)?;
     for n in &w.warnings {
         eprintln!("iolab: {n}");
     }

@@ -32,19 +32,26 @@ pub struct JobWorkers {
 
 /// One worker per job clone. `file_names(job, clone)` gives the clone's file names as
 /// `iolab run` would use them (engine `clone_files`), so clones sharing a file share its
-/// region on the backing device.
+/// region on the backing device; `file_size(name)` the size an existing file or device has
+/// (`iolab run` sizes them so; `iolab sim` predicts declared sizes and passes 0).
 pub fn job_workers(
     jobs: &[Job],
     file_names: &dyn Fn(&Job, u32) -> Vec<PathBuf>,
+    file_size: &dyn Fn(&std::path::Path) -> u64,
 ) -> Result<JobWorkers, SimError> {
     let mut out = JobWorkers::default();
     let mut thread_number = 0u32;
     let mut layout = BackingLayout::default();
     for job in jobs {
         let after = start_after(job, &out.workers);
-        let files = vec![iolab_workload::FileLayout { size: 0 }; job.nrfiles.max(1) as usize];
         for clone in 0..job.numjobs.max(1) {
             thread_number += 1;
+            let names = file_names(job, clone);
+            let files: Vec<iolab_workload::FileLayout> = (0..job.nrfiles.max(1) as usize)
+                .map(|i| iolab_workload::FileLayout {
+                    size: names.get(i).map_or(0, |n| file_size(n)),
+                })
+                .collect();
             let input = iolab_workload::WorkerInput {
                 job,
                 clone_index: clone,
@@ -59,7 +66,6 @@ pub fn job_workers(
             let wl = iolab_workload::Workload::new(&input)?;
             out.warnings.extend(wl.warnings().iter().map(|w| format!("job '{}': {w}", job.name)));
             let stop = wl.stop();
-            let names = file_names(job, clone);
             let bases = wl
                 .regions()
                 .iter()
