@@ -100,6 +100,10 @@ pub fn apply_entry(
         // A choice that no setter parses (an iolab extension read through a typed accessor)
         // must still be one of the registry's choices.
         Err(k) if !def.choices.is_empty() && def.set.is_none() => return Err(err(k)),
+        // A number with no setter of its own: the registry type is its only grammar (a typed
+        // accessor reads it), so a value it refuses is an error, not text the accessor would
+        // read as the default (`log_hist_msec=nan` ran silently).
+        Err(k) if def.set.is_none() && v.is_some() && is_number(def.ty) => return Err(err(k)),
         // apply accepted it with its own grammar; keep the text
         Err(_) if def.status == Status::Supported => {
             OptionValue::Str(v.unwrap_or_default().to_string())
@@ -121,6 +125,11 @@ pub fn apply_entry(
     let loc = e.location.to_string();
     warnings.extend(msgs.into_iter().map(|message| Warning { location: loc.clone(), message }));
     Ok(())
+}
+
+fn is_number(ty: registry::OptionType) -> bool {
+    use registry::OptionType as T;
+    matches!(ty, T::Int | T::Float | T::Size | T::Time { .. })
 }
 
 /// What fio does silently and a user would want to know: a command-line option replaced by

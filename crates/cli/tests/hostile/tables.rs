@@ -651,6 +651,9 @@ fn dropin_probes() -> Vec<Probe> {
     for (extra, o) in [
         ("--log_hist_coarseness=7", err(&["log_hist_coarseness"])),
         ("--log_hist_coarseness=-1", err(&["log_hist_coarseness"])),
+        // An Int option with no setter of its own: a value its type refuses is an error, not
+        // text its accessor reads as the default.
+        ("--log_hist_msec=nan", err(&["log_hist_msec"])),
         ("--log_hist_msec=10", Oracle::Ok),
     ] {
         let a = [
