@@ -87,7 +87,32 @@ fn run(c: &mut Criterion<ThreadCpu>, name: &str, cfg: DataConfig) {
     grp.finish();
 }
 
+/// The two incompressible streams on their own, 4 KiB per call: `fill_lanes` (what
+/// `refill_buffers` writes) and `fill_random` (the counter-based one compressible chunks use).
+fn raw(c: &mut Criterion<ThreadCpu>) {
+    use iolab_data::gen::{lanes::fill_lanes, random::fill_random};
+    let mut buf = vec![0u8; 64 << 10];
+    let mut grp = c.benchmark_group("stream");
+    grp.throughput(Throughput::Bytes(buf.len() as u64));
+    let fills: [(&str, fn(&mut [u8], u64)); 2] =
+        [("fill_lanes_4k", fill_lanes), ("fill_random_4k", fill_random)];
+    for (name, f) in fills {
+        let mut key = 0u64;
+        grp.bench_function(name, |b| {
+            b.iter(|| {
+                for blk in buf.chunks_mut(4096) {
+                    key += 1;
+                    f(blk, key);
+                }
+                black_box(&buf);
+            })
+        });
+    }
+    grp.finish();
+}
+
 fn benches(c: &mut Criterion<ThreadCpu>) {
+    raw(c);
     let base =
         DataConfig { refill_buffers: true, region_size: Some(1 << 30), ..Default::default() };
     run(c, "random_refill", base.clone());

@@ -4,11 +4,12 @@
 //! `zero_buffers`, then random; buffers that fio would not refill are one reused buffer,
 //! scrambled per write as fio's `small_content_scramble` does.
 //!
-//! One file per kind of content: [`random`], [`compress`], [`text`], [`dedupe`],
-//! [`scramble`].
+//! One file per kind of content: [`random`], [`lanes`] (`refill_buffers`' fast stream),
+//! [`compress`], [`text`], [`dedupe`], [`scramble`].
 
 pub mod compress;
 pub mod dedupe;
+pub mod lanes;
 pub mod random;
 pub mod scramble;
 pub mod text;
@@ -83,7 +84,7 @@ impl DataGen {
         } else if c.zero_buffers {
             buf.fill(0);
         } else if c.refill_buffers {
-            fill_random(buf, key_of(&[self.seed, u64::from(file), offset, gen]));
+            lanes::fill_lanes(buf, key_of(&[self.seed, u64::from(file), offset, gen]));
         } else {
             if self.base.len() < buf.len() {
                 self.base = vec![0; buf.len().next_power_of_two()];
