@@ -50,6 +50,7 @@ impl IoEngine for Null {
         &mut self.pool
     }
 
+    #[inline]
     fn queue(&mut self, op: IoOp) -> Result<Queued, EngineError> {
         let res = match op.kind {
             super::OpKind::Fsync | super::OpKind::Fdatasync => 0,
@@ -65,12 +66,18 @@ impl IoEngine for Null {
         Ok(Queued::Queued)
     }
 
+    #[inline]
     fn commit(&mut self) -> Result<usize, EngineError> {
         let n = self.queued.len();
         self.done.append(&mut self.queued);
         Ok(n)
     }
 
+    fn as_null(&mut self) -> Option<&mut Null> {
+        Some(self)
+    }
+
+    #[inline]
     fn reap(&mut self, _min: u32, out: &mut Vec<Completion>) -> Result<(), EngineError> {
         if self.done.len() <= self.reap_max {
             out.append(&mut self.done);
