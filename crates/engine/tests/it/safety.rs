@@ -5,7 +5,7 @@
 //! and fio's rule for a sequential region that is not a multiple of `bs` (checked against the
 //! installed fio).
 
-use super::load;
+use crate::common::load;
 use iolab_engine::blkid::Blkid;
 use iolab_engine::runner::{run_jobs, RunOptions, RunOutput};
 use iolab_engine::safety::{check_block_write_with, WriteGrant};

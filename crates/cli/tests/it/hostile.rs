@@ -10,9 +10,7 @@
 //! removed from the list. `IOLAB_HOSTILE_STRICT=1` counts every family.
 #![allow(clippy::unwrap_used)]
 
-#[path = "hostile/runner.rs"]
 mod runner;
-#[path = "hostile/tables.rs"]
 mod tables;
 
 use runner::{After, Oracle, Prep, Probe, Verdict};

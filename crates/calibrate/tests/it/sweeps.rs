@@ -3,7 +3,7 @@
 //! and the profile file's strictness. Real targets come from `targets.rs` (probe and skip).
 #![allow(clippy::unwrap_used)]
 
-mod targets;
+use crate::targets;
 
 use iolab_calibrate::fit;
 use iolab_calibrate::predict::predict;
