@@ -1,18 +1,11 @@
 //! Helpers shared by the topic modules of iolab-advice's integration tests.
 
+use iolab_test_support::LoopDev;
 use std::fs::{File, OpenOptions};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-pub(crate) fn is_root() -> bool {
-    std::fs::metadata("/proc/self").map(|m| m.uid() == 0).unwrap_or(false)
-}
-
-pub(crate) fn sh(cmd: &str, args: &[&str]) -> Option<String> {
-    let o = Command::new(cmd).args(args).output().ok()?;
-    o.status.success().then(|| String::from_utf8_lossy(&o.stdout).trim().to_string())
-}
+pub(crate) use iolab_test_support::{is_root, Mount};
 
 pub(crate) fn scratch(tag: &str) -> PathBuf {
     let d =
@@ -22,40 +15,19 @@ pub(crate) fn scratch(tag: &str) -> PathBuf {
     d
 }
 
-/// A loop device, detached on drop.
+/// A loop device (iolab-test-support's, detached on drop) with its path as a string.
 pub(crate) struct Loop {
     pub(crate) dev: String,
+    lo: LoopDev,
 }
 
 impl Loop {
     pub(crate) fn attach(backing: &Path, direct_io: bool) -> Option<Loop> {
-        let b = backing.to_str()?;
-        let args: Vec<&str> = if direct_io {
-            vec!["-f", "--show", "--direct-io=on", b]
-        } else {
-            vec!["-f", "--show", b]
-        };
-        sh("losetup", &args).map(|dev| Loop { dev })
+        let lo = LoopDev::over(backing, direct_io).ok()?;
+        Some(Loop { dev: lo.device().to_string_lossy().into_owned(), lo })
     }
     pub(crate) fn name(&self) -> String {
-        self.dev.trim_start_matches("/dev/").to_string()
-    }
-}
-
-impl Drop for Loop {
-    fn drop(&mut self) {
-        sh("losetup", &["-d", &self.dev]);
-    }
-}
-
-/// A mounted filesystem, unmounted on drop (before its loop device is detached).
-pub(crate) struct Mount {
-    pub(crate) dir: PathBuf,
-}
-
-impl Drop for Mount {
-    fn drop(&mut self) {
-        sh("umount", &[self.dir.to_str().unwrap()]);
+        self.lo.name().to_string()
     }
 }
 

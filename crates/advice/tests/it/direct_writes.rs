@@ -75,16 +75,14 @@ fn threads_on_fs(fs: &str) -> Option<Phases> {
     };
     let mnt = d.join("mnt");
     std::fs::create_dir_all(&mnt).unwrap();
-    let force = if fs == "xfs" { "-f" } else { "-F" };
-    if sh(&mkfs, &["-q", force, &lo.dev]).is_none() {
-        eprintln!("skipped: {mkfs} unavailable or failed");
+    if let Err(why) = iolab_test_support::mkfs(fs, Path::new(&lo.dev), &[]) {
+        eprintln!("skipped: {mkfs} unavailable or failed: {why}");
         return None;
     }
-    if sh("mount", &[&lo.dev, mnt.to_str().unwrap()]).is_none() {
+    let Ok(m) = Mount::new(Path::new(&lo.dev), &mnt, &[]) else {
         eprintln!("skipped: mounting {fs} failed (no {fs} in this kernel?)");
         return None;
-    }
-    let m = Mount { dir: mnt.clone() };
+    };
     let file = mnt.join("file1");
     let (threads, per, bs) = (8u64, 160u64, 8192usize);
     let size = threads * per * bs as u64;

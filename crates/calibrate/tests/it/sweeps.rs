@@ -1,9 +1,10 @@
 //! Integration tests of iolab-calibrate: a calibration of a small file within a small
 //! budget, the same on a loop device over tmpfs (root), determinism of fit and prediction,
-//! and the profile file's strictness. Real targets come from `targets.rs` (probe and skip).
+//! and the profile file's strictness. Real targets come from
+//! iolab-test-support (probe and skip).
 #![allow(clippy::unwrap_used)]
 
-use crate::targets;
+use iolab_test_support::{or_skip, TmpfsLoop, Zram};
 
 use iolab_calibrate::fit;
 use iolab_calibrate::predict::predict;
@@ -88,9 +89,9 @@ fn fit_and_prediction_are_deterministic() {
 
 #[test]
 fn calibrates_a_loop_device_over_tmpfs() {
-    let Some(t) = targets::TmpfsLoop::new(32) else { return };
+    let Some(t) = or_skip(TmpfsLoop::new(32)) else { return };
     let opts = CalibrateOptions { allow_write: true, allow_destroy: true, ..small_opts(4.0) };
-    let cal = calibrate(&t.device, &opts).unwrap();
+    let cal = calibrate(t.device(), &opts).unwrap();
     assert!(cal.elapsed_secs <= 4.0 * 1.15, "{:.2}s", cal.elapsed_secs);
     assert!(cal.target.block_device && cal.profile.capacity == 32 << 20);
     // Memory behind the loop: QD1 4 KiB reads well under a millisecond.
@@ -129,17 +130,17 @@ fn write_through_engine(dev: &std::path::Path, mib: u64, extra: &str) {
 /// zram's own `mm_stat`, and `zero_buffers` pages are all stored as same-filled pages.
 #[test]
 fn zram_mm_stat_agrees_with_the_data_iolab_writes() {
-    let Some(z) = targets::Zram::new(32) else { return };
-    write_through_engine(&z.device, 16, "buffer_compress_percentage=50\nrefill_buffers=1");
+    let Some(z) = or_skip(Zram::new(32)) else { return };
+    write_through_engine(z.device(), 16, "buffer_compress_percentage=50\nrefill_buffers=1");
     let (orig, compr) = z.mm_stat().unwrap();
     let ratio = orig as f64 / compr.max(1) as f64;
     assert!((1.6..=2.6).contains(&ratio), "orig {orig} compr {compr}: ratio {ratio:.2}");
     drop(z);
-    let Some(z) = targets::Zram::new(32) else { return };
-    write_through_engine(&z.device, 16, "zero_buffers=1");
+    let Some(z) = or_skip(Zram::new(32)) else { return };
+    write_through_engine(z.device(), 16, "zero_buffers=1");
     let s = std::fs::read_to_string(format!(
         "/sys/block/{}/mm_stat",
-        z.device.file_name().unwrap().to_string_lossy()
+        z.device().file_name().unwrap().to_string_lossy()
     ))
     .unwrap();
     let same_pages: u64 = s.split_whitespace().nth(5).unwrap().parse().unwrap();

@@ -4,7 +4,7 @@
 //! Loop-device tests need root and `losetup`; each prints why it skipped when not possible.
 #![allow(clippy::unwrap_used)]
 
-use std::os::unix::fs::MetadataExt;
+use iolab_test_support::{is_root, mkfs, LoopDev, Mount};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -23,15 +23,6 @@ fn iolab(args: &[&str], env: &[(&str, &str)]) -> (String, String) {
     (out, err)
 }
 
-fn is_root() -> bool {
-    std::fs::metadata("/proc/self").map(|m| m.uid() == 0).unwrap_or(false)
-}
-
-fn sh(cmd: &str, args: &[&str]) -> Option<String> {
-    let o = Command::new(cmd).args(args).output().ok()?;
-    o.status.success().then(|| String::from_utf8_lossy(&o.stdout).trim().to_string())
-}
-
 fn scratch(tag: &str) -> PathBuf {
     let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("cli-advice-{tag}-{}", std::process::id()));
@@ -40,32 +31,13 @@ fn scratch(tag: &str) -> PathBuf {
     d
 }
 
-/// A loop device, detached on drop.
-struct Loop(String);
+/// A loop device (iolab-test-support's, detached on drop) and its path.
+struct Loop(String, #[allow(dead_code, reason = "held to detach the device on drop")] LoopDev);
 
 impl Loop {
     fn attach(backing: &Path, direct_io: bool) -> Option<Loop> {
-        let b = backing.to_str()?;
-        let mut args = vec!["-f", "--show"];
-        if direct_io {
-            args.push("--direct-io=on");
-        }
-        args.push(b);
-        sh("losetup", &args).map(Loop)
-    }
-}
-
-impl Drop for Loop {
-    fn drop(&mut self) {
-        sh("losetup", &["-d", &self.0]);
-    }
-}
-
-struct Mount(PathBuf);
-
-impl Drop for Mount {
-    fn drop(&mut self) {
-        sh("umount", &[self.0.to_str().unwrap()]);
+        let lo = LoopDev::over(backing, direct_io).ok()?;
+        Some(Loop(lo.device().display().to_string(), lo))
     }
 }
 
@@ -177,13 +149,11 @@ fn threads_vs_aio_on_ext4_reports_depth_per_phase_and_flags_the_threads() {
     };
     let mnt = d.join("mnt");
     std::fs::create_dir_all(&mnt).unwrap();
-    if sh("mkfs.ext4", &["-q", "-F", &lo.0]).is_none()
-        || sh("mount", &[&lo.0, mnt.to_str().unwrap()]).is_none()
-    {
+    let dev = Path::new(&lo.0);
+    let Some(m) = mkfs("ext4", dev, &[]).and_then(|()| Mount::new(dev, &mnt, &[])).ok() else {
         eprintln!("skipped: mkfs.ext4 or mount failed");
         return;
-    }
-    let m = Mount(mnt.clone());
+    };
     let shared = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/jobs/runnable-threads-vs-aio.fio");
     let text = std::fs::read_to_string(&shared).unwrap().replace("runtime=5", "runtime=1");

@@ -4,6 +4,7 @@
 //! gets one line.
 #![allow(clippy::unwrap_used)]
 
+use iolab_test_support::{is_root, LoopDev, Throttle};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -112,59 +113,21 @@ fn fio_and_iolab_json_of_one_job_line_up_row_by_row() {
     assert!((f - 2000.0).abs() < 40.0 && (i - 2000.0).abs() < 40.0, "fio {f}, iolab {i}");
 }
 
-/// A loop device of our own, detached on drop.
+/// A loop device of our own (direct I/O, over a file under the crate directory), detached on
+/// drop.
 struct Loop {
     dev: String,
-    _backing: tempfile::NamedTempFile,
-}
-
-impl Drop for Loop {
-    fn drop(&mut self) {
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
-    }
+    _lo: LoopDev,
 }
 
 fn make_loop() -> Result<Loop, String> {
-    let backing = tempfile::NamedTempFile::new_in(".").map_err(|e| e.to_string())?;
-    backing.as_file().set_len(64 << 20).map_err(|e| e.to_string())?;
-    let o = Command::new("losetup")
-        .args(["-f", "--show", "--direct-io=on"])
-        .arg(backing.path())
-        .output()
-        .map_err(|e| format!("losetup: {e}"))?;
-    if !o.status.success() {
-        return Err(format!("losetup -f failed: {}", String::from_utf8_lossy(&o.stderr).trim()));
-    }
-    let dev = String::from_utf8_lossy(&o.stdout).trim().to_string();
-    Ok(Loop { dev, _backing: backing })
+    let lo = LoopDev::new_in(Path::new("."), 64 << 20, true).map_err(|e| e.to_string())?;
+    Ok(Loop { dev: lo.device().display().to_string(), _lo: lo })
 }
 
 /// A cgroup of our own that caps read IOPS on `majmin`: v1 blkio throttle or v2 io.max.
-struct Throttle {
-    dir: PathBuf,
-}
-
-impl Drop for Throttle {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir(&self.dir);
-    }
-}
-
-fn throttle(majmin: &str, riops: u32) -> Result<Throttle, String> {
-    let name = format!("iolab-compare-{}", std::process::id());
-    let v1 = Path::new("/sys/fs/cgroup/blkio");
-    let (dir, file, line) = if v1.join("blkio.throttle.read_iops_device").exists() {
-        (v1.join(&name), "blkio.throttle.read_iops_device", format!("{majmin} {riops}"))
-    } else if Path::new("/sys/fs/cgroup/cgroup.controllers").exists() {
-        let _ = std::fs::write("/sys/fs/cgroup/cgroup.subtree_control", "+io");
-        (Path::new("/sys/fs/cgroup").join(&name), "io.max", format!("{majmin} riops={riops}"))
-    } else {
-        return Err("no cgroup block I/O controller mounted".into());
-    };
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let t = Throttle { dir };
-    std::fs::write(t.dir.join(file), line).map_err(|e| format!("{file}: {e}"))?;
-    Ok(t)
+fn throttle(majmin: &str, riops: u64) -> Result<Throttle, String> {
+    Throttle::new("compare", majmin, [riops, 0, 0, 0]).map_err(|e| e.to_string())
 }
 
 /// 3 s with fio's interval averaging at 100 ms: ~30 samples per side, so a shared machine's
@@ -187,7 +150,7 @@ fn device_run(dev: &str, out: &Path, cgroup: Option<&Path>) {
 
 #[test]
 fn a_throttled_loop_device_is_significantly_slower() {
-    if !nix_is_root() {
+    if !is_root() {
         eprintln!("skipped: loop devices and cgroups need root");
         return;
     }
@@ -210,7 +173,7 @@ fn a_throttled_loop_device_is_significantly_slower() {
     let d = tempfile::tempdir().unwrap();
     let (free, slow) = (d.path().join("free.json"), d.path().join("slow.json"));
     device_run(&lo.dev, &free, None);
-    device_run(&lo.dev, &slow, Some(&th.dir));
+    device_run(&lo.dev, &slow, Some(th.dir()));
     let j = json(&compare(&[&free, &slow], &["--output-format=json"]));
     let iops = row(&j, "read", "iops");
     // blk-throttle lets a fresh group start below its rate (its first slices), so the cap is
@@ -220,14 +183,6 @@ fn a_throttled_loop_device_is_significantly_slower() {
     assert!(iops["sides"][1]["diff_pct"].as_f64().unwrap() < -50.0, "{iops}");
     assert_eq!(iops["sides"][1]["verdict"], "significant", "{iops}");
     assert_eq!(j["within_noise"], serde_json::json!([false]));
-}
-
-fn nix_is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .map(|s| {
-            s.lines().any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"))
-        })
-        .unwrap_or(false)
 }
 
 #[test]

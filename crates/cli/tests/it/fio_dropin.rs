@@ -4,10 +4,12 @@
 
 use std::process::{Command, Output};
 
+use iolab_test_support::{have, LoopDev};
+
 const BIN: &str = env!("CARGO_BIN_EXE_iolab");
 
 fn have_fio() -> bool {
-    Command::new("fio").arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
+    iolab_test_support::fio().is_ok()
 }
 
 fn iolab(args: &[&str]) -> Output {
@@ -243,44 +245,17 @@ fn every_option_fio_knows_is_in_the_registry() {
 /// A loop device of our own over a temporary file, detached on drop, and a block node for it
 /// made with mknod in a temporary directory (the system's /dev entries are not relied on).
 struct OwnLoop {
-    dev: String,
     node: std::path::PathBuf,
     name: String,
+    _lo: LoopDev,
     _dir: tempfile::TempDir,
-}
-
-impl Drop for OwnLoop {
-    fn drop(&mut self) {
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
-    }
 }
 
 fn own_loop(size: u64) -> Result<OwnLoop, String> {
     let dir = tempfile::tempdir_in(".").map_err(|e| e.to_string())?;
-    let backing = dir.path().join("backing");
-    let f = std::fs::File::create(&backing).map_err(|e| e.to_string())?;
-    f.set_len(size).map_err(|e| e.to_string())?;
-    let o = Command::new("losetup")
-        .args(["-f", "--show"])
-        .arg(&backing)
-        .output()
-        .map_err(|e| format!("losetup: {e}"))?;
-    if !o.status.success() {
-        return Err(format!("losetup -f: {}", String::from_utf8_lossy(&o.stderr).trim()));
-    }
-    let dev = String::from_utf8_lossy(&o.stdout).trim().to_string();
-    let name = dev.trim_start_matches("/dev/").to_string();
-    let node = dir.path().join("node");
-    let mut l = OwnLoop { dev, node: node.clone(), name, _dir: dir };
-    let majmin = std::fs::read_to_string(format!("/sys/block/{}/dev", l.name))
-        .map_err(|e| format!("/sys/block/{}/dev: {e}", l.name))?;
-    let (maj, min) = majmin.trim().split_once(':').ok_or("bad dev file")?;
-    let st = Command::new("mknod").arg(&node).args(["b", maj, min]).status();
-    if !st.is_ok_and(|s| s.success()) {
-        return Err("mknod failed".into());
-    }
-    l.node = node;
-    Ok(l)
+    let mut lo = LoopDev::new_in(dir.path(), size, false).map_err(|e| e.to_string())?;
+    let node = lo.make_node(dir.path()).map_err(|e| e.to_string())?;
+    Ok(OwnLoop { node, name: lo.name().to_string(), _lo: lo, _dir: dir })
 }
 
 /// /proc/diskstats fields 15 and 17, counting major, minor and name as 1–3 (discards
@@ -349,11 +324,8 @@ fn trim_on_a_loop_device_reads_back_zeros_and_shows_in_diskstats() {
     assert!(data[..1 << 20].iter().any(|&b| b != 0), "data before the range is kept");
 }
 
-/// True when the effective uid (from /proc/self/status) is not 0.
 fn not_root() -> bool {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let uid = s.lines().find(|l| l.starts_with("Uid:")).and_then(|l| l.split_whitespace().nth(2));
-    uid != Some("0")
+    !iolab_test_support::is_root()
 }
 
 /// The JSON documents of a `--status-interval` run, back to back on stdout.
@@ -421,12 +393,6 @@ fn status_interval_prints_full_cumulative_reports_like_fio() {
     let mut args = vec!["--output-format=json"];
     args.extend(STATUS_JOB);
     assert_eq!(json_docs(&fio(&args).stdout).len(), docs.len(), "as many reports as fio 3.33");
-}
-
-/// Whether a program is on PATH.
-fn have(prog: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(prog).is_file()))
 }
 
 /// A temporary directory with `fio` in it: a symlink to iolab (argv[0] `fio` picks the fio

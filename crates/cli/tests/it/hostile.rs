@@ -13,6 +13,7 @@
 mod runner;
 mod tables;
 
+use iolab_test_support::{is_root, LoopDev};
 use runner::{After, Oracle, Prep, Probe, Verdict};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -39,37 +40,15 @@ fn fixtures(dir: &Path) -> bool {
     true
 }
 
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
-}
-
-/// A loop device over a temp file, detached on drop.
-struct Loop {
-    dev: String,
-}
-
-impl Loop {
-    fn new(backing: &Path, bytes: u64) -> Option<Loop> {
-        std::fs::write(backing, vec![0u8; bytes as usize]).ok()?;
-        let out = Command::new("losetup").args(["-f", "--show"]).arg(backing).output().ok()?;
-        if !out.status.success() {
-            return None;
-        }
-        let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        Some(Loop { dev })
-    }
-}
-
-impl Drop for Loop {
-    fn drop(&mut self) {
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
-    }
+/// A loop device over a zeroed file of `bytes` at `backing`, detached on drop.
+fn zeroed_loop(backing: &Path, bytes: u64) -> Option<LoopDev> {
+    std::fs::write(backing, vec![0u8; bytes as usize]).ok()?;
+    LoopDev::over(backing, false).ok()
 }
 
 /// Probes on loop devices ("safety": device safety and region wraps). The device node is
 /// linked into each probe's scratch directory by path; the oracle compares the backing file.
-fn device_probes(dir: &Path, loops: &mut Vec<Loop>) -> Vec<Probe> {
+fn device_probes(dir: &Path, loops: &mut Vec<LoopDev>) -> Vec<Probe> {
     if !is_root() {
         println!("skip: device probes need root");
         return Vec::new();
@@ -93,12 +72,12 @@ fn device_probes(dir: &Path, loops: &mut Vec<Loop>) -> Vec<Probe> {
     ];
     for (i, (name, mkfs, extra)) in cases.iter().enumerate() {
         let backing = dir.join(format!("loop{i}.img"));
-        let Some(lp) = Loop::new(&backing, 16 << 20) else {
+        let Some(lp) = zeroed_loop(&backing, 16 << 20) else {
             println!("skip: losetup failed; no device probes");
             return v;
         };
         if let Some(m) = mkfs {
-            let ok = Command::new(m).arg(&lp.dev).output().map(|o| o.status.success());
+            let ok = Command::new(m).arg(lp.device()).output().map(|o| o.status.success());
             if !matches!(ok, Ok(true)) {
                 println!("skip: {m} not available for '{name}'");
                 loops.push(lp);
@@ -108,7 +87,7 @@ fn device_probes(dir: &Path, loops: &mut Vec<Loop>) -> Vec<Probe> {
         // The backing file is what the oracle compares, against this snapshot.
         let snapshot = std::fs::read(&backing).unwrap();
         let mut args = vec!["run", "--name=d", "--direct=1", "--ioengine=psync"];
-        let file = format!("--filename={}", lp.dev);
+        let file = format!("--filename={}", lp.device().display());
         args.push(&file);
         args.extend(extra.iter());
         let p = Probe::new("safety", format!("device: {name}"), &args, Oracle::Err(vec![]))

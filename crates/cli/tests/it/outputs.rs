@@ -5,6 +5,7 @@
 //! and directories as inputs give one line within a second.
 #![allow(clippy::unwrap_used)]
 
+use iolab_test_support::or_skip;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -20,14 +21,7 @@ fn cstr(p: &Path) -> std::ffi::CString {
 
 /// A private character device node (`mknod p c major minor`); None without the privilege.
 fn mknod_char(p: &Path, major: u32, minor: u32) -> Option<()> {
-    let c = cstr(p);
-    // SAFETY: `c` is a valid NUL-terminated path; makedev and mknod take plain integers.
-    let r = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(major, minor)) };
-    if r != 0 {
-        println!("skip: mknod: {}", std::io::Error::last_os_error());
-        return None;
-    }
-    Some(())
+    or_skip(iolab_test_support::mknod_char(p, major, minor).map_err(|e| format!("mknod: {e}")))
 }
 
 fn mkfifo(p: &Path) {

@@ -39,10 +39,7 @@ fn p(d: &Path, name: &str) -> String {
 
 /// Debian's `chromium` on PATH.
 fn chromium() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .flat_map(|d| ["chromium", "chromium-browser"].map(|n| d.join(n)))
-        .find(|c| c.is_file())
+    iolab_test_support::chromium().ok()
 }
 
 fn headless(chrome: &Path, page: &Path, hash: &str, extra: &[String]) -> String {

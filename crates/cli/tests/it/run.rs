@@ -73,7 +73,7 @@ fn quick_profile_rejects_job_options_without_a_name() {
 }
 
 fn has_fio() -> bool {
-    Command::new("fio").arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
+    iolab_test_support::fio().is_ok()
 }
 
 /// Keys of a JSON object.
@@ -162,7 +162,7 @@ fn ctrl_c_still_writes_a_valid_result_marked_interrupted() {
         .arg(format!("--directory={}", d.path().display()))
         .args(["--output-format=json"])
         .arg(format!("--output={}", out.display()))
-        .stderr(std::process::Stdio::null())
+        .stderr(iolab_test_support::sink().unwrap())
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1500));

@@ -5,6 +5,7 @@
 //! quietly (141) with the same clean-up. Reliability review 2026-11, "Signals".
 #![allow(clippy::unwrap_used)]
 
+use iolab_test_support::empty_stdin;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -23,8 +24,12 @@ struct Ended {
 
 /// Spawn, wait `delay`, send `sig` to the child (its own pid), wait at most 15 s.
 fn signalled(mut cmd: Command, delay: Duration, sig: i32) -> Ended {
-    let mut child: Child =
-        cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).stdin(Stdio::null()).spawn().unwrap();
+    let mut child: Child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdin(empty_stdin().unwrap())
+        .spawn()
+        .unwrap();
     std::thread::sleep(delay);
     assert!(child.try_wait().unwrap().is_none(), "ended before the signal");
     // SAFETY: kill(2) on our own child's pid, which has not been reaped yet.

@@ -3,39 +3,20 @@
 
 use crate::common::*;
 use iolab_engine::runner::{run_jobs, RunOptions};
+use iolab_test_support::LoopDev;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-/// A loop device over a sparse file, detached on drop.
+/// A loop device over a sparse file (iolab-test-support's, detached on drop).
 struct Loop {
     dev: String,
-}
-impl Drop for Loop {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("losetup").args(["-d", &self.dev]).status();
-    }
+    _lo: LoopDev,
 }
 
 fn loop_device(backing: &Path) -> Result<Loop, String> {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc_geteuid() } != 0 {
-        return Err("not root".into());
-    }
-    let out = std::process::Command::new("losetup")
-        .args(["-f", "--show"])
-        .arg(backing)
-        .output()
-        .map_err(|e| format!("losetup: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("losetup failed: {}", String::from_utf8_lossy(&out.stderr).trim()));
-    }
-    Ok(Loop { dev: String::from_utf8_lossy(&out.stdout).trim().to_string() })
-}
-
-extern "C" {
-    #[link_name = "geteuid"]
-    fn libc_geteuid() -> u32;
+    let lo = LoopDev::attach(backing, &[]).map_err(|e| e.to_string())?;
+    Ok(Loop { dev: lo.device().display().to_string(), _lo: lo })
 }
 
 /// Sectors read from a block device so far (/sys/block/NAME/stat, field 3).

@@ -11,63 +11,23 @@ use iolab_engine::runner::{run_jobs, RunOptions, RunOutput};
 use iolab_engine::safety::{check_block_write_with, WriteGrant};
 use iolab_engine::target::open_replay_target;
 use iolab_job::Job;
+use iolab_test_support::{empty_stdin, have, sink, LoopDev, Mount};
 use std::hash::Hasher;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-/// A loop device (with partition scanning) over a backing file, detached on drop.
+/// A loop device (with partition scanning) over a backing file (iolab-test-support's,
+/// detached on drop).
 struct Loop {
     dev: String,
-}
-
-impl Drop for Loop {
-    fn drop(&mut self) {
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
-    }
-}
-
-/// A mount, lazily unmounted on drop.
-struct Mount(PathBuf);
-
-impl Drop for Mount {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
-    }
-}
-
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
-}
-
-/// Whether `tool` is on PATH or in an sbin directory.
-fn have(tool: &str) -> bool {
-    let path = std::env::var("PATH").unwrap_or_default();
-    let found = path
-        .split(':')
-        .chain(["/usr/sbin", "/sbin", "/usr/bin", "/bin"])
-        .any(|d| Path::new(d).join(tool).is_file());
-    found
+    _lo: LoopDev,
 }
 
 fn attach(backing: &Path) -> Result<Loop, String> {
-    if !is_root() {
-        return Err("not root".into());
-    }
-    if !have("losetup") {
-        return Err("no losetup".into());
-    }
-    let out = Command::new("losetup")
-        .args(["-f", "-P", "--show"])
-        .arg(backing)
-        .output()
-        .map_err(|e| format!("losetup: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("losetup: {}", String::from_utf8_lossy(&out.stderr).trim()));
-    }
-    Ok(Loop { dev: String::from_utf8_lossy(&out.stdout).trim().to_string() })
+    let lo = LoopDev::attach(backing, &["-P"]).map_err(|e| e.to_string())?;
+    Ok(Loop { dev: lo.device().display().to_string(), _lo: lo })
 }
 
 /// A sparse backing file of `mib` MiB and a loop device over it.
@@ -79,7 +39,7 @@ fn blank(d: &Path, name: &str, mib: u64) -> Result<(PathBuf, Loop), String> {
 }
 
 fn sh(cmd: &mut Command) -> Result<(), String> {
-    let out = cmd.stdin(Stdio::null()).output().map_err(|e| format!("{cmd:?}: {e}"))?;
+    let out = cmd.stdin(empty_stdin().unwrap()).output().map_err(|e| format!("{cmd:?}: {e}"))?;
     if out.status.success() {
         Ok(())
     } else {
@@ -93,7 +53,7 @@ fn sfdisk(dev: &str, script: &str) -> Result<(), String> {
     let mut c = Command::new("sfdisk")
         .args(["-q", "--no-reread", dev])
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
+        .stdout(sink().unwrap())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("sfdisk: {e}"))?;
@@ -154,7 +114,7 @@ fn mounted_ext4_is_refused_even_with_allow_destroy() {
     if let Err(e) = sh(Command::new("mount").args(["-o", "noatime", &lo.dev]).arg(&mnt)) {
         return eprintln!("skip: cannot mount ({e})");
     }
-    let _m = Mount(mnt.clone());
+    let _m = Mount::adopt(&mnt);
     let link = d.path().join("disk-link");
     std::os::unix::fs::symlink(&lo.dev, &link).unwrap();
     let before = digest(&backing);

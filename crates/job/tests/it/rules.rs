@@ -193,11 +193,7 @@ fn include_merges_into_section() {
     assert!(matches!(load1("loop.fio").unwrap_err().kind, JobErrorKind::IncludeDepth { .. }));
     // Our own zero device (1,5): the system's /dev/zero is not a fixture.
     let zero = dir.path().join("zero");
-    let made = std::process::Command::new("mknod")
-        .arg(&zero)
-        .args(["c", "1", "5"])
-        .status()
-        .is_ok_and(|s| s.success());
+    let made = iolab_test_support::mknod_char(&zero, 1, 5).is_ok();
     if made {
         let text = format!("[j]\ninclude {}\n", zero.display());
         std::fs::write(dir.path().join("dev.fio"), text).unwrap();

@@ -41,13 +41,7 @@ fn iolog_and_csv_round_trip() {
 
 /// fio's binary, if installed and runnable; otherwise prints why the caller skips.
 fn fio_bin() -> Option<&'static str> {
-    match std::process::Command::new("fio").arg("--version").output() {
-        Ok(o) if o.status.success() => Some("fio"),
-        _ => {
-            eprintln!("skipped: `fio` is not installed (apt-get install fio to run this check)");
-            None
-        }
-    }
+    iolab_test_support::or_skip(iolab_test_support::fio()).map(|_| "fio")
 }
 
 #[test]

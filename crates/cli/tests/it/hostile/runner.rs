@@ -2,12 +2,13 @@
 //! own scratch directory, with a hard time limit, an address-space limit and an optional
 //! signal, and judges the outcome against the probe's oracle (issue 12, "Must show").
 
+use iolab_test_support::{empty_stdin, mknod_char, mknod_fifo};
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 use std::os::unix::fs::FileTypeExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -146,19 +147,11 @@ fn subst(a: &OsString, w: &Path, f: &Path) -> OsString {
     }
 }
 
-fn mknod(p: &Path, mode: u32, dev: u64) -> bool {
-    let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
-    // SAFETY: c is a valid NUL-terminated path for the duration of the call.
-    unsafe { libc::mknod(c.as_ptr(), mode, dev) == 0 }
-}
-
 fn prepare(w: &Path, f: &Path, preps: &[Prep]) -> Result<(), String> {
     for p in preps {
         let ok = match p {
-            Prep::CharDev(n, ma, mi) => {
-                mknod(&w.join(n), libc::S_IFCHR | 0o666, libc::makedev(*ma, *mi))
-            }
-            Prep::Fifo(n) => mknod(&w.join(n), libc::S_IFIFO | 0o666, 0),
+            Prep::CharDev(n, ma, mi) => mknod_char(&w.join(n), *ma, *mi).is_ok(),
+            Prep::Fifo(n) => mknod_fifo(&w.join(n)).is_ok(),
             Prep::Dir(n) => std::fs::create_dir(w.join(n)).is_ok(),
             Prep::SymlinkLoop(n) => std::os::unix::fs::symlink(w.join(n), w.join(n)).is_ok(),
             Prep::File(n, b) => std::fs::write(w.join(n), b).is_ok(),
@@ -209,7 +202,7 @@ fn execute(
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_iolab"));
     cmd.args(args)
         .current_dir(w)
-        .stdin(Stdio::null())
+        .stdin(empty_stdin().unwrap())
         .stdout(std::fs::File::create(&out).unwrap())
         .stderr(std::fs::File::create(&err).unwrap())
         .env("RUST_BACKTRACE", "0");
