@@ -96,3 +96,28 @@ impl Drop for Throttle {
         let _ = std::fs::remove_dir(&self.dir);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::LoopDev;
+    use crate::probe::or_skip;
+
+    #[test]
+    fn a_throttle_group_caps_its_device_and_is_removed_on_drop() {
+        let Some(lo) = or_skip(LoopDev::new_sized(4 << 20)) else { return };
+        let mm = lo.majmin().unwrap();
+        let Some(t) = or_skip(Throttle::new("support", &mm, [100, 0, 0, 0])) else { return };
+        let dir = t.dir().to_path_buf();
+        let (file, want) = if t.is_v1() {
+            ("blkio.throttle.read_iops_device", format!("{mm} 100"))
+        } else {
+            ("io.max", format!("{mm} rbps=max wbps=max riops=100 wiops=max"))
+        };
+        let got = std::fs::read_to_string(dir.join(file)).unwrap();
+        assert!(got.lines().any(|l| l.trim() == want), "{file}: {got}");
+        assert!(t.procs().exists());
+        drop(t);
+        assert!(!dir.exists());
+    }
+}

@@ -259,3 +259,58 @@ impl Drop for Zram {
         let _ = std::fs::write("/sys/class/zram-control/hot_remove", &self.id);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::or_skip;
+    use std::io::Read;
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+
+    #[test]
+    fn a_fifo_of_our_own() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("fifo");
+        mknod_fifo(&p).unwrap();
+        assert!(std::fs::symlink_metadata(&p).unwrap().file_type().is_fifo());
+    }
+
+    #[test]
+    fn a_zero_device_of_our_own_reads_zeros() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("zero");
+        let Some(()) = or_skip(mknod_char(&p, 1, 5).map_err(|e| format!("mknod: {e}"))) else {
+            return;
+        };
+        let m = std::fs::symlink_metadata(&p).unwrap();
+        assert!(m.file_type().is_char_device());
+        assert_eq!(m.rdev(), libc::makedev(1, 5));
+        let mut buf = [0xffu8; 4096];
+        std::fs::File::open(&p).unwrap().read_exact(&mut buf).unwrap();
+        assert!(buf.iter().all(|&b| b == 0));
+    }
+
+    #[test]
+    fn a_loop_device_of_our_own_has_the_size_and_a_node_and_goes_on_drop() {
+        let Some(mut lo) = or_skip(LoopDev::new_sized(8 << 20)) else { return };
+        let name = lo.name().to_string();
+        assert!(name.starts_with("loop"), "{name}");
+        let sectors = std::fs::read_to_string(format!("/sys/block/{name}/size")).unwrap();
+        assert_eq!(sectors.trim(), "16384");
+        let d = tempfile::tempdir().unwrap();
+        let node = lo.make_node(d.path()).unwrap();
+        let m = std::fs::metadata(&node).unwrap();
+        assert!(m.file_type().is_block_device());
+        let mm = lo.majmin().unwrap();
+        assert_eq!(format!("{}:{}", libc::major(m.rdev()), libc::minor(m.rdev())), mm);
+        // Our node reads the backing file's (sparse, zero) bytes.
+        let mut buf = vec![0xffu8; 65536];
+        std::fs::File::open(&node).unwrap().read_exact(&mut buf).unwrap();
+        assert!(buf.iter().all(|&b| b == 0));
+        let backing = lo.backing().to_path_buf();
+        drop(lo);
+        assert!(!node.exists() && !backing.exists());
+        let bf = std::fs::read_to_string(format!("/sys/block/{name}/loop/backing_file"));
+        assert!(bf.map_or(true, |f| f.trim() != backing.to_string_lossy()), "still attached");
+    }
+}

@@ -15,6 +15,10 @@
 //!
 //! Set-up is done with the system tools a storage engineer would use (`losetup`, `mkfs.*`,
 //! `mount`) rather than ioctls, so a test's set-up reads like the shell session it replaces.
+//! `unsafe` here is four libc calls std has no wrapper for (geteuid, mknod, pipe2, gettid),
+//! each with its `// SAFETY:` line; this crate is test-only.
+
+#![cfg_attr(test, allow(clippy::unwrap_used))]
 
 mod cgroup;
 mod device;

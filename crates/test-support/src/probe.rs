@@ -139,3 +139,47 @@ pub fn chromium() -> Result<PathBuf, Skip> {
         .or_else(|| which("chromium-browser"))
         .ok_or_else(|| Skip("chromium not installed".into()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn or_skip_passes_values_and_turns_errors_into_none() {
+        assert_eq!(or_skip::<u32, Skip>(Ok(7)), Some(7));
+        assert_eq!(or_skip::<u32, Skip>(Err(Skip("probe".into()))), None);
+    }
+
+    #[test]
+    fn which_finds_sh_and_not_a_made_up_tool() {
+        let sh = which("sh").expect("a POSIX system has sh");
+        assert!(sh.is_file() && sh.ends_with("sh"), "{}", sh.display());
+        assert_eq!(which("iolab-no-such-tool"), None);
+        assert_eq!(
+            tool("iolab-no-such-tool"),
+            Err(Skip("iolab-no-such-tool not installed".into()))
+        );
+    }
+
+    #[test]
+    fn mkfs_of_an_unknown_file_system_names_the_missing_tool() {
+        let e = mkfs("iolabfs", Path::new("/nonexistent"), &[]).unwrap_err();
+        assert_eq!(e.0, "mkfs.iolabfs not installed");
+    }
+
+    #[test]
+    fn sh_returns_trimmed_stdout_only_on_success() {
+        assert_eq!(sh("sh", &["-c", "echo ' a b '"]), Some("a b".into()));
+        assert_eq!(sh("sh", &["-c", "echo out; exit 3"]), None);
+    }
+
+    #[test]
+    fn global_lock_survives_a_panic_while_held() {
+        let t = std::thread::spawn(|| {
+            let _g = global_lock();
+            panic!("poison it");
+        });
+        assert!(t.join().is_err());
+        drop(global_lock());
+    }
+}

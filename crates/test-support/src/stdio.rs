@@ -22,3 +22,30 @@ pub fn empty_stdin() -> std::io::Result<Stdio> {
 pub fn sink() -> std::io::Result<Stdio> {
     Ok(Stdio::from(tempfile::tempfile()?))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    #[test]
+    fn empty_stdin_is_at_end_of_file() {
+        let o = Command::new("sh")
+            .args(["-c", "wc -c"])
+            .stdin(empty_stdin().unwrap())
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "0");
+    }
+
+    #[test]
+    fn sink_takes_output_and_the_child_succeeds() {
+        let st = Command::new("sh")
+            .args(["-c", "head -c 1048576 /proc/self/exe; echo done"])
+            .stdout(sink().unwrap())
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
+}
