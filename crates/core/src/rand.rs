@@ -47,7 +47,7 @@ impl Taus88 {
     }
 
     /// `__rand32`.
-    #[inline]
+    #[inline(always)]
     pub fn next_u32(&mut self) -> u32 {
         #[inline(always)]
         fn taus(s: u32, a: u32, b: u32, c: u32, d: u32) -> u32 {

@@ -809,7 +809,7 @@ impl Workload {
     /// Fill `req` with the next I/O; false when the job's I/O is done (size/io_size/number_ios/
     /// loops exhausted). `time_based` jobs never end here: they wrap (the engine stops on
     /// runtime).
-    #[inline]
+    #[inline(always)]
     pub fn next_into(&mut self, req: &mut IoRequest) -> bool {
         if self.finished {
             return false;
@@ -829,6 +829,13 @@ impl Workload {
                 self.files[0].done = true;
             }
         }
+        self.next_general(req)
+    }
+
+    /// [`Workload::next_into`] past the one-file fast path: kept out of line so the fast path
+    /// inlines into every caller (the engine's worker loop has one copy per engine type).
+    #[inline(never)]
+    fn next_general(&mut self, req: &mut IoRequest) -> bool {
         if let Some(mut w) = self.pending_write.take() {
             w.issue_at = self.pacer.as_mut().map(|p| p.schedule(1, w.len));
             self.account(1, w.len);

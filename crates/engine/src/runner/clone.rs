@@ -92,7 +92,7 @@ struct WorkloadSource<'a> {
 }
 
 impl RequestSource for WorkloadSource<'_> {
-    #[inline]
+    #[inline(always)]
     fn next_into(&mut self, r: &mut IoRequest) -> bool {
         let more = self.wl.next_into(r);
         if let Some(ts) = self.invalidate {
