@@ -94,8 +94,8 @@ fn raw(c: &mut Criterion<ThreadCpu>) {
     let mut buf = vec![0u8; 64 << 10];
     let mut grp = c.benchmark_group("stream");
     grp.throughput(Throughput::Bytes(buf.len() as u64));
-    let fills: [(&str, fn(&mut [u8], u64)); 2] =
-        [("fill_lanes_4k", fill_lanes), ("fill_random_4k", fill_random)];
+    type Fill = fn(&mut [u8], u64);
+    let fills: [(&str, Fill); 2] = [("fill_lanes_4k", fill_lanes), ("fill_random_4k", fill_random)];
     for (name, f) in fills {
         let mut key = 0u64;
         grp.bench_function(name, |b| {
