@@ -16,6 +16,7 @@ pub mod posixaio;
 pub mod psync;
 pub mod pvsync2;
 pub mod sync;
+pub mod syncio;
 pub mod uring;
 
 use crate::buf::BufPool;
