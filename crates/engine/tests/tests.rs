@@ -8,6 +8,7 @@ use iolab_engine::target::{direct_supported, open_target, TargetSpec};
 use iolab_engine::worker::{run_worker, ReadCheck, WorkerConfig};
 use std::sync::atomic::AtomicBool;
 
+mod fileops;
 mod safety;
 
 /// The byte at `pos` of the test pattern: different per 512-byte sector and per file.

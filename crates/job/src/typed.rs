@@ -39,6 +39,15 @@ pub enum SyncMode {
     Dsync,
 }
 
+/// `stat_type=` of the filestat/dirstat engines (fio engines/fileoperations.c).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StatType {
+    #[default]
+    Stat,
+    Lstat,
+    Statx,
+}
+
 /// `unified_rw_reporting=` (fio `UNIFIED_SPLIT`, `UNIFIED_MIXED`, `UNIFIED_BOTH`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum UnifiedRw {
@@ -63,6 +72,11 @@ pub const ENGINE_UNACTED: &[(&str, &str)] = &[
     ),
     ("thinktime_blocks_type", "thinktime is scheduled by the workload generator"),
 ];
+
+/// The file-operation engines (fio engines/fileoperations.c): they create, stat or delete
+/// each file when it is opened, so `create_on_open` is what they do anyway.
+pub const FILE_OP_ENGINES: &[&str] =
+    &["filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete"];
 
 /// The [`ENGINE_UNACTED`] options the pvsync2 engine acts on.
 const PVSYNC2_ACTED: &[&str] = &["hipri", "uncached"];
@@ -145,6 +159,8 @@ given! {
     bwavgtime => "bwavgtime";
     /// `iopsavgtime`, when written.
     iopsavgtime => "iopsavgtime";
+    /// `openfiles`, when written (the file-operation engines only; others refuse it).
+    openfiles => "openfiles";
 }
 
 /// Every option name the accessors above read (a test checks each is a canonical entry).
@@ -262,6 +278,15 @@ impl Job {
         }
     }
 
+    /// `stat_type` (default stat): the call the filestat/dirstat engines time.
+    pub fn stat_type(&self) -> StatType {
+        match self.text("stat_type").as_deref() {
+            Some("lstat") => StatType::Lstat,
+            Some("statx") => StatType::Statx,
+            _ => StatType::Stat,
+        }
+    }
+
     pub fn sync_mode(&self) -> SyncMode {
         match self.text("sync").as_deref() {
             Some("sync" | "1") => SyncMode::Sync,
@@ -343,8 +368,11 @@ impl Job {
     /// `ioengine=pvsync2`, `hipri` and `uncached` are acted on (RWF_HIPRI, RWF_DONTCACHE).
     pub fn engine_unacted(&self) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
         let pvsync2 = self.ioengine == "pvsync2";
+        let fileops = FILE_OP_ENGINES.contains(&self.ioengine.as_str());
         ENGINE_UNACTED.iter().copied().filter(move |(n, _)| {
-            self.options.contains_key(*n) && !(pvsync2 && PVSYNC2_ACTED.contains(n))
+            self.options.contains_key(*n)
+                && !(pvsync2 && PVSYNC2_ACTED.contains(n))
+                && !(fileops && *n == "create_on_open")
         })
     }
 

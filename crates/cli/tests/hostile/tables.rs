@@ -639,13 +639,31 @@ fn dropin_probes() -> Vec<Probe> {
         ("mmap", Oracle::Ok),
         ("pvsync2", Oracle::Ok),
         ("falloc", Oracle::Ok),
-        ("filecreate", err(&["filecreate", "not supported"])),
+        ("filecreate", Oracle::Ok),
+        ("filestat", Oracle::Ok),
+        ("filedelete", Oracle::Ok),
+        ("dircreate", Oracle::Ok),
+        ("dirstat", Oracle::Ok),
+        ("dirdelete", Oracle::Ok),
         ("splice", err(&["splice", "not supported"])),
         ("windowsaio", err(&["windowsaio"])),
     ] {
         let e = format!("--ioengine={engine}");
         let a = ["run", "--name=h", "--directory={W}", "--size=64k", "--rw=randrw", e.as_str()];
         v.push(Probe::new("dropin", format!("run {e}"), &a, o).limit(15.0));
+    }
+    // The file-operation engines' options: stat_type's choices; openfiles only where the
+    // open is the operation (every other engine keeps its files open and refuses it by name).
+    for (extra, o) in [
+        (["--ioengine=filestat", "--stat_type=bogus"], err(&["stat_type", "statx"])),
+        (["--ioengine=filestat", "--stat_type=statx"], Oracle::Ok),
+        (["--ioengine=filecreate", "--openfiles=1"], Oracle::Ok),
+        (["--ioengine=psync", "--openfiles=1"], err(&["openfiles", "psync"])),
+        (["--ioengine=filecreate", "--openfiles=many"], err(&["openfiles"])),
+    ] {
+        let mut a = vec!["run", "--name=h", "--directory={W}", "--size=64k", "--nrfiles=4"];
+        a.extend(extra);
+        v.push(Probe::new("dropin", format!("run {}", extra.join(" ")), &a, o).limit(15.0));
     }
     // Histogram logs: coarseness outside fio's 0..6 is refused by name; a good one runs.
     for (extra, o) in [

@@ -92,6 +92,10 @@ struct WorkloadSource<'a> {
 }
 
 impl RequestSource for WorkloadSource<'_> {
+    fn passes(&self) -> u64 {
+        self.wl.passes()
+    }
+
     #[inline]
     fn next_into(&mut self, r: &mut IoRequest) -> bool {
         let more = self.wl.next_into(r);
@@ -159,13 +163,15 @@ pub(super) fn start_clone(
     let seed = config::data_seed(job, thread_number);
     let vplan = config::verify_plan(job, &dcfg, &plan.wcfg)?;
     let targets = open_targets(cx.opts, js, &paths, &wl, &dcfg, seed, &vplan)?;
-    let ecfg = engine_config(job, plan, &targets)?;
+    let ecfg = engine_config(job, plan, &targets, &paths)?;
     let ctor = engines::lookup(&plan.engine)?.ctor;
     let fill = VerifyFill::new(&dcfg, seed, vplan.stamp);
     // A read job with verify= checks what an earlier job wrote, block by block.
     let verify = vplan.inline.then(|| VerifyCheck::new(&dcfg, seed, None, paths.clone()));
-    // The null engine moves no data: its buffers say nothing about the target.
-    let probe = cx.opts.read_probe.clone().filter(|_| plan.engine != "null").map(|p| (js.ji, p, 0));
+    // A dataless engine (null, the file operations) moves no data: its buffers say nothing
+    // about the target.
+    let dataless = engines::DATALESS.contains(&plan.engine.as_str());
+    let probe = cx.opts.read_probe.clone().filter(|_| !dataless).map(|p| (js.ji, p, 0));
     let check = (probe.is_some() || verify.is_some()).then_some(ProbedCheck { probe, verify });
     let stop = Arc::new(AtomicBool::new(cx.stop.load(Ordering::Relaxed)));
     if let Ok(mut v) = cx.clone_stops.lock() {
@@ -258,8 +264,9 @@ fn open_targets(
     let reads = job.rw.has_read() || opts.prefill || vplan.phase;
     let writes = ((job.rw.has_write() || job.rw.has_trim()) && !vplan.only) || opts.prefill;
     let mut targets: Vec<Target> = Vec::new();
-    if plan.engine == "null" {
-        // fio's null engine needs no file: `size` is enough.
+    if engines::DISKLESS.contains(&plan.engine.as_str()) {
+        // fio's FIO_DISKLESSIO engines (null, filecreate, the directory engines) need no
+        // file laid out: `size` is enough.
         return Ok(targets);
     }
     for (fi, (p, region)) in paths.iter().zip(wl.regions()).enumerate() {
@@ -315,6 +322,7 @@ fn engine_config(
     job: &Job,
     plan: &JobPlan,
     targets: &[Target],
+    paths: &[PathBuf],
 ) -> Result<EngineConfig, EngineError> {
     let efiles = targets
         .iter()
@@ -327,6 +335,9 @@ fn engine_config(
     ecfg.sqthread_poll = job.sqthread_poll();
     ecfg.hipri = job.hipri();
     ecfg.uncached = job.uncached() != 0;
+    ecfg.paths = paths.to_vec();
+    ecfg.stat_type = job.stat_type();
+    ecfg.reads = job.rw.has_read();
     // init.c fixup_options: an unset (0) or too small max is raised to the min, and
     // td_io_getevents raises it to the events asked for (at least one). So by default fio
     // reaps ONE completion per getevents and resubmits it at once, which keeps the device

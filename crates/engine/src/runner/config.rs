@@ -61,6 +61,16 @@ pub fn plan_job(job: &Job, opts: &RunOptions) -> Result<JobPlan, EngineError> {
 /// The engine a job will use and why it differs from what it asked for.
 pub fn resolve_engine(job: &Job) -> Result<(String, Vec<String>), EngineError> {
     engines::lookup(&job.ioengine)?;
+    if job.openfiles().is_some() && !iolab_job::typed::FILE_OP_ENGINES.contains(&&*job.ioengine) {
+        return Err(EngineError::Job {
+            job: job.name.clone(),
+            what: format!(
+                "openfiles is not supported by iolab with ioengine={}: iolab keeps all of a \
+                 job's files open; drop the option or lower nrfiles",
+                job.ioengine
+            ),
+        });
+    }
     let uring = match job.ioengine.as_str() {
         "io_uring" => engines::uring::probe().map_err(|e| e.to_string()),
         _ => Ok(()),

@@ -275,10 +275,10 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         .def("1")
         .engine(&["exec"])
         .help("Redirect the exec program's output to files.", "exec only."),
-    opt("stat_type", Str, Engine, Unsupported("the file-operation engines do not exist in iolab"))
+    opt("stat_type", Str, Engine, Supported)
         .def("stat")
         .choices(&["stat", "lstat", "statx"])
-        .engine(&["filestat"])
+        .engine(&["filestat", "dirstat"])
         .help(
             "stat call measured by the filestat/dirstat engines: stat, lstat, statx.",
             "filestat and dirstat.",
