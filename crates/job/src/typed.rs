@@ -143,8 +143,6 @@ counts! {
     /// `fdatasync=N`: an fdatasync every N writes (0: none).
     fdatasync_every => "fdatasync";
     log_avg_msec => "log_avg_msec";
-    /// `log_hist_msec` (default 0): the period of `write_hist_log`'s histogram copies.
-    log_hist_msec => "log_hist_msec";
     /// `log_hist_coarseness` (default 0): histogram bins merged by 2^N in the log.
     log_hist_coarseness => "log_hist_coarseness";
     /// `uncached` (default 0): RWF_DONTCACHE for pvsync2.
@@ -170,6 +168,8 @@ pub fn accessed_names() -> impl Iterator<Item = &'static str> {
 
 /// Names read by the hand-written accessors below.
 const OTHER_NAMES: &[&str] = &[
+    "log_hist_msec",
+    "stat_type",
     "kb_base",
     "fixedbufs",
     "registerfiles",
@@ -275,6 +275,16 @@ impl Job {
             Some("max" | "1") => LogWindow::Max,
             Some("both" | "2") => LogWindow::Both,
             _ => LogWindow::Avg,
+        }
+    }
+
+    /// `log_hist_msec` (default 0): the period of `write_hist_log`'s histogram copies, as
+    /// fio 3.33 stores it: an `unsigned int`, so `-5` is 4294967291 ms (about 50 days: the
+    /// log stays empty) and 2^32 is 0 (no histograms); fio accepts both.
+    pub fn log_hist_msec(&self) -> u64 {
+        match self.value_or_default("log_hist_msec") {
+            Some(OptionValue::Int(i)) => u64::from(i as u32),
+            _ => 0,
         }
     }
 

@@ -685,6 +685,24 @@ fn dropin_probes() -> Vec<Probe> {
         ];
         v.push(Probe::new("dropin", format!("run write_hist_log {extra}"), &a, o));
     }
+    // fio 3.33 stores log_hist_msec in an unsigned int and accepts any integer: -5 is
+    // 4294967291 ms and 2^32 is 0, so both leave the histogram log empty (measured with fio).
+    for extra in ["--log_hist_msec=-5", "--log_hist_msec=4294967296", "--log_hist_msec=0"] {
+        let a = [
+            "run",
+            "--name=h",
+            "--ioengine=null",
+            "--directory={W}",
+            "--size=1m",
+            "--time_based",
+            "--runtime=300ms",
+            "--write_hist_log={W}/h",
+            extra,
+        ];
+        let p = Probe::new("dropin", format!("run write_hist_log {extra}"), &a, Oracle::Ok)
+            .after(After::FileLen("h_clat_hist.1.log", 0));
+        v.push(p);
+    }
     // fio's --status-interval reports in each format, with hostile intervals refused.
     for fmt in ["normal", "json", "terse", "json,terse"] {
         let f = format!("--output-format={fmt}");

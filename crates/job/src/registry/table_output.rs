@@ -246,7 +246,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     opt("log_hist_msec", Int, Logging, Supported).def("0").help(
         "Write completion-latency histograms every N ms.",
         "With `write_hist_log`: a copy of the clat histogram (fio 3.33's 1856 buckets) at the \
-        first completion N ms after the previous one; 0 leaves the log empty, as in fio.",
+        first completion N ms after the previous one; 0 leaves the log empty, as in fio. Kept \
+        as fio keeps it, in 32 bits: -5 is 4294967291 ms and 2^32 is 0, both an empty log.",
     ),
     opt("log_hist_coarseness", Int, Logging, Supported)
         .def("0")
