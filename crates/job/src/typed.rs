@@ -123,6 +123,10 @@ flags! {
     disable_lat => "disable_lat";
     disable_bw_measurement => "disable_bw_measurement";
     log_offset => "log_offset";
+    /// `log_prio`: the prio column holds the full ioprio value.
+    log_prio => "log_prio";
+    /// `log_store_compressed`: logs written as fio's `.fz`.
+    log_store_compressed => "log_store_compressed";
     overwrite => "overwrite";
     sqthread_poll => "sqthread_poll";
     /// `hipri`: polled completions (pvsync2's RWF_HIPRI).
@@ -157,6 +161,10 @@ given! {
     bwavgtime => "bwavgtime";
     /// `iopsavgtime`, when written.
     iopsavgtime => "iopsavgtime";
+    /// `prio` (ioprio level), when written.
+    prio => "prio";
+    /// `prioclass` (ioprio class), when written.
+    prioclass => "prioclass";
     /// `openfiles`, when written (the file-operation engines only; others refuse it).
     openfiles => "openfiles";
 }
@@ -286,6 +294,18 @@ impl Job {
             Some(OptionValue::Int(i)) => u64::from(i as u32),
             _ => 0,
         }
+    }
+
+    /// The ioprio value fio sets when `prio` or `prioclass` is given (backend.c
+    /// `ioprio_value(class, prio)`: class << 13 | level; fio 3.33 logs 0x4004 for `prio=4`
+    /// alone, so the class is best-effort (2) then, and the level 0 for `prioclass` alone).
+    pub fn ioprio(&self) -> Option<u16> {
+        if self.prio().is_none() && self.prioclass().is_none() {
+            return None;
+        }
+        let class = self.prioclass().unwrap_or(2).min(7) as u16;
+        let level = self.prio().unwrap_or(0).min(0x1fff) as u16;
+        Some(class << 13 | level)
     }
 
     /// `stat_type` (default stat): the call the filestat/dirstat engines time.

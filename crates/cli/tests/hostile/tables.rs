@@ -685,6 +685,41 @@ fn dropin_probes() -> Vec<Probe> {
         ];
         v.push(Probe::new("dropin", format!("run write_hist_log {extra}"), &a, o));
     }
+    // Compressed logs: the histogram log's .fz form is refused by name; --inflate-log on
+    // something that is not one names the file.
+    let a = [
+        "run",
+        "--name=h",
+        "--ioengine=null",
+        "--directory={W}",
+        "--size=64k",
+        "--write_hist_log={W}/h",
+        "--log_hist_msec=10",
+        "--log_store_compressed=1",
+    ];
+    let o = err(&["log_store_compressed", "write_hist_log"]);
+    v.push(Probe::new("dropin", "run log_store_compressed with write_hist_log", &a, o));
+    for (what, arg, o) in [
+        ("a text file", "--inflate-log={F}/t.csv", err(&["t.csv", "not a zlib stream"])),
+        ("a missing file", "--inflate-log={W}/none.fz", err(&["none.fz"])),
+        ("no value", "--inflate-log", err(&["inflate-log"])),
+    ] {
+        let p = Probe::new("dropin", format!("fio --inflate-log on {what}"), &["fio", arg], o);
+        v.push(p);
+    }
+    let a = [
+        "run",
+        "--name=h",
+        "--ioengine=null",
+        "--directory={W}",
+        "--size=64k",
+        "--write_lat_log={W}/l",
+        "--log_prio=1",
+        "--log_store_compressed=1",
+        "--prioclass=2",
+        "--prio=7",
+    ];
+    v.push(Probe::new("dropin", "run log_prio compressed", &a, Oracle::Ok));
     // fio 3.33 stores log_hist_msec in an unsigned int and accepts any integer: -5 is
     // 4294967291 ms and 2^32 is 0, so both leave the histogram log empty (measured with fio).
     for extra in ["--log_hist_msec=-5", "--log_hist_msec=4294967296", "--log_hist_msec=0"] {

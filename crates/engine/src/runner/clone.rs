@@ -126,6 +126,8 @@ struct VerifyPhase {
 
 /// Everything a clone's thread owns.
 struct CloneThread {
+    /// `prio`/`prioclass`: set on the thread before its I/O (fio backend.c `thread_main`).
+    ioprio: Option<u16>,
     targets: Vec<Target>,
     ctor: fn(&EngineConfig) -> Result<Box<dyn engines::IoEngine>, EngineError>,
     ecfg: EngineConfig,
@@ -190,6 +192,7 @@ pub(super) fn start_clone(
         pcts: cx.opts.percentiles.clone(),
     });
     let t = CloneThread {
+        ioprio: job.ioprio(),
         targets,
         ctor,
         ecfg,
@@ -357,6 +360,9 @@ impl CloneThread {
     }
 
     fn run_inner(self) -> Result<WorkerOutcome, EngineError> {
+        if let Some(v) = self.ioprio {
+            set_ioprio(v)?;
+        }
         let CloneThread { targets, ctor, ecfg, wl, mut fill, mut check, verify, .. } = self;
         let (wcfg, stop) = (&self.wcfg, &*self.stop);
         // `targets` (and so the fds the engine uses) outlive the engine.
@@ -395,6 +401,25 @@ impl CloneThread {
         }
         Ok(out)
     }
+}
+
+/// fio backend.c: `ioprio_set(IOPRIO_WHO_PROCESS, 0, class, prio)` before `td_io_init`; `who`
+/// 0 is the calling thread, whose I/O context then carries the priority.
+fn set_ioprio(value: u16) -> Result<(), EngineError> {
+    const IOPRIO_WHO_PROCESS: libc::c_long = 1;
+    // SAFETY: ioprio_set takes three integers and touches no memory of ours.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_ioprio_set,
+            IOPRIO_WHO_PROCESS,
+            0 as libc::c_long,
+            value as libc::c_long,
+        )
+    };
+    if r < 0 {
+        return Err(EngineError::io("ioprio", "ioprio_set", crate::error::last_os_error()));
+    }
+    Ok(())
 }
 
 /// backend.c `do_verify`: sync and drop the cache first, so the check reads what reached the

@@ -37,6 +37,14 @@ pub struct JobPlan {
 /// Resolve one job (probing io_uring and the TSC).
 pub fn plan_job(job: &Job, opts: &RunOptions) -> Result<JobPlan, EngineError> {
     let (engine, mut notes) = resolve_engine(job)?;
+    if job.log_store_compressed() && job.write_hist_log().is_some() {
+        return Err(EngineError::Job {
+            job: job.name.clone(),
+            what: "log_store_compressed with write_hist_log is not supported by iolab: the \
+                   histogram log's .fz form is not implemented; drop one of them"
+                .to_string(),
+        });
+    }
     notes.extend(unhandled_notes(job));
     let (wcfg, clock_note) = worker_config(job, opts)?;
     notes.extend(clock_note.map(|n| format!("job {}: {n}", job.name)));
@@ -127,6 +135,12 @@ pub struct LogSettings {
     pub log_avg: Nanos,
     pub window: LogWindow,
     pub log_offset: bool,
+    /// `log_prio`: the prio column is the full ioprio value.
+    pub log_prio: bool,
+    /// The ioprio value set on the job's thread (`prio`/`prioclass`; 0 when neither).
+    pub ioprio: u16,
+    /// `log_store_compressed`: fio's `.fz` files.
+    pub store_compressed: bool,
 }
 
 impl LogSettings {
@@ -149,6 +163,9 @@ impl LogSettings {
             log_avg: Nanos::from_millis(job.log_avg_msec()),
             window: job.log_window_value(),
             log_offset: job.log_offset(),
+            log_prio: job.log_prio(),
+            ioprio: job.ioprio().unwrap_or(0),
+            store_compressed: job.log_store_compressed(),
         }
     }
 
