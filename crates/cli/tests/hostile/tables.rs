@@ -645,7 +645,7 @@ fn dropin_probes() -> Vec<Probe> {
         ("dircreate", Oracle::Ok),
         ("dirstat", Oracle::Ok),
         ("dirdelete", Oracle::Ok),
-        ("splice", err(&["splice", "not supported"])),
+        ("splice", Oracle::Ok),
         ("windowsaio", err(&["windowsaio"])),
     ] {
         let e = format!("--ioengine={engine}");

@@ -16,6 +16,7 @@ pub mod null;
 pub mod posixaio;
 pub mod psync;
 pub mod pvsync2;
+pub mod splice;
 pub mod sync;
 pub mod syncio;
 pub mod uring;
@@ -327,6 +328,12 @@ pub const ENGINES: &[EngineEntry] = &[
         ctor: fileops::FileOps::dirdelete,
     },
     EngineEntry {
+        name: "splice",
+        aliases: &[],
+        help: "splice()/vmsplice() through a pipe, as fio's splice engine, depth 1",
+        ctor: splice::Splice::boxed,
+    },
+    EngineEntry {
         name: "sync",
         aliases: &[],
         help: "lseek + read/write, depth 1",
@@ -342,7 +349,6 @@ pub const ENGINES: &[EngineEntry] = &[
 
 /// fio engines iolab does not run, each with the reason (fio 3.33 `--enghelp` lists them).
 pub const REFUSED: &[(&str, &str)] = &[
-    ("splice", "splice() through a pipe is not implemented yet; use psync"),
     ("netsplice", "network I/O is outside iolab (it measures storage)"),
     ("net", "network I/O is outside iolab (it measures storage)"),
     ("cpuio", "CPU burning (cpuload/cpuchunks) is not implemented; iolab measures storage"),
@@ -389,6 +395,7 @@ pub fn is_sync_engine(name: &str) -> bool {
             | "mmap"
             | "falloc"
             | "ftruncate"
+            | "splice"
             | "filecreate"
             | "filestat"
             | "filedelete"
