@@ -102,10 +102,10 @@ impl Splice {
         let mut off = u.op.offset as libc::loff_t;
         let mut done = 0usize;
         while done < u.len {
-            // SAFETY: the iovec covers bytes of the engine's buffer, which stays untouched
-            // until the splice below has copied them out of the pipe.
-            let iov =
-                libc::iovec { iov_base: unsafe { u.buf.add(done) }.cast(), iov_len: u.len - done };
+            // SAFETY: `done < u.len`, so the pointer stays inside the buffer, whose bytes stay
+            // untouched until the splice below has copied them out of the pipe.
+            let at = unsafe { u.buf.add(done) };
+            let iov = libc::iovec { iov_base: at.cast(), iov_len: u.len - done };
             // SAFETY: vmsplice reads the iovec; the pipe is ours.
             let n = unsafe { libc::vmsplice(wr, &iov, 1, 0) };
             if n < 0 {
