@@ -745,7 +745,8 @@ where
             return;
         }
         let bytes = res as u64;
-        if s.dir != IoDir::Sync && bytes < s.len {
+        // A FIO_NOIO engine (cpuio) completes units with no bytes: not short I/Os.
+        if s.dir != IoDir::Sync && bytes < s.len && !self.shape.coarse {
             self.rec.record_short(s.dir);
         }
         let x = latencies(s, issue, t_done);

@@ -8,6 +8,7 @@ use iolab_engine::target::{direct_supported, open_target, TargetSpec};
 use iolab_engine::worker::{run_worker, ReadCheck, WorkerConfig};
 use std::sync::atomic::AtomicBool;
 
+mod cpuio;
 mod fileops;
 mod safety;
 

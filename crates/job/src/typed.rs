@@ -149,6 +149,10 @@ counts! {
     log_avg_msec => "log_avg_msec";
     /// `log_hist_coarseness` (default 0): histogram bins merged by 2^N in the log.
     log_hist_coarseness => "log_hist_coarseness";
+    /// `cpuload` (percent of a CPU the cpuio engine burns; 0: refused by the engine).
+    cpuload => "cpuload";
+    /// `cpuchunks` (default 50000 µs): the cpuio engine's burn cycle.
+    cpuchunks => "cpuchunks";
     /// `uncached` (default 0): RWF_DONTCACHE for pvsync2.
     uncached => "uncached";
 }
@@ -178,6 +182,7 @@ pub fn accessed_names() -> impl Iterator<Item = &'static str> {
 const OTHER_NAMES: &[&str] = &[
     "log_hist_msec",
     "stat_type",
+    "cpumode",
     "kb_base",
     "fixedbufs",
     "registerfiles",
@@ -306,6 +311,11 @@ impl Job {
         let class = self.prioclass().unwrap_or(2).min(7) as u16;
         let level = self.prio().unwrap_or(0).min(0x1fff) as u16;
         Some(class << 13 | level)
+    }
+
+    /// `cpumode=qsort` (default noop): the cpuio engine sorts instead of spinning.
+    pub fn cpumode_qsort(&self) -> bool {
+        self.text("cpumode").as_deref() == Some("qsort")
     }
 
     /// `stat_type` (default stat): the call the filestat/dirstat engines time.

@@ -646,6 +646,7 @@ fn dropin_probes() -> Vec<Probe> {
         ("dirstat", Oracle::Ok),
         ("dirdelete", Oracle::Ok),
         ("splice", Oracle::Ok),
+        ("cpuio", err(&["cpuload"])),
         ("windowsaio", err(&["windowsaio"])),
     ] {
         let e = format!("--ioengine={engine}");

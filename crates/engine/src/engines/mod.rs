@@ -7,6 +7,7 @@
 //! are reaped (`FIO_Q_BUSY`). Engines own the buffer pool so io_uring can register it
 //! (`fixedbufs`) and the worker never hands raw pointers across the trait.
 
+pub mod cpuio;
 pub mod falloc;
 pub mod fileops;
 pub mod ftruncate;
@@ -138,6 +139,10 @@ pub struct EngineConfig {
     pub paths: Vec<std::path::PathBuf>,
     /// filestat/dirstat: `stat_type`.
     pub stat_type: iolab_job::StatType,
+    /// cpuio: `cpuload` (percent of a CPU), `cpuchunks` (µs), `cpumode=qsort`.
+    pub cpuload: u32,
+    pub cpuchunks: u64,
+    pub cpu_qsort: bool,
     /// The job reads (fio's `td_read`): the file-operation engines record their samples as
     /// reads then, else as writes.
     pub reads: bool,
@@ -158,6 +163,9 @@ impl EngineConfig {
             paths: Vec::new(),
             stat_type: iolab_job::StatType::Stat,
             reads: false,
+            cpuload: 0,
+            cpuchunks: 50_000,
+            cpu_qsort: false,
         }
     }
 }
@@ -222,6 +230,7 @@ pub struct EngineEntry {
 /// Engines that move no data: they have no write-then-read-back round trip.
 pub const DATALESS: &[&str] = &[
     "null",
+    "cpuio",
     "falloc",
     "ftruncate",
     "filecreate",
@@ -233,7 +242,7 @@ pub const DATALESS: &[&str] = &[
 ];
 
 /// Engines that open no target file (fio's `FIO_DISKLESSIO`): the runner lays nothing out.
-pub const DISKLESS: &[&str] = &["null", "filecreate", "dircreate", "dirstat", "dirdelete"];
+pub const DISKLESS: &[&str] = &["null", "cpuio", "filecreate", "dircreate", "dirstat", "dirdelete"];
 
 /// The engine table: adding an engine is one file and one line here.
 pub const ENGINES: &[EngineEntry] = &[
@@ -328,6 +337,12 @@ pub const ENGINES: &[EngineEntry] = &[
         ctor: fileops::FileOps::dirdelete,
     },
     EngineEntry {
+        name: "cpuio",
+        aliases: &[],
+        help: "burns cpuload % of a CPU in cpuchunks (noop spin or qsort); no I/O",
+        ctor: cpuio::Cpuio::boxed,
+    },
+    EngineEntry {
         name: "splice",
         aliases: &[],
         help: "splice()/vmsplice() through a pipe, as fio's splice engine, depth 1",
@@ -351,7 +366,6 @@ pub const ENGINES: &[EngineEntry] = &[
 pub const REFUSED: &[(&str, &str)] = &[
     ("netsplice", "network I/O is outside iolab (it measures storage)"),
     ("net", "network I/O is outside iolab (it measures storage)"),
-    ("cpuio", "CPU burning (cpuload/cpuchunks) is not implemented; iolab measures storage"),
     ("exec", "running a program as the job is not implemented"),
     ("sg", "SCSI generic passthrough (SG_IO) is not implemented"),
     ("io_uring_cmd", "NVMe passthrough (uring_cmd on /dev/ngXnY) is not implemented"),
@@ -396,6 +410,7 @@ pub fn is_sync_engine(name: &str) -> bool {
             | "falloc"
             | "ftruncate"
             | "splice"
+            | "cpuio"
             | "filecreate"
             | "filestat"
             | "filedelete"

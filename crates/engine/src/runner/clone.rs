@@ -152,8 +152,14 @@ pub(super) fn start_clone(
 ) -> Result<RunningClone, EngineError> {
     let (job, plan) = (js.job, js.plan);
     let paths = iolab_workload::clone_files(job, clone);
-    let layouts: Vec<FileLayout> =
-        paths.iter().map(|p| FileLayout { size: iolab_core::input::existing_size(p) }).collect();
+    // cpuio has no file and fio gives it none: one block per pass (its jobs are time_based).
+    let nominal = (plan.engine == "cpuio").then(|| job.bs.read.max.max(job.bs.write.max));
+    let layouts: Vec<FileLayout> = paths
+        .iter()
+        .map(|p| FileLayout {
+            size: nominal.unwrap_or_else(|| iolab_core::input::existing_size(p)),
+        })
+        .collect();
     let input = WorkerInput { job, clone_index: clone, thread_number, files: &layouts };
     let wl = Workload::new(&input)
         .map_err(|source| EngineError::Workload { job: job.name.clone(), source })?;
@@ -341,6 +347,9 @@ fn engine_config(
     ecfg.paths = paths.to_vec();
     ecfg.stat_type = job.stat_type();
     ecfg.reads = job.rw.has_read();
+    ecfg.cpuload = u32::try_from(job.cpuload()).unwrap_or(u32::MAX);
+    ecfg.cpuchunks = job.cpuchunks();
+    ecfg.cpu_qsort = job.cpumode_qsort();
     // init.c fixup_options: an unset (0) or too small max is raised to the min, and
     // td_io_getevents raises it to the events asked for (at least one). So by default fio
     // reaps ONE completion per getevents and resubmits it at once, which keeps the device

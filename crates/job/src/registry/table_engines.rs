@@ -211,22 +211,29 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     .min_val(0)
     .max_val(100)
     .help("Share of pvsync2 I/Os with RWF_HIPRI.", "pvsync2 only."),
-    opt("cpuload", Int, Engine, Unsupported("the cpuio engine does not exist in iolab"))
+    opt("cpuload", Int, Engine, Supported)
         .engine(&["cpuio"])
         .help("Percentage of CPU the cpuio engine burns.", "cpuio only."),
-    opt("cpumode", Str, Engine, Unsupported("the cpuio engine does not exist in iolab"))
+    opt("cpumode", Str, Engine, Supported)
         .def("noop")
         .choices(&["noop", "qsort"])
         .engine(&["cpuio"])
         .help("How cpuio burns CPU: noop or qsort.", "cpuio only."),
-    opt("cpuchunks", Int, Engine, Unsupported("the cpuio engine does not exist in iolab"))
+    opt("cpuchunks", Int, Engine, Supported)
         .def("50000")
         .engine(&["cpuio"])
         .help("Length of cpuio burn cycles (µs).", "cpuio only."),
-    opt("exit_on_io_done", Bool, Engine, Unsupported("the cpuio engine does not exist in iolab"))
-        .def("0")
-        .engine(&["cpuio"])
-        .help("End cpuio jobs when the I/O jobs finish.", "cpuio only."),
+    opt(
+        "exit_on_io_done",
+        Bool,
+        Engine,
+        Unsupported(
+            "not implemented: a cpuio job runs to its own runtime; give it the I/O jobs' runtime",
+        ),
+    )
+    .def("0")
+    .engine(&["cpuio"])
+    .help("End cpuio jobs when the I/O jobs finish.", "cpuio only."),
     opt("pool", Str, Engine, Unsupported("the dfs, rados and rbd engines do not exist in iolab"))
         .engine(&["dfs", "rados", "rbd"])
         .help("Storage pool name (DAOS, RADOS, RBD).", "Remote engines."),
