@@ -9,6 +9,7 @@ use iolab_engine::worker::{run_worker, ReadCheck, WorkerConfig};
 use std::sync::atomic::AtomicBool;
 
 mod cpuio;
+mod exec;
 mod fileops;
 mod safety;
 

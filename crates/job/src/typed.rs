@@ -129,6 +129,8 @@ flags! {
     log_store_compressed => "log_store_compressed";
     overwrite => "overwrite";
     sqthread_poll => "sqthread_poll";
+    /// `std_redirect` (default 1): exec's output to `NAME.stdout`/`NAME.stderr`.
+    std_redirect => "std_redirect";
     /// `hipri`: polled completions (pvsync2's RWF_HIPRI).
     hipri => "hipri";
     slat_percentiles => "slat_percentiles";
@@ -149,6 +151,8 @@ counts! {
     log_avg_msec => "log_avg_msec";
     /// `log_hist_coarseness` (default 0): histogram bins merged by 2^N in the log.
     log_hist_coarseness => "log_hist_coarseness";
+    /// `grace_time` (default 1 s): exec's wait between SIGTERM and SIGKILL.
+    grace_time => "grace_time";
     /// `cpuload` (percent of a CPU the cpuio engine burns; 0: refused by the engine).
     cpuload => "cpuload";
     /// `cpuchunks` (default 50000 µs): the cpuio engine's burn cycle.
@@ -183,6 +187,8 @@ const OTHER_NAMES: &[&str] = &[
     "log_hist_msec",
     "stat_type",
     "cpumode",
+    "program",
+    "arguments",
     "kb_base",
     "fixedbufs",
     "registerfiles",
@@ -311,6 +317,16 @@ impl Job {
         let class = self.prioclass().unwrap_or(2).min(7) as u16;
         let level = self.prio().unwrap_or(0).min(0x1fff) as u16;
         Some(class << 13 | level)
+    }
+
+    /// `program` of the exec engine, when set.
+    pub fn program(&self) -> Option<String> {
+        self.text("program").filter(|s| !s.is_empty())
+    }
+
+    /// `arguments` of the exec engine (with fio's `%r`/`%n`), when set.
+    pub fn arguments(&self) -> Option<String> {
+        self.text("arguments")
     }
 
     /// `cpumode=qsort` (default noop): the cpuio engine sorts instead of spinning.

@@ -647,6 +647,7 @@ fn dropin_probes() -> Vec<Probe> {
         ("dirdelete", Oracle::Ok),
         ("splice", Oracle::Ok),
         ("cpuio", err(&["cpuload"])),
+        ("exec", err(&["program"])),
         ("windowsaio", err(&["windowsaio"])),
     ] {
         let e = format!("--ioengine={engine}");
@@ -663,6 +664,15 @@ fn dropin_probes() -> Vec<Probe> {
         (["--ioengine=filecreate", "--openfiles=many"], err(&["openfiles"])),
     ] {
         let mut a = vec!["run", "--name=h", "--directory={W}", "--size=64k", "--nrfiles=4"];
+        a.extend(extra);
+        v.push(Probe::new("dropin", format!("run {}", extra.join(" ")), &a, o).limit(15.0));
+    }
+    // exec: a program that cannot be started is named; cpuio's cpumode has fio's choices.
+    for (extra, o) in [
+        (["--ioengine=exec", "--program={W}/none"], err(&["none"])),
+        (["--ioengine=cpuio", "--cpumode=fast"], err(&["cpumode", "qsort"])),
+    ] {
+        let mut a = vec!["run", "--name=h", "--directory={W}", "--time_based", "--runtime=200ms"];
         a.extend(extra);
         v.push(Probe::new("dropin", format!("run {}", extra.join(" ")), &a, o).limit(15.0));
     }

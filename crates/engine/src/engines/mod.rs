@@ -8,6 +8,7 @@
 //! (`fixedbufs`) and the worker never hands raw pointers across the trait.
 
 pub mod cpuio;
+pub mod exec;
 pub mod falloc;
 pub mod fileops;
 pub mod ftruncate;
@@ -139,6 +140,8 @@ pub struct EngineConfig {
     pub paths: Vec<std::path::PathBuf>,
     /// filestat/dirstat: `stat_type`.
     pub stat_type: iolab_job::StatType,
+    /// exec: the program and its options.
+    pub exec: Option<exec::ExecConfig>,
     /// cpuio: `cpuload` (percent of a CPU), `cpuchunks` (µs), `cpumode=qsort`.
     pub cpuload: u32,
     pub cpuchunks: u64,
@@ -166,6 +169,7 @@ impl EngineConfig {
             cpuload: 0,
             cpuchunks: 50_000,
             cpu_qsort: false,
+            exec: None,
         }
     }
 }
@@ -231,6 +235,7 @@ pub struct EngineEntry {
 pub const DATALESS: &[&str] = &[
     "null",
     "cpuio",
+    "exec",
     "falloc",
     "ftruncate",
     "filecreate",
@@ -242,7 +247,8 @@ pub const DATALESS: &[&str] = &[
 ];
 
 /// Engines that open no target file (fio's `FIO_DISKLESSIO`): the runner lays nothing out.
-pub const DISKLESS: &[&str] = &["null", "cpuio", "filecreate", "dircreate", "dirstat", "dirdelete"];
+pub const DISKLESS: &[&str] =
+    &["null", "cpuio", "exec", "filecreate", "dircreate", "dirstat", "dirdelete"];
 
 /// The engine table: adding an engine is one file and one line here.
 pub const ENGINES: &[EngineEntry] = &[
@@ -343,6 +349,12 @@ pub const ENGINES: &[EngineEntry] = &[
         ctor: cpuio::Cpuio::boxed,
     },
     EngineEntry {
+        name: "exec",
+        aliases: &[],
+        help: "runs program (arguments with %r, %n) for the runtime; its exit status is a note",
+        ctor: exec::Exec::boxed,
+    },
+    EngineEntry {
         name: "splice",
         aliases: &[],
         help: "splice()/vmsplice() through a pipe, as fio's splice engine, depth 1",
@@ -366,7 +378,6 @@ pub const ENGINES: &[EngineEntry] = &[
 pub const REFUSED: &[(&str, &str)] = &[
     ("netsplice", "network I/O is outside iolab (it measures storage)"),
     ("net", "network I/O is outside iolab (it measures storage)"),
-    ("exec", "running a program as the job is not implemented"),
     ("sg", "SCSI generic passthrough (SG_IO) is not implemented"),
     ("io_uring_cmd", "NVMe passthrough (uring_cmd on /dev/ngXnY) is not implemented"),
     ("e4defrag", "EXT4_IOC_MOVE_EXT defragmentation is not implemented"),
@@ -411,6 +422,7 @@ pub fn is_sync_engine(name: &str) -> bool {
             | "ftruncate"
             | "splice"
             | "cpuio"
+            | "exec"
             | "filecreate"
             | "filestat"
             | "filedelete"

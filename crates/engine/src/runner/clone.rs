@@ -152,8 +152,10 @@ pub(super) fn start_clone(
 ) -> Result<RunningClone, EngineError> {
     let (job, plan) = (js.job, js.plan);
     let paths = iolab_workload::clone_files(job, clone);
-    // cpuio has no file and fio gives it none: one block per pass (its jobs are time_based).
-    let nominal = (plan.engine == "cpuio").then(|| job.bs.read.max.max(job.bs.write.max));
+    // cpuio and exec have no file and fio gives them none: one block per pass (their jobs
+    // are time_based).
+    let nominal = matches!(plan.engine.as_str(), "cpuio" | "exec")
+        .then(|| job.bs.read.max.max(job.bs.write.max));
     let layouts: Vec<FileLayout> = paths
         .iter()
         .map(|p| FileLayout {
@@ -350,6 +352,16 @@ fn engine_config(
     ecfg.cpuload = u32::try_from(job.cpuload()).unwrap_or(u32::MAX);
     ecfg.cpuchunks = job.cpuchunks();
     ecfg.cpu_qsort = job.cpumode_qsort();
+    if plan.engine == "exec" {
+        ecfg.exec = Some(engines::exec::ExecConfig {
+            program: job.program().unwrap_or_default(),
+            arguments: job.arguments(),
+            grace_time: job.grace_time(),
+            std_redirect: job.std_redirect(),
+            name: job.name.clone(),
+            runtime: job.runtime.map(|r| std::time::Duration::from_nanos(r.0)),
+        });
+    }
     // init.c fixup_options: an unset (0) or too small max is raised to the min, and
     // td_io_getevents raises it to the events asked for (at least one). So by default fio
     // reaps ONE completion per getevents and resubmits it at once, which keeps the device

@@ -267,18 +267,18 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         .min_val(0)
         .max_val(1)
         .help("Allocate and free space inside the defrag event.", "e4defrag only."),
-    opt("program", Str, Engine, Unsupported("the exec engine does not exist in iolab"))
+    opt("program", Str, Engine, Supported)
         .engine(&["exec"])
         .help("Program run by the exec engine.", "exec only."),
-    opt("arguments", Str, Engine, Unsupported("the exec engine does not exist in iolab"))
+    opt("arguments", Str, Engine, Supported)
         .engine(&["exec"])
         .help("Arguments for the exec engine's program.", "exec only."),
-    opt("grace_time", Int, Engine, Unsupported("the exec engine does not exist in iolab"))
+    opt("grace_time", Int, Engine, Supported)
         .def("1")
         .engine(&["exec"])
         .min_val(0)
         .help("Seconds before the exec engine kills its program.", "exec only."),
-    opt("std_redirect", Bool, Engine, Unsupported("the exec engine does not exist in iolab"))
+    opt("std_redirect", Bool, Engine, Supported)
         .def("1")
         .engine(&["exec"])
         .help("Redirect the exec program's output to files.", "exec only."),
