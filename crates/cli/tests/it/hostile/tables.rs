@@ -669,8 +669,10 @@ fn dropin_probes() -> Vec<Probe> {
     }
     // exec: a program that cannot be started is named; cpuio's cpumode has fio's choices.
     for (extra, o) in [
-        (["--ioengine=exec", "--program={W}/none"], err(&["none"])),
-        (["--ioengine=cpuio", "--cpumode=fast"], err(&["cpumode", "qsort"])),
+        // std_redirect=0: the default would create h.stdout and h.stderr in the working
+        // directory, as fio does, before the spawn fails.
+        (["--ioengine=exec", "--program={W}/none", "--std_redirect=0"], err(&["none"])),
+        (["--ioengine=cpuio", "--cpumode=fast", "--cpuload=50"], err(&["cpumode", "qsort"])),
     ] {
         let mut a = vec!["run", "--name=h", "--directory={W}", "--time_based", "--runtime=200ms"];
         a.extend(extra);
