@@ -23,7 +23,8 @@ IOLAB="$TD/release/iolab"
 
 if command -v cachesim >/dev/null; then
   LCS="native cachesim ($(command -v cachesim))"
-  lcs() { echo "cachesim $TRACE oracleGeneral $1 $CACHE --ignore-obj-size 1"; }
+  # run from the temp dir: cachesim writes a <trace>.cachesim result file into its cwd
+  lcs() { echo "cd ${TMPDIR:-/tmp} && cachesim $TRACE oracleGeneral $1 $CACHE --ignore-obj-size 1"; }
 elif python3 -c 'import libcachesim' 2>/dev/null; then
   LCS="Python libcachesim $(python3 -c 'import importlib.metadata as m; print(m.version("libcachesim"))')"
   LCSPY=$(mktemp --suffix=.py); trap 'rm -f "$LCSPY"' EXIT
