@@ -94,6 +94,9 @@ fn find(ms: &[Measured], dir: IoDir, f: impl Fn(&Point) -> bool) -> Option<&Meas
 /// Latency above this many times the median is a stall, not the device's service.
 const STALL_X: f64 = 8.0;
 
+/// The most of the time a fitted stall process may hold the device.
+const MAX_STALLED: f64 = 0.25;
+
 /// A measured latency distribution split at [`STALL_X`] × its median into the body and the
 /// stalls (the method: empirical quantiles, split where they cross the threshold).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -143,10 +146,19 @@ pub fn split(m: &Measured) -> Split {
 fn depth_entry(m: &Measured) -> DepthShape {
     let sp = split(m);
     let d = f64::from(m.point.iodepth * m.point.numjobs.max(1));
+    let mean_stall_us: f64 = sp
+        .stall_us
+        .windows(2)
+        .map(|w| (w[1][0] - w[0][0]) * (w[0][1] + w[1][1]) / 2.0)
+        .sum::<f64>()
+        .max(1.0);
+    // A short point's tail and its IOPS need not agree (stalls that hit one command, not all
+    // in flight, on a CPU-bound target): never more than MAX_STALLED of the time stalled.
+    let rate = (sp.p_stall * m.m.iops / d).min(MAX_STALLED / (mean_stall_us / 1e6));
     DepthShape {
         depth: m.point.iodepth,
         shape: sp.body,
-        stall_rate_hz: sp.p_stall * m.m.iops / d,
+        stall_rate_hz: rate,
         stall_us: sp.stall_us,
     }
 }
@@ -172,7 +184,7 @@ fn t_of(m: &Measured, throttled: bool) -> f64 {
 fn quiet_iops(m: &Measured) -> f64 {
     let sp = split(m);
     let d = f64::from(m.point.iodepth * m.point.numjobs.max(1));
-    let stalled = (sp.stall_per_io_us / 1e6 * m.m.iops / d).clamp(0.0, 0.9);
+    let stalled = (sp.stall_per_io_us / 1e6 * m.m.iops / d).clamp(0.0, MAX_STALLED);
     m.m.iops / (1.0 - stalled)
 }
 
