@@ -225,7 +225,7 @@ struct Deep {
 }
 
 /// A windowed throttle shows as a flat IOPS (QD16 within 25 % of the deepest point, or two
-/// threads within 15 % of one) with a median under half the mean (most commands pass at once, a few wait for the next window). Else,
+/// threads within 15 % of one) with a median under 0.6 of the mean (most commands pass at once, a few wait for the next window). Else,
 /// when two threads at half the depth complete ≥ 1.1 times what one thread did, that thread's
 /// CPU was the bottleneck: 1/IOPS of the deepest point is its cost per I/O, and the ratio
 /// (at most the cores) how far two threads' work overlaps.
@@ -246,16 +246,18 @@ fn deep(ms: &[Measured], dir: IoDir) -> Deep {
     let near = |m: &Measured, f: f64| m.m.iops > f * one.m.iops && m.m.iops < one.m.iops / f;
     let flat =
         mid.is_some_and(|m| m.m.iops > 0.75 * one.m.iops) || two.is_some_and(|m| near(m, 0.85));
-    let bursty = |m: &Measured| m.m.p50_us < 0.5 * m.m.mean_us;
+    let bursty = |m: &Measured| m.m.p50_us < 0.6 * m.m.mean_us;
     // And the waits cluster at one length, a window of tens of ms (blk-throttle's slice is
     // 100 ms on a rotational queue, 20 ms otherwise); preemption stalls are spread out.
     let window = shape_quantile_us(one, 0.999).clamp(1_000.0, 1e6);
     let windowed = window >= 15_000.0 && one.m.p99_us >= 0.6 * window;
-    if flat && windowed && (bursty(one) || mid.is_some_and(|m| bursty(m))) {
-        // The point started measuring part-way into a window whose budget was still there:
-        // on average half a window's commands more than the cap over its runtime.
-        let secs = one.m.ios as f64 / one.m.iops.max(1e-9);
-        let cap = one.m.ios as f64 / (secs + window / 2e6);
+    let flat_pts: Vec<&Measured> = [Some(*one), mid.copied(), two].into_iter().flatten().collect();
+    if flat && windowed && flat_pts.iter().any(|m| bursty(m)) {
+        // The cap: the median of the points that sat on it (each is short and starts part-way
+        // into a window, so one alone is off by up to a window's budget either way).
+        let mut v: Vec<f64> = flat_pts.iter().map(|m| m.m.iops).collect();
+        v.sort_by(f64::total_cmp);
+        let cap = v[v.len() / 2];
         return Deep { max_iops: cap, window_us: window, ..Deep::default() };
     }
     let cores = std::thread::available_parallelism().map_or(1.0, |n| n.get() as f64);

@@ -167,9 +167,9 @@ fn a_throttled_loop_device_is_predicted_at_its_cap_and_shared() {
     println!("read cap {} window {} µs, write cap {}", r.max_iops, r.cap_window_us, w.max_iops);
     let dev = DeviceSpec::Profile(Box::new(cal.profile.clone()));
     let measured =
-        first(&measure(&job(&dev_path, "[m]\nrw=randread\nbs=4k\niodepth=8")), IoDir::Read);
+        first(&measure(&job(&dev_path, "[m]\nrw=randread\nbs=4k\niodepth=32")), IoDir::Read);
     drop(guard);
-    assert!((measured.iops / 2000.0 - 1.0).abs() < 0.1, "the throttle holds: {measured:?}");
+    assert!((measured.iops / 2000.0 - 1.0).abs() < 0.15, "the throttle holds: {measured:?}");
     for (body, dir) in [
         ("[a]\nrw=randread\nbs=4k\niodepth=64", IoDir::Read),
         ("[b]\nrw=randread\nbs=4k\niodepth=32", IoDir::Read),
