@@ -442,7 +442,7 @@ pub struct Profiled {
 impl Profiled {
     pub fn new(name: &str, p: DeviceProfile) -> Self {
         let rng = SplitMix64(p.seed ^ 0x10_1ab_ca1);
-        let p_seed_stall = p.seed ^ 0x57a1_1ed;
+        let p_seed_stall = p.seed ^ 0x057a_11ed;
         Profiled {
             name: name.to_string(),
             p,
