@@ -1,19 +1,27 @@
 //! Fitting a device profile to the sweep (see `iolab_model::device::profile` for the model).
 //!
 //! Per direction:
-//! 1. **Service time vs size**: the QD1 full-span random points at 4 KiB, 64 KiB and 1 MiB give
-//!    the mean time per command (1/IOPS at QD1, so host overhead between commands counts as
-//!    the device's); ordinary least squares of t = a + len·k gives the fixed part a and the
+//! 1. **Latency split**: each point's measured quantiles (fio's clat percentiles, as latency /
+//!    mean) are split at 8× the median into a body and stalls ([`split`]); the stalls become a
+//!    rate in time per depth (each stalls the commands in flight) with their durations, capped
+//!    at a quarter of the time.
+//! 2. **Host and caps** (`Deep`): flat 4 KiB IOPS from QD16 to QD64 (or two threads ≈ one)
+//!    with bursty latency whose waits cluster at one window of ≥ 15 ms is blk-throttle: its
+//!    cap is the median of those points and its window their p99.9. Else two threads at half
+//!    the depth doing ≥ 1.1× one thread means the thread's CPU held it: 1/IOPS of the deepest
+//!    point (stalls out) is its CPU per I/O, the ratio (≤ cores) the threads' overlap.
+//! 3. **Service time vs size**: the QD1 full-span random points at 4 KiB, 64 KiB and 1 MiB
+//!    give the time per command (body mean + the gap between commands, less the host's
+//!    share; the median behind a throttle); ordinary least squares of t = a + len·k gives the
 //!    per-command transfer rate 1/k.
-//! 2. **Seek distance**: the QD1 4 KiB random point over a small span against the full span:
+//! 4. **Seek distance**: the QD1 4 KiB random point over a small span against the full span:
 //!    the difference over the difference of E[√d] ((8/15)·√(span/capacity) for uniform
 //!    jumps) is the √ coefficient; the fixed part is what remains at d = 0.
-//! 3. **Streaming**: the QD1 128 KiB sequential point minus its transfer time.
-//! 4. **Parallelism (M/M/c-style)**: the c in 1..=1024 whose d / (t·(1 + (d − 1)/c)) best
-//!    matches the QD 1/4/16/64 4 KiB IOPS in log space (grid search; ties go to the smaller c).
-//! 5. **Bandwidth cap**: the deep 1 MiB sequential point's bandwidth, kept when the fitted
-//!    servers would promise more than 1.1 times it.
-//! 6. **Shape**: the QD1 4 KiB full-span latency percentiles divided by their mean.
+//! 5. **Streaming**: the QD1 128 KiB sequential point minus its transfer time.
+//! 6. **Parallelism (M/M/c-style)**: the c in 1..=1024 whose
+//!    min(cap, 1/host, d / (host + t·(1 + (d − 1)/c))) best matches the QD 1/4/16/64 4 KiB
+//!    IOPS (stalls out) in log space (grid search; ties go to the smaller c).
+//! 7. **Bandwidth cap**: the deep 1 MiB sequential point's bandwidth (stalls out).
 
 use crate::error::CalibrateError;
 use crate::metrics::{self, Metrics};

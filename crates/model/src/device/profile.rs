@@ -12,15 +12,24 @@
 //!   positioning terms (read-ahead, write merging, streaming).
 //! * **Parallelism**, M/M/c style: at most `servers` commands are in service at once (the
 //!   simulator's queue does the rest: 1 for a disk arm), and a command that starts while `b`
-//!   others are in service takes `1 + b / c` times longer, `c` being the direction's
-//!   `servers` (its internal parallelism): IOPS at depth d grow as d / (1 + (d − 1)/c) and
-//!   saturate at c / S, latency grows linearly with depth beyond c.
-//! * **Limits**: an aggregate IOPS cap and bandwidth cap per direction (a token bucket in
-//!   simulated time: a cgroup blkio throttle, a link, a flash back end).
-//! * **Shape**: service times are drawn from the measured QD1 latency distribution, kept as
-//!   quantiles of `latency / mean` (`shape = [[q, x], …]`, q in 0..1, piecewise linear in
-//!   between), so p50 and p99 come out of the profile, not only the mean. The draw uses a
-//!   fixed SplitMix64 seed: the same profile and seed give the same prediction.
+//!   others are in service has its fixed part stretched 1 + b / c times, `c` being the
+//!   direction's `servers` (its internal parallelism): IOPS at depth d grow as
+//!   d / (1 + (d − 1)/c) and saturate at c / S. The transfer is not stretched: its sharing is
+//!   the bandwidth cap's.
+//! * **Limits**: an aggregate IOPS cap and bandwidth cap per direction, a token bucket in
+//!   simulated time; with `cap_window_us` the bucket is blk-throttle's (block/blk-throttle.c
+//!   `tg_within_iops_limit`: a window's budget at once, the rest held to the window's end).
+//! * **Shape**: the latency distribution as empirical quantiles of `latency / mean`
+//!   (piecewise linear in between), measured at QD1 (`shape`) and at each swept depth
+//!   (`depth_shape`), where it is split at 8× the median into a **body**, drawn per command
+//!   (the depth nearest the commands in service), and **stalls**, a process in simulated
+//!   time (`stall_rate_hz`, durations from `stall_us`) that stops every command in service at
+//!   once, as a host preemption or a hypervisor's flush does; so p50 comes from the body and
+//!   p99 from the stalls at any depth. The draws use fixed SplitMix64 seeds: the same profile
+//!   and seed give the same prediction.
+//! * **Host**: `host_us`/`host_parallel` describe the submitting thread's CPU per I/O when it
+//!   was the bottleneck; the simulator runs it as a stage before the device
+//!   ([`crate::sim::HostCpu`], via [`Profiled::host`]).
 //!
 //! The file is TOML, versioned (`version = 1`) and strict: every table denies unknown keys,
 //! and errors name the line (`toml`'s spans). `[[point]]` tables carry the sweep that produced
@@ -417,10 +426,12 @@ const PROFILE_HEADER: &str = "\
 # iolab device profile (format version 1; see crates/model/src/device/profile.rs).
 # Service time of one command alone: base_us + seek_sqrt_us*sqrt(d) + seek_linear_us*d
 # + len/xfer_bytes_per_sec (d = jump / capacity), or seq_base_us + len/xfer_bytes_per_sec for
-# a stream continuation; `servers` commands in service at once (per direction
-# `servers`); aggregate caps max_iops / max_bytes_per_sec (0 = none); service times drawn
-# from `shape` = quantiles of latency/mean measured at QD1. [[point]]: the sweep and the
-# fit's error at each point.
+# a stream continuation; the fixed part stretched 1 + b/servers beside b commands in service;
+# aggregate caps max_iops / max_bytes_per_sec (0 = none; cap_window_us > 0: blk-throttle's
+# windows); latency drawn from `shape` (QD1) or [[*.depth_shape]] (per depth: body quantiles
+# of latency/mean, stalls as a rate in time with durations in us); host_us / host_parallel:
+# the submitting thread's CPU per I/O when it was the bottleneck. [[point]]: the sweep and
+# the fit's error at each point.
 ";
 
 /// A [`DeviceProfile`] as a simulated device.
