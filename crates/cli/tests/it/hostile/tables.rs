@@ -955,7 +955,7 @@ fn calibrate_probes() -> Vec<Probe> {
         v.push(
             Probe::new(
                 "calibrate",
-                &format!("sim --backing profile with {what}"),
+                format!("sim --backing profile with {what}"),
                 &["sim", "--backing={W}/p.toml", "--name=x", "--size=1m"],
                 err(&want),
             )
