@@ -4,7 +4,7 @@
 //! 1. **Latency split**: each point's measured quantiles (fio's clat percentiles, as latency /
 //!    mean) are split at 8× the median into a body and stalls ([`split`]); the stalls become a
 //!    rate in time per depth (each stalls the commands in flight) with their durations, capped
-//!    at a quarter of the time.
+//!    at a quarter of the time beyond QD1.
 //! 2. **Host and caps** (`Deep`): flat 4 KiB IOPS from QD16 to QD64 (or two threads ≈ one)
 //!    with bursty latency whose waits cluster at one window of ≥ 15 ms is blk-throttle: its
 //!    cap is the median of those points and its window their p99.9. Else two threads at half
@@ -160,9 +160,12 @@ fn depth_entry(m: &Measured) -> DepthShape {
         .map(|w| (w[1][0] - w[0][0]) * (w[0][1] + w[1][1]) / 2.0)
         .sum::<f64>()
         .max(1.0);
-    // A short point's tail and its IOPS need not agree (stalls that hit one command, not all
-    // in flight, on a CPU-bound target): never more than MAX_STALLED of the time stalled.
-    let rate = (sp.p_stall * m.m.iops / d).min(MAX_STALLED / (mean_stall_us / 1e6));
+    // Deeper, a short point's tail and its IOPS need not agree (stalls that hit one command,
+    // not all in flight, on a CPU-bound target): never more than MAX_STALLED of the time.
+    // At QD1 each stall met exactly one command, so the tail and the IOPS agree by
+    // construction and the measured rate stands.
+    let most = if d > 1.0 { MAX_STALLED } else { 0.9 };
+    let rate = (sp.p_stall * m.m.iops / d).min(most / (mean_stall_us / 1e6));
     DepthShape {
         depth: m.point.iodepth,
         shape: sp.body,
@@ -192,7 +195,8 @@ fn t_of(m: &Measured, throttled: bool) -> f64 {
 fn quiet_iops(m: &Measured) -> f64 {
     let sp = split(m);
     let d = f64::from(m.point.iodepth * m.point.numjobs.max(1));
-    let stalled = (sp.stall_per_io_us / 1e6 * m.m.iops / d).clamp(0.0, MAX_STALLED);
+    let most = if d > 1.0 { MAX_STALLED } else { 0.9 };
+    let stalled = (sp.stall_per_io_us / 1e6 * m.m.iops / d).clamp(0.0, most);
     m.m.iops / (1.0 - stalled)
 }
 
