@@ -1,26 +1,36 @@
 //! Fitting a device profile to the sweep (see `iolab_model::device::profile` for the model).
 //!
 //! Per direction:
-//! 1. **Service time vs size**: the QD1 full-span random points at 4 KiB, 64 KiB and 1 MiB give
-//!    the mean time per command (1/IOPS at QD1, so host overhead between commands counts as
-//!    the device's); ordinary least squares of t = a + len·k gives the fixed part a and the
+//! 1. **Latency split**: each point's measured quantiles (fio's clat percentiles, as latency /
+//!    mean) are split at 8× the median into a body and stalls ([`split`]); the stalls become a
+//!    rate in time per depth (each stalls the commands in flight) with their durations, capped
+//!    at a quarter of the time beyond QD1.
+//! 2. **Host and caps** (`Deep`): flat 4 KiB IOPS from QD16 to QD64 (or two threads ≈ one)
+//!    with bursty latency whose waits cluster at one window of ≥ 15 ms is blk-throttle: its
+//!    cap is the median of those points and its window their p99.9. Else two threads at half
+//!    the depth doing ≥ 1.1× one thread means the thread's CPU held it: 1/IOPS of the deepest
+//!    point (stalls out) is its CPU per I/O, the ratio (≤ cores) the threads' overlap.
+//! 3. **Service time vs size**: the QD1 full-span random points at 4 KiB, 64 KiB and 1 MiB
+//!    give the time per command (body mean + the gap between commands, less the host's
+//!    share; the median behind a throttle); ordinary least squares of t = a + len·k gives the
 //!    per-command transfer rate 1/k.
-//! 2. **Seek distance**: the QD1 4 KiB random point over a small span against the full span:
+//! 4. **Seek distance**: the QD1 4 KiB random point over a small span against the full span:
 //!    the difference over the difference of E[√d] ((8/15)·√(span/capacity) for uniform
 //!    jumps) is the √ coefficient; the fixed part is what remains at d = 0.
-//! 3. **Streaming**: the QD1 128 KiB sequential point minus its transfer time.
-//! 4. **Parallelism (M/M/c-style)**: the c in 1..=1024 whose d / (t·(1 + (d − 1)/c)) best
-//!    matches the QD 1/4/16/64 4 KiB IOPS in log space (grid search; ties go to the smaller c).
-//! 5. **Bandwidth cap**: the deep 1 MiB sequential point's bandwidth, kept when the fitted
-//!    servers would promise more than 1.1 times it.
-//! 6. **Shape**: the QD1 4 KiB full-span latency percentiles divided by their mean.
+//! 5. **Streaming**: the QD1 128 KiB sequential point minus its transfer time.
+//! 6. **Parallelism (M/M/c-style)**: the c in 1..=1024 whose
+//!    min(cap, 1/host, d / (host + t·(1 + (d − 1)/c))) best matches the QD 1/4/16/64 4 KiB
+//!    IOPS (stalls out) in log space (grid search; ties go to the smaller c).
+//! 7. **Bandwidth cap**: the deep 1 MiB sequential point's bandwidth (stalls out).
 
 use crate::error::CalibrateError;
 use crate::metrics::{self, Metrics};
 use crate::predict;
 use crate::sweep::{small_span, Point};
 use iolab_core::IoDir;
-use iolab_model::device::profile::{DeviceProfile, DirProfile, FitPoint, PROFILE_VERSION};
+use iolab_model::device::profile::{
+    DepthShape, DeviceProfile, DirProfile, FitPoint, PROFILE_VERSION,
+};
 use iolab_model::device::DeviceSpec;
 use iolab_stats::RunResult;
 
@@ -89,9 +99,105 @@ fn find(ms: &[Measured], dir: IoDir, f: impl Fn(&Point) -> bool) -> Option<&Meas
     ms.iter().find(|m| m.point.dir() == dir && f(&m.point))
 }
 
-/// Mean seconds per command at QD1.
-fn t_of(m: &Measured) -> f64 {
-    1.0 / m.m.iops.max(1e-9)
+/// Latency above this many times the median is a stall, not the device's service.
+const STALL_X: f64 = 8.0;
+
+/// The most of the time a fitted stall process may hold the device.
+const MAX_STALLED: f64 = 0.25;
+
+/// A measured latency distribution split at [`STALL_X`] × its median into the body and the
+/// stalls (the method: empirical quantiles, split where they cross the threshold).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Split {
+    /// Body quantiles of latency / mean, q rescaled to 0..1.
+    pub body: Vec<[f64; 2]>,
+    /// Fraction of commands a stall hit.
+    pub p_stall: f64,
+    /// Stall durations: quantiles in µs.
+    pub stall_us: Vec<[f64; 2]>,
+    /// Mean µs per command the stalls added.
+    pub stall_per_io_us: f64,
+}
+
+fn interp(a: [f64; 2], b: [f64; 2], x: f64) -> f64 {
+    if b[1] > a[1] {
+        a[0] + (x - a[1]) / (b[1] - a[1]) * (b[0] - a[0])
+    } else {
+        a[0]
+    }
+}
+
+/// Splits a point's shape (see [`Split`]).
+pub fn split(m: &Measured) -> Split {
+    let s = &m.shape;
+    let x50 = s.windows(2).find(|w| w[1][0] >= 0.5).map_or(1.0, |w| w[1][1]);
+    let xt = STALL_X * x50;
+    let Some(i) = s.iter().position(|p| p[1] > xt).filter(|&i| i > 0) else {
+        return Split { body: s.clone(), ..Split::default() };
+    };
+    let qt = interp(s[i - 1], s[i], xt);
+    if qt <= 0.0 || qt >= 1.0 {
+        return Split { body: s.clone(), ..Split::default() };
+    }
+    let mut body: Vec<[f64; 2]> = s[..i].iter().map(|p| [p[0] / qt, p[1]]).collect();
+    body.push([1.0, xt]);
+    let mut tail = vec![[qt, xt]];
+    tail.extend(s[i..].iter().copied());
+    let p_stall = 1.0 - qt;
+    let area: f64 = tail.windows(2).map(|w| (w[1][0] - w[0][0]) * (w[0][1] + w[1][1]) / 2.0).sum();
+    let stall_us = tail.iter().map(|p| [(p[0] - qt) / p_stall, p[1] * m.m.mean_us]).collect();
+    Split { body, p_stall, stall_us, stall_per_io_us: area * m.m.mean_us }
+}
+
+/// The depth entry of a point: its body, and its stalls as a rate in time (each stall hits the
+/// `iodepth` commands in flight; `stall_us` are the stalled commands' latencies).
+fn depth_entry(m: &Measured) -> DepthShape {
+    let sp = split(m);
+    let d = f64::from(m.point.iodepth * m.point.numjobs.max(1));
+    let mean_stall_us: f64 = sp
+        .stall_us
+        .windows(2)
+        .map(|w| (w[1][0] - w[0][0]) * (w[0][1] + w[1][1]) / 2.0)
+        .sum::<f64>()
+        .max(1.0);
+    // Deeper, a short point's tail and its IOPS need not agree (stalls that hit one command,
+    // not all in flight, on a CPU-bound target): never more than MAX_STALLED of the time.
+    // At QD1 each stall met exactly one command, so the tail and the IOPS agree by
+    // construction and the measured rate stands.
+    let most = if d > 1.0 { MAX_STALLED } else { 0.9 };
+    let rate = (sp.p_stall * m.m.iops / d).min(most / (mean_stall_us / 1e6));
+    DepthShape {
+        depth: m.point.iodepth,
+        shape: sp.body,
+        stall_rate_hz: rate,
+        stall_us: sp.stall_us,
+    }
+}
+
+/// Mean seconds per command at QD1 without what stalls added (the body's mean); the median
+/// behind a windowed throttle, whose few long waits (up to a window) would otherwise be taken
+/// for the device's own service time.
+fn t_of(m: &Measured, throttled: bool) -> f64 {
+    if throttled && m.m.p50_us > 0.0 {
+        return m.m.p50_us / 1e6;
+    }
+    let t = 1.0 / m.m.iops.max(1e-9);
+    // The body's mean latency plus the host's gap between one completion and the next
+    // submission (the mean per command beyond the mean latency).
+    let sp = split(m);
+    let body: f64 =
+        sp.body.windows(2).map(|w| (w[1][0] - w[0][0]) * (w[0][1] + w[1][1]) / 2.0).sum();
+    let gap = (t - m.m.mean_us / 1e6).max(0.0);
+    (body * m.m.mean_us / 1e6 + gap).clamp(0.02 * t, t)
+}
+
+/// A point's IOPS had no stall stopped it (each stall stops every command in flight).
+fn quiet_iops(m: &Measured) -> f64 {
+    let sp = split(m);
+    let d = f64::from(m.point.iodepth * m.point.numjobs.max(1));
+    let most = if d > 1.0 { MAX_STALLED } else { 0.9 };
+    let stalled = (sp.stall_per_io_us / 1e6 * m.m.iops / d).clamp(0.0, most);
+    m.m.iops / (1.0 - stalled)
 }
 
 /// Ordinary least squares y = a + b·x.
@@ -110,62 +216,174 @@ fn mean_sqrt_jump(span: u64, cap: u64) -> f64 {
     8.0 / 15.0 * (span as f64 / cap.max(1) as f64).sqrt()
 }
 
-fn fit_dir(ms: &[Measured], dir: IoDir, cap: u64) -> Option<DirProfile> {
-    let qd1 =
-        |bs: u64| find(ms, dir, |p| p.random() && p.iodepth == 1 && p.full_span && p.bs == bs);
+/// A measured shape's quantile `q` times its mean (µs).
+fn shape_quantile_us(m: &Measured, q: f64) -> f64 {
+    let x = m.shape.windows(2).find(|w| q <= w[1][0]).map_or(1.0, |w| {
+        let f = if w[1][0] > w[0][0] { (q - w[0][0]) / (w[1][0] - w[0][0]) } else { 1.0 };
+        w[0][1] + f * (w[1][1] - w[0][1])
+    });
+    x * m.m.mean_us
+}
+
+/// What the deep 4 KiB random points say about the host and the caps.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Deep {
+    /// Seconds of the submitting thread's CPU per I/O (0: not what held it back).
+    host_s: f64,
+    host_parallel: f64,
+    /// A windowed throttle's IOPS cap and window (0: none seen).
+    max_iops: f64,
+    window_us: f64,
+}
+
+/// A windowed throttle shows as a flat IOPS (QD16 within 25 % of the deepest point, or two
+/// threads within 15 % of one) with a median under 0.6 of the mean (most commands pass at once, a few wait for the next window). Else,
+/// when two threads at half the depth complete ≥ 1.1 times what one thread did, that thread's
+/// CPU was the bottleneck: 1/IOPS of the deepest point is its cost per I/O, and the ratio
+/// (at most the cores) how far two threads' work overlaps.
+fn deep(ms: &[Measured], dir: IoDir) -> Deep {
+    let rand4k = |m: &&Measured| {
+        m.point.dir() == dir && m.point.random() && m.point.bs == 4096 && m.point.full_span
+    };
+    let singles: Vec<&Measured> =
+        ms.iter().filter(rand4k).filter(|m| m.point.numjobs == 1).collect();
+    let Some(one) = singles.iter().max_by_key(|m| m.point.iodepth) else {
+        return Deep::default();
+    };
+    let mid = singles
+        .iter()
+        .filter(|m| m.point.iodepth < one.point.iodepth)
+        .max_by_key(|m| m.point.iodepth);
+    let two = ms.iter().filter(rand4k).find(|m| m.point.numjobs > 1);
+    let near = |m: &Measured, f: f64| m.m.iops > f * one.m.iops && m.m.iops < one.m.iops / f;
+    let flat =
+        mid.is_some_and(|m| m.m.iops > 0.75 * one.m.iops) || two.is_some_and(|m| near(m, 0.85));
+    let bursty = |m: &Measured| m.m.p50_us < 0.6 * m.m.mean_us;
+    // And the waits cluster at one length, a window of tens of ms (blk-throttle's slice is
+    // 100 ms on a rotational queue, 20 ms otherwise); preemption stalls are spread out.
+    let window = shape_quantile_us(one, 0.999).clamp(1_000.0, 1e6);
+    let windowed = window >= 15_000.0 && one.m.p99_us >= 0.6 * window;
+    let flat_pts: Vec<&Measured> = [Some(*one), mid.copied(), two].into_iter().flatten().collect();
+    if flat && windowed && flat_pts.iter().any(|m| bursty(m)) {
+        // The cap: the median of the points that sat on it (each is short and starts part-way
+        // into a window, so one alone is off by up to a window's budget either way).
+        let mut v: Vec<f64> = flat_pts.iter().map(|m| m.m.iops).collect();
+        v.sort_by(f64::total_cmp);
+        let cap = v[v.len() / 2];
+        return Deep { max_iops: cap, window_us: window, ..Deep::default() };
+    }
+    let cores = std::thread::available_parallelism().map_or(1.0, |n| n.get() as f64);
+    match two {
+        Some(t) if t.m.iops >= 1.1 * one.m.iops => Deep {
+            host_s: 1.0 / quiet_iops(one).max(1e-9),
+            host_parallel: (t.m.iops / one.m.iops).min(cores),
+            ..Deep::default()
+        },
+        _ => Deep::default(),
+    }
+}
+
+/// Per-size service curve (fixed part, seconds per byte) from the QD1 random points, with
+/// the host's share taken out.
+fn size_curve(ms: &[Measured], dir: IoDir, d: &Deep) -> (f64, f64) {
+    let throttled = d.max_iops > 0.0;
     let sizes: Vec<(f64, f64)> = [4096u64, 65536, 1 << 20]
         .iter()
-        .filter_map(|&b| qd1(b).map(|m| (b as f64, t_of(m))))
+        .filter_map(|&b| {
+            let m = find(ms, dir, |p| {
+                p.random() && p.iodepth == 1 && p.full_span && p.bs == b && p.numjobs == 1
+            })?;
+            Some((b as f64, t_of(m, throttled)))
+        })
         .collect();
-    let (_, k) = ols(&sizes);
-    let k = if k > 0.0 { k } else { 1e-12 };
-    let rate = 1.0 / k;
-    let full = qd1(4096)?;
+    let (a, k) = ols(&sizes);
+    (a, if k > 0.0 { k } else { 1e-12 })
+}
+
+fn fit_dir(ms: &[Measured], dir: IoDir, cap: u64) -> Option<DirProfile> {
+    let d = deep(ms, dir);
+    let throttled = d.max_iops > 0.0;
+    let (_, k) = size_curve(ms, dir, &d);
+    let full = find(ms, dir, |p| {
+        p.random() && p.iodepth == 1 && p.full_span && p.bs == 4096 && p.numjobs == 1
+    })?;
     let small = find(ms, dir, |p| p.random() && p.iodepth == 1 && !p.full_span);
+    let dev = |t: f64| (t - d.host_s).max(0.1 * t);
     let xfer4k = 4096.0 * k;
-    let t_full = t_of(full) - xfer4k;
+    let t_full = dev(t_of(full, throttled)) - xfer4k;
     let (e_full, e_small) = (mean_sqrt_jump(cap, cap), mean_sqrt_jump(small_span(cap), cap));
-    let t_small = small.map_or(t_full, |m| t_of(m) - xfer4k);
+    let t_small = small.map_or(t_full, |m| dev(t_of(m, throttled)) - xfer4k);
     let seek = ((t_full - t_small) / (e_full - e_small)).max(0.0);
     let base = (t_full - seek * e_full).max(0.0);
     let seq = find(ms, dir, |p| !p.random() && p.iodepth == 1)
-        .map_or(base, |m| (t_of(m) - m.point.bs as f64 * k).max(0.0));
-    let t_rand = t_of(full);
-    let depth_pts: Vec<(u32, f64)> = ms
+        .map_or(base, |m| (dev(t_of(m, throttled)) - m.point.bs as f64 * k).max(0.0));
+    let servers = fit_servers(ms, dir, dev(t_of(full, throttled)), &d);
+    // The deep 1 MiB sequential point's bandwidth is the most the device moved: a cap.
+    // (less the time its stalls stopped it: they are simulated on their own).
+    let cap_bw = find(ms, dir, |p| !p.random() && p.iodepth > 1).map_or(0.0, |m| {
+        if throttled {
+            m.m.bw_bytes
+        } else {
+            m.m.bw_bytes * quiet_iops(m) / m.m.iops.max(1e-9)
+        }
+    });
+    let depth_shapes = ms
         .iter()
         .filter(|m| {
-            m.point.dir() == dir && m.point.random() && m.point.bs == 4096 && m.point.full_span
+            m.point.dir() == dir
+                && m.point.random()
+                && m.point.bs == 4096
+                && m.point.full_span
+                && m.point.numjobs == 1
+                && !throttled
         })
-        .map(|m| (m.point.iodepth, m.m.iops))
+        .map(depth_entry)
         .collect();
-    let servers = fit_servers(&depth_pts, t_rand);
-    let cap_bw = find(ms, dir, |p| !p.random() && p.iodepth > 1).and_then(|m| {
-        let t1m = base + seek * e_full + (1 << 20) as f64 * k;
-        let d = f64::from(m.point.iodepth);
-        let promised = d / (1.0 + (d - 1.0) / f64::from(servers)) * (1 << 20) as f64 / t1m;
-        (promised > 1.1 * m.m.bw_bytes).then_some(m.m.bw_bytes)
-    });
+    // Behind a windowed throttle the measured tails are the window's; the simulated window
+    // makes them, so the service itself is drawn flat.
+    let shape = if throttled { vec![[0.0, 1.0], [1.0, 1.0]] } else { full.shape.clone() };
     Some(DirProfile {
         base_us: base * 1e6,
         seq_base_us: seq * 1e6,
         seek_sqrt_us: seek * 1e6,
         seek_linear_us: 0.0,
-        xfer_bytes_per_sec: rate.min(1e13),
+        xfer_bytes_per_sec: (1.0 / k).min(1e13),
         servers,
-        max_bytes_per_sec: cap_bw.unwrap_or(0.0),
-        max_iops: 0.0,
-        shape: full.shape.clone(),
+        max_bytes_per_sec: cap_bw,
+        max_iops: d.max_iops,
+        shape,
+        depth_shapes,
+        host_us: d.host_s * 1e6,
+        host_parallel: d.host_parallel,
+        cap_window_us: d.window_us,
     })
 }
 
-/// Grid search of c in 1..=1024 over log IOPS = log(d / (t·(1 + (d − 1)/c))).
-fn fit_servers(pts: &[(u32, f64)], t: f64) -> u32 {
+/// Grid search of c in 1..=1024 over log IOPS at the single-thread 4 KiB random depths, the
+/// model being min(cap, 1/host, d / (host + t·(1 + (d − 1)/c))), `t` the device's QD1 time.
+fn fit_servers(ms: &[Measured], dir: IoDir, t: f64, d: &Deep) -> u32 {
+    let pts: Vec<(f64, f64)> = ms
+        .iter()
+        .filter(|m| {
+            m.point.dir() == dir
+                && m.point.random()
+                && m.point.bs == 4096
+                && m.point.full_span
+                && m.point.numjobs == 1
+                && m.m.iops > 0.0
+        })
+        .map(|m| {
+            (f64::from(m.point.iodepth), if d.max_iops > 0.0 { m.m.iops } else { quiet_iops(m) })
+        })
+        .collect();
+    let limit = [d.max_iops, if d.host_s > 0.0 { 1.0 / d.host_s } else { 0.0 }]
+        .into_iter()
+        .filter(|&x| x > 0.0)
+        .fold(f64::INFINITY, f64::min);
     let err = |c: u32| -> f64 {
         pts.iter()
-            .filter(|(_, iops)| *iops > 0.0)
-            .map(|&(d, iops)| {
-                let d = f64::from(d);
-                let pred = d / (t * (1.0 + (d - 1.0) / f64::from(c)));
+            .map(|&(q, iops)| {
+                let pred = (q / (d.host_s + t * (1.0 + (q - 1.0) / f64::from(c)))).min(limit);
                 (pred / iops).ln().powi(2)
             })
             .sum()
@@ -189,7 +407,9 @@ pub fn fit(name: &str, cap: u64, ms: &[Measured], seed: u64, wrote: bool) -> Dev
     let write = if wrote { fit_dir(ms, IoDir::Write, cap) } else { None };
     let write_cache = match &write {
         None => "not measured".to_string(),
-        Some(w) if w.base_us < 0.5 * read.base_us => "write-back".into(),
+        Some(w) if w.base_us + w.host_us < 0.5 * (read.base_us + read.host_us) => {
+            "write-back".into()
+        }
         Some(_) => "write-through".into(),
     };
     let write = write.unwrap_or_else(|| read.clone());
@@ -219,6 +439,10 @@ fn fallback() -> DirProfile {
         max_bytes_per_sec: 0.0,
         max_iops: 0.0,
         shape: vec![[0.0, 1.0], [1.0, 1.0]],
+        depth_shapes: Vec::new(),
+        host_us: 0.0,
+        host_parallel: 0.0,
+        cap_window_us: 0.0,
     }
 }
 

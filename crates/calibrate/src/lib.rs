@@ -12,10 +12,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Method (names as in `fit.rs`): least-squares service-time curves over size at QD1,
-//! a √-distance positioning term from the small- vs full-span points, an M/M/c server count
-//! chosen by grid search over the depth points, a bandwidth cap from the deep 1 MiB points,
-//! and the QD1 latency distribution kept as normalised quantiles.
+//! Method (names as in `fit.rs`): least-squares service-time curves over size at QD1 (the
+//! latency body's mean, stalls taken out), a √-distance positioning term from the small- vs
+//! full-span points, an M/M/c-style server count chosen by grid search over the depth points,
+//! the host's CPU per I/O from one vs two submitting threads, a bandwidth cap from the deep
+//! 1 MiB points, blk-throttle's windowed IOPS cap when the deep points sit flat on one, and
+//! the latency at each depth as empirical quantiles split into a body and a stall process.
 
 pub mod error;
 pub mod fit;

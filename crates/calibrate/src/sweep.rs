@@ -26,6 +26,8 @@ pub struct Point {
     pub iodepth: u32,
     /// The whole target, or its first [`small_span`] bytes.
     pub full_span: bool,
+    /// fio `numjobs`: threads submitting at once (2: the host's share of the work).
+    pub numjobs: u32,
 }
 
 impl Point {
@@ -41,7 +43,9 @@ impl Point {
     }
     pub fn label(&self) -> String {
         let span = if self.full_span { "full" } else { "small" };
-        format!("{} bs={} iodepth={} span={span}", self.rw, self.bs, self.iodepth)
+        let jobs =
+            if self.numjobs > 1 { format!(" numjobs={}", self.numjobs) } else { String::new() };
+        format!("{} bs={} iodepth={} span={span}{jobs}", self.rw, self.bs, self.iodepth)
     }
 }
 
@@ -54,8 +58,13 @@ fn design(rand: &'static str, seq: &'static str, max_depth: u32) -> Vec<Point> {
         bs,
         iodepth: iodepth.min(max_depth),
         full_span,
+        numjobs: 1,
     };
+    // Two threads at half the deepest depth each: the same commands in flight as the deepest
+    // point, so the ratio of the two says how much one submitting thread held back.
+    let two = Point { numjobs: 2, ..p(rand, 4 * K, (max_depth / 2).max(1), true) };
     vec![
+        two,
         p(rand, 4 * K, 1, false),
         p(rand, 4 * K, 1, true),
         p(rand, 64 * K, 1, true),
@@ -248,13 +257,15 @@ pub fn point_job(t: &Target, p: &Point, secs: f64, seed: u64) -> String {
     let ramp = ms / 5;
     format!(
         "[cal]\nfilename={}\nrw={}\nbs={}\niodepth={}\nioengine=io_uring\ndirect=1\nsize={}\n\
-         norandommap=1\nrandseed={seed}\ntime_based=1\nruntime={}ms\nramp_time={ramp}ms\n",
+         norandommap=1\nrandseed={seed}\ntime_based=1\nruntime={}ms\nramp_time={ramp}ms\n\
+         numjobs={}\n",
         t.path.display(),
         p.rw,
         p.bs,
         p.iodepth,
         span,
         ms - ramp,
+        p.numjobs,
     )
 }
 

@@ -12,15 +12,24 @@
 //!   positioning terms (read-ahead, write merging, streaming).
 //! * **Parallelism**, M/M/c style: at most `servers` commands are in service at once (the
 //!   simulator's queue does the rest: 1 for a disk arm), and a command that starts while `b`
-//!   others are in service takes `1 + b / c` times longer, `c` being the direction's
-//!   `servers` (its internal parallelism): IOPS at depth d grow as d / (1 + (d − 1)/c) and
-//!   saturate at c / S, latency grows linearly with depth beyond c.
-//! * **Limits**: an aggregate IOPS cap and bandwidth cap per direction (a token bucket in
-//!   simulated time: a cgroup blkio throttle, a link, a flash back end).
-//! * **Shape**: service times are drawn from the measured QD1 latency distribution, kept as
-//!   quantiles of `latency / mean` (`shape = [[q, x], …]`, q in 0..1, piecewise linear in
-//!   between), so p50 and p99 come out of the profile, not only the mean. The draw uses a
-//!   fixed SplitMix64 seed: the same profile and seed give the same prediction.
+//!   others are in service has its fixed part stretched 1 + b / c times, `c` being the
+//!   direction's `servers` (its internal parallelism): IOPS at depth d grow as
+//!   d / (1 + (d − 1)/c) and saturate at c / S. The transfer is not stretched: its sharing is
+//!   the bandwidth cap's.
+//! * **Limits**: an aggregate IOPS cap and bandwidth cap per direction, a token bucket in
+//!   simulated time; with `cap_window_us` the bucket is blk-throttle's (block/blk-throttle.c
+//!   `tg_within_iops_limit`: a window's budget at once, the rest held to the window's end).
+//! * **Shape**: the latency distribution as empirical quantiles of `latency / mean`
+//!   (piecewise linear in between), measured at QD1 (`shape`) and at each swept depth
+//!   (`depth_shape`), where it is split at 8× the median into a **body**, drawn per command
+//!   (the depth nearest the commands in service), and **stalls**, a process in simulated
+//!   time (`stall_rate_hz`, durations from `stall_us`) that stops every command in service at
+//!   once, as a host preemption or a hypervisor's flush does; so p50 comes from the body and
+//!   p99 from the stalls at any depth. The draws use fixed SplitMix64 seeds: the same profile
+//!   and seed give the same prediction.
+//! * **Host**: `host_us`/`host_parallel` describe the submitting thread's CPU per I/O when it
+//!   was the bottleneck; the simulator runs it as a stage before the device
+//!   ([`crate::sim::HostCpu`], via [`Profiled::host`]).
 //!
 //! The file is TOML, versioned (`version = 1`) and strict: every table denies unknown keys,
 //! and errors name the line (`toml`'s spans). `[[point]]` tables carry the sweep that produced
@@ -95,6 +104,41 @@ pub struct DirProfile {
     pub max_iops: f64,
     /// Quantiles of service time / mean: `[[q, x], …]`, q rising from 0 to 1.
     pub shape: Vec<[f64; 2]>,
+    /// Latency measured per queue depth (4 KiB random), split into a body and stalls; when
+    /// present, a command started with `b` others in service draws from the entry whose
+    /// depth is nearest `b + 1` (in log₂) instead of from `shape`.
+    #[serde(default, rename = "depth_shape", skip_serializing_if = "Vec::is_empty")]
+    pub depth_shapes: Vec<DepthShape>,
+    /// CPU per I/O on the submitting thread, µs (0: not a bottleneck). The simulator runs it
+    /// as a host stage before the device ([`crate::sim::HostCpu`]).
+    #[serde(default)]
+    pub host_us: f64,
+    /// How many submitting threads' CPU work overlaps (≤ the cores) when `host_us` > 0.
+    #[serde(default)]
+    pub host_parallel: f64,
+    /// The caps' accounting window, µs (0: a smooth token bucket). The cgroup blkio throttle
+    /// admits a window's budget at once and holds the rest to the window's end (block/
+    /// blk-throttle.c `tg_within_iops_limit`, slices of `throtl_slice`), so most commands
+    /// pass at device speed and a few wait up to a window.
+    #[serde(default)]
+    pub cap_window_us: f64,
+}
+
+/// The latency measured at one queue depth as a body and stalls. A stall (host preemption,
+/// the hypervisor's I/O, a flush) stops every command in service at once for its duration,
+/// so it is a process in time, not a per-command draw: stalls start `stall_rate_hz` times a
+/// second of busy device time and last a duration drawn from `stall_us`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DepthShape {
+    pub depth: u32,
+    /// Quantiles of the body's latency / mean (the commands no stall hit).
+    pub shape: Vec<[f64; 2]>,
+    #[serde(default)]
+    pub stall_rate_hz: f64,
+    /// Quantiles of stall durations, µs (`[[q, µs], …]`; empty: no stalls).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stall_us: Vec<[f64; 2]>,
 }
 
 /// One sweep point: what ran, what was measured, what the profile predicts.
@@ -213,6 +257,10 @@ impl DeviceProfile {
             max_bytes_per_sec: 0.0,
             max_iops: 0.0,
             shape,
+            depth_shapes: Vec::new(),
+            host_us: 0.0,
+            host_parallel: 0.0,
+            cap_window_us: 0.0,
         };
         DeviceProfile {
             version: PROFILE_VERSION,
@@ -241,6 +289,10 @@ impl DeviceProfile {
             max_bytes_per_sec: bw,
             max_iops: 0.0,
             shape: vec![[0.0, 1.0], [1.0, 1.0]],
+            depth_shapes: Vec::new(),
+            host_us: 0.0,
+            host_parallel: 0.0,
+            cap_window_us: 0.0,
         };
         DeviceProfile {
             version: PROFILE_VERSION,
@@ -266,6 +318,9 @@ impl DirProfile {
             ("seek_linear_us", self.seek_linear_us),
             ("max_bytes_per_sec", self.max_bytes_per_sec),
             ("max_iops", self.max_iops),
+            ("host_us", self.host_us),
+            ("host_parallel", self.host_parallel),
+            ("cap_window_us", self.cap_window_us),
         ];
         for (k, v) in finite_nonneg {
             if !v.is_finite() || v < 0.0 {
@@ -281,31 +336,59 @@ impl DirProfile {
         if !(1..=65536).contains(&self.servers) {
             return Err(format!("[{dir}] servers = {}: expected 1 to 65536", self.servers));
         }
-        check_shape(dir, &self.shape)
-    }
-
-    /// Mean of the shape's quantile function (trapezoids), to normalise draws to mean 1.
-    fn shape_mean(&self) -> f64 {
-        let m: f64 =
-            self.shape.windows(2).map(|w| (w[1][0] - w[0][0]) * (w[0][1] + w[1][1]) / 2.0).sum();
-        if m > 0.0 {
-            m
-        } else {
-            1.0
-        }
-    }
-
-    /// The shape's quantile function at `u` in [0, 1].
-    fn quantile(&self, u: f64) -> f64 {
-        for w in self.shape.windows(2) {
-            let ([q0, x0], [q1, x1]) = (w[0], w[1]);
-            if u <= q1 {
-                let f = if q1 > q0 { (u - q0) / (q1 - q0) } else { 1.0 };
-                return x0 + f * (x1 - x0);
+        check_shape(dir, &self.shape)?;
+        for d in &self.depth_shapes {
+            if d.depth == 0 {
+                return Err(format!("[[{dir}.depth_shape]] depth = 0: expected a depth ≥ 1"));
+            }
+            let name = format!("{dir}.depth_shape depth={}", d.depth);
+            check_shape(&name, &d.shape)?;
+            if !d.stall_rate_hz.is_finite() || d.stall_rate_hz < 0.0 {
+                return Err(format!("[{name}] stall_rate_hz: expected a finite number ≥ 0"));
+            }
+            if !d.stall_us.is_empty() {
+                check_shape(&format!("{name} stall_us"), &d.stall_us)?;
             }
         }
-        self.shape.last().map_or(1.0, |p| p[1])
+        Ok(())
     }
+
+    /// The measured depth nearest a command started beside `busy` others.
+    fn depth_at(&self, busy: usize) -> Option<&DepthShape> {
+        let want = ((busy + 1) as f64).log2();
+        self.depth_shapes.iter().min_by(|a, b| {
+            let da = (f64::from(a.depth).log2() - want).abs();
+            let db = (f64::from(b.depth).log2() - want).abs();
+            da.total_cmp(&db)
+        })
+    }
+
+    /// The body shape for a command started beside `busy` others.
+    fn shape_at(&self, busy: usize) -> &[[f64; 2]] {
+        self.depth_at(busy).map_or(&self.shape, |d| &d.shape)
+    }
+}
+
+/// Mean of a shape's quantile function (trapezoids), to normalise draws to mean 1.
+fn shape_mean(shape: &[[f64; 2]]) -> f64 {
+    let m: f64 = shape.windows(2).map(|w| (w[1][0] - w[0][0]) * (w[0][1] + w[1][1]) / 2.0).sum();
+    if m > 0.0 {
+        m
+    } else {
+        1.0
+    }
+}
+
+/// A shape's quantile function at `u` in [0, 1].
+fn quantile(shape: &[[f64; 2]], u: f64) -> f64 {
+    for w in shape.windows(2) {
+        let ([q0, x0], [q1, x1]) = (w[0], w[1]);
+        if u <= q1 {
+            let f = if q1 > q0 { (u - q0) / (q1 - q0) } else { 1.0 };
+            return x0 + f * (x1 - x0);
+        }
+    }
+    shape.last().map_or(1.0, |p| p[1])
 }
 
 fn check_shape(dir: &str, shape: &[[f64; 2]]) -> Result<(), String> {
@@ -343,10 +426,12 @@ const PROFILE_HEADER: &str = "\
 # iolab device profile (format version 1; see crates/model/src/device/profile.rs).
 # Service time of one command alone: base_us + seek_sqrt_us*sqrt(d) + seek_linear_us*d
 # + len/xfer_bytes_per_sec (d = jump / capacity), or seq_base_us + len/xfer_bytes_per_sec for
-# a stream continuation; `servers` commands in service at once (per direction
-# `servers`); aggregate caps max_iops / max_bytes_per_sec (0 = none); service times drawn
-# from `shape` = quantiles of latency/mean measured at QD1. [[point]]: the sweep and the
-# fit's error at each point.
+# a stream continuation; the fixed part stretched 1 + b/servers beside b commands in service;
+# aggregate caps max_iops / max_bytes_per_sec (0 = none; cap_window_us > 0: blk-throttle's
+# windows); latency drawn from `shape` (QD1) or [[*.depth_shape]] (per depth: body quantiles
+# of latency/mean, stalls as a rate in time with durations in us); host_us / host_parallel:
+# the submitting thread's CPU per I/O when it was the bottleneck. [[point]]: the sweep and
+# the fit's error at each point.
 ";
 
 /// A [`DeviceProfile`] as a simulated device.
@@ -360,11 +445,15 @@ pub struct Profiled {
     next_slot: usize,
     /// Simulated time at which each direction's token bucket admits the next command.
     bucket: [f64; 2],
+    /// The current or next stall: start and duration, ns; and its own random stream.
+    stall: (f64, f64),
+    stall_rng: SplitMix64,
 }
 
 impl Profiled {
     pub fn new(name: &str, p: DeviceProfile) -> Self {
         let rng = SplitMix64(p.seed ^ 0x10_1ab_ca1);
+        let p_seed_stall = p.seed ^ 0x057a_11ed;
         Profiled {
             name: name.to_string(),
             p,
@@ -373,7 +462,34 @@ impl Profiled {
             ends: [(u64::MAX, false); STREAMS],
             next_slot: 0,
             bucket: [0.0; 2],
+            stall: (f64::NEG_INFINITY, 0.0),
+            stall_rng: SplitMix64(p_seed_stall),
         }
+    }
+
+    /// A command that would take `fast` ns from `now` on a quiet device, with the stalls of
+    /// its direction and depth: one under way delays its start, one that starts while it is
+    /// in service delays its end by the stall's length.
+    fn with_stalls(&mut self, dir: IoDir, busy: usize, now: f64, fast: f64) -> f64 {
+        let Some(d) = self.p.dir(dir).depth_at(busy) else { return fast };
+        if d.stall_rate_hz <= 0.0 || d.stall_us.is_empty() {
+            return fast;
+        }
+        let (rate, dist) = (d.stall_rate_hz, d.stall_us.clone());
+        while self.stall.0 + self.stall.1 <= now {
+            let gap = -(1.0 - self.stall_rng.next_f64()).ln() / rate * 1e9;
+            // Long idle (or the first command): the process restarts from now.
+            let last = self.stall.0 + self.stall.1;
+            let from = if now - last < 100.0 / rate * 1e9 { last } else { now };
+            self.stall = (from + gap, quantile(&dist, self.stall_rng.next_f64()) * 1e3);
+        }
+        let (s0, len) = self.stall;
+        let start = if now >= s0 { s0 + len } else { now };
+        let mut end = start + fast;
+        if s0 > start && s0 < end {
+            end += len;
+        }
+        end - now
     }
 
     fn continues_stream(&self, op: &DevOp) -> bool {
@@ -382,6 +498,9 @@ impl Profiled {
     }
 
     /// Delay before the direction's caps admit `op` at `now` (ns), and the bucket moved on.
+    /// Without a window the caps space commands evenly; with one (the blkio throttle) a
+    /// window's budget goes at once: `bucket` is the budget used, in ns of the cap's time,
+    /// and never lags the start of the current window (unused budget is not carried over).
     fn admit(&mut self, op: &DevOp, now: f64) -> f64 {
         let i = usize::from(op.dir != IoDir::Read);
         let p = self.p.dir(op.dir);
@@ -395,9 +514,35 @@ impl Profiled {
         if cost == 0.0 {
             return 0.0;
         }
-        let start = self.bucket[i].max(now);
-        self.bucket[i] = start + cost;
-        start - now
+        let win = p.cap_window_us * 1e3;
+        if win <= 0.0 {
+            let start = self.bucket[i].max(now);
+            self.bucket[i] = start + cost;
+            return start - now;
+        }
+        let used = self.bucket[i].max((now / win).floor() * win) + cost;
+        self.bucket[i] = used;
+        // Budget up to the end of window k is (k + 1)·win: the command goes in the first
+        // window whose end covers what has been used.
+        let at = ((used / win).ceil() - 1.0).max(0.0) * win;
+        (at - now).max(0.0)
+    }
+
+    /// The host stage the simulator runs before this device (`None` when no direction has
+    /// one): [`DirProfile::host_us`] per direction, the smaller overlap of the two.
+    pub fn host(p: &DeviceProfile) -> Option<crate::sim::HostCpu> {
+        if p.read.host_us <= 0.0 && p.write.host_us <= 0.0 {
+            return None;
+        }
+        let par = [&p.read, &p.write]
+            .iter()
+            .filter(|d| d.host_us > 0.0)
+            .map(|d| d.host_parallel.max(1.0))
+            .fold(f64::INFINITY, f64::min);
+        Some(crate::sim::HostCpu {
+            per_io_ns: [p.read.host_us * 1e3, p.write.host_us * 1e3],
+            parallel: par,
+        })
     }
 }
 
@@ -420,11 +565,13 @@ impl Device for Profiled {
         let dp = self.p.dir(op.dir);
         let xfer = op.len as f64 / dp.xfer_bytes_per_sec * 1e9;
         let fixed = self.p.mean_service_ns(op.dir, op.len, jump) - xfer;
-        // Delays measured at QD1 (interrupts, preemption, rotation) add to the fixed part;
-        // the transfer itself does not stretch with them.
-        let draw = dp.quantile(self.rng.next_f64()) / dp.shape_mean();
+        // Delays measured at this depth (interrupts, preemption, rotation, queueing) scale
+        // the fixed part, which the commands in service stretch; the transfer does neither:
+        // its sharing is the bandwidth cap's.
+        let shape = dp.shape_at(busy);
+        let draw = quantile(shape, self.rng.next_f64()) / shape_mean(shape);
         let stretch = 1.0 + busy as f64 / f64::from(dp.servers.max(1));
-        let svc = (fixed * draw + xfer) * stretch;
+        let svc = self.with_stalls(op.dir, busy, now.0 as f64, fixed * draw * stretch + xfer);
         let wait = self.admit(op, now.0 as f64);
         let end = op.offset.saturating_add(op.len);
         self.last_pos = end;

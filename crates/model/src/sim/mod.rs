@@ -93,6 +93,20 @@ pub struct SimOptions {
     pub percentiles: Vec<f64>,
     /// Interval of the `JobResult`s' bandwidth/IOPS samples (fio `bwavgtime`/`iopsavgtime`).
     pub stats_interval: Nanos,
+    /// The submitting threads' CPU as a stage before the devices (`None`: free and instant).
+    pub host: Option<HostCpu>,
+}
+
+/// The host CPU each request crosses before its device commands start: `per_io_ns` of work
+/// (read, write) done serially on its worker's thread (one thread per fio job clone), all
+/// threads sharing `parallel` CPUs' worth of throughput (2 cores minus what the rest of the
+/// machine takes). A worker whose thread is the bottleneck completes at most 1/`per_io_ns`
+/// I/Os a second however deep its queue; several jobs overlap up to `parallel` times that.
+/// The wait counts in the request's latency (it was submitted), as fio's clat does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HostCpu {
+    pub per_io_ns: [f64; 2],
+    pub parallel: f64,
 }
 
 impl Default for SimOptions {
@@ -103,6 +117,7 @@ impl Default for SimOptions {
             max_time: None,
             percentiles: iolab_stats::DEFAULT_PERCENTILES.to_vec(),
             stats_interval: Nanos::from_millis(500),
+            host: None,
         }
     }
 }
@@ -118,6 +133,8 @@ enum Ev {
         mig_bytes: u64,
     },
     EmptyDone(u32),
+    /// The request's host-CPU stage ended: its device commands start.
+    HostDone(u32),
     Tick,
     Sample,
 }
@@ -189,6 +206,9 @@ struct Sim<'a> {
     last_sample: (Nanos, u64, Vec<(u64, u64)>),
     completed: u64,
     interrupted: bool,
+    /// Host stage: when each worker's thread and the shared CPUs are next free (ns).
+    cpu_free: Vec<f64>,
+    cpus_free: f64,
 }
 
 /// Runs `workers` against `h` until every source is exhausted (or `max_time`).
@@ -236,7 +256,10 @@ pub fn run(h: &mut Hierarchy, workers: Vec<WorkerSpec>, opt: SimOptions) -> SimR
         last_sample: (Nanos::ZERO, 0, vec![(0, 0); ntiers]),
         completed: 0,
         interrupted: false,
+        cpu_free: Vec::new(),
+        cpus_free: 0.0,
     };
+    s.cpu_free = vec![0.0; s.workers.len()];
     s.start_ready();
     let (tick, sample) = (s.opt.tick, s.opt.sample_interval);
     s.at(tick, Ev::Tick);
@@ -298,6 +321,7 @@ impl Sim<'_> {
                     self.dev_done(dev as usize, owner)
                 }
                 Ev::EmptyDone(r) => self.complete(r),
+                Ev::HostDone(r) => self.start_stage(r),
                 Ev::Tick => {
                     if !self.all_done() {
                         let bg = self.h.tick(self.now, self.opt.tick);
@@ -420,7 +444,31 @@ impl Sim<'_> {
                 (self.reqs.len() - 1) as u32
             }
         };
-        self.start_stage(id);
+        match self.host_done(w, req.dir) {
+            Some(t) => self.at(t, Ev::HostDone(id)),
+            None => self.start_stage(id),
+        }
+    }
+
+    /// When a request of `dir` issued now by worker `w` leaves the host stage: after its own
+    /// thread's earlier work and after the shared CPUs' (see [`HostCpu`]); `None` without one.
+    fn host_done(&mut self, w: u32, dir: IoDir) -> Option<Nanos> {
+        let host = self.opt.host?;
+        let cost = match dir {
+            IoDir::Read => host.per_io_ns[0],
+            IoDir::Write | IoDir::Trim => host.per_io_ns[1],
+            IoDir::Sync => return None,
+        };
+        if cost <= 0.0 {
+            return None;
+        }
+        let now = self.now.0 as f64;
+        let own = self.cpu_free.get_mut(w as usize)?;
+        let shared = self.cpus_free.max(now) + cost / host.parallel.max(1e-3);
+        let done = (own.max(now) + cost).max(shared);
+        *own = done;
+        self.cpus_free = shared;
+        Some(Nanos(done as u64))
     }
 
     fn start_stage(&mut self, id: u32) {

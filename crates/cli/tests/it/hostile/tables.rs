@@ -934,6 +934,34 @@ fn calibrate_probes() -> Vec<Probe> {
         )
         .prep(Prep::File("p.toml", v2)),
     );
+    // The profile's fitted host stage, throttle window and per-depth stalls are range-checked
+    // like its other curves (a negative CPU per I/O, a depth 0 or a falling stall table).
+    let dir = "base_us=1\nseq_base_us=1\nxfer_bytes_per_sec=1e9\nservers=1\nshape=[[0.0,1.0],[1.0,1.0]]\n";
+    let head = "version = 1\nname = \"x\"\ncapacity = 1000000\nservers = 1\n";
+    for (what, read_extra, want) in [
+        ("host_us = -1", "host_us=-1\n", vec!["p.toml", "host_us"]),
+        (
+            "a depth_shape of depth 0",
+            "[[read.depth_shape]]\ndepth=0\nshape=[[0.0,1.0],[1.0,1.0]]\n",
+            vec!["p.toml", "depth = 0"],
+        ),
+        (
+            "stall durations that fall",
+            "[[read.depth_shape]]\ndepth=4\nshape=[[0.0,1.0],[1.0,1.0]]\nstall_rate_hz=5\nstall_us=[[0.0,900.0],[1.0,100.0]]\n",
+            vec!["p.toml", "stall_us"],
+        ),
+    ] {
+        let text = format!("{head}[read]\n{dir}{read_extra}[write]\n{dir}");
+        v.push(
+            Probe::new(
+                "calibrate",
+                format!("sim --backing profile with {what}"),
+                &["sim", "--backing={W}/p.toml", "--name=x", "--size=1m"],
+                err(&want),
+            )
+            .prep(Prep::File("p.toml", text.into_bytes())),
+        );
+    }
     v.push(Probe::new(
         "calibrate",
         "run --predict without a job",
