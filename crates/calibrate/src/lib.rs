@@ -23,6 +23,7 @@ pub mod metrics;
 pub mod predict;
 pub mod sweep;
 pub mod target;
+pub mod versus;
 
 pub use error::CalibrateError;
 pub use sweep::{calibrate, CalibrateOptions, Calibration};

@@ -77,6 +77,19 @@ pub fn sim_page(
     Ok(iolab_viz::html_of("sim", &serde_json::to_vec(&v)?, b"")?.into_bytes())
 }
 
+/// [`run_page`] as `iolab_report::render`'s `html` hook.
+pub fn html_run(r: &iolab_stats::RunResult) -> Result<Vec<u8>, iolab_report::ReportError> {
+    run_page(r).map_err(|e| iolab_report::ReportError::Html(e.into()))
+}
+
+/// [`sim_page`] as `iolab_report::render`'s `html` hook.
+pub fn html_sim(
+    r: &iolab_stats::RunResult,
+    sim: &impl serde::Serialize,
+) -> Result<Vec<u8>, iolab_report::ReportError> {
+    sim_page(r, sim).map_err(|e| iolab_report::ReportError::Html(e.into()))
+}
+
 /// The page of any result document given as a JSON value (`iolab sim --object-level`).
 pub fn page_of(label: &str, v: &impl serde::Serialize) -> anyhow::Result<String> {
     Ok(iolab_viz::html_of(label, &serde_json::to_vec(v)?, b"")?)
