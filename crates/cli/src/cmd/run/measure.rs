@@ -96,10 +96,12 @@ fn watched_run(parsed: &Parsed, flags: &Flags) -> anyhow::Result<Watched> {
         // fio prints the job header lines before the run, so before any periodic report.
         r.put(super::super::fio::normal_header(jobs).into_bytes());
     }
-    let sink = reports.as_ref().and_then(|r| r.sink.clone());
+    // Some when periodic reports were made: collected for --output, else already printed.
+    let sink = reports.as_ref().map(|r| r.sink.clone());
     let periodic = reports.map(status::Reports::into_periodic);
     let devices = Some(watch.live_devices());
     let (result, interrupted) = run_shown(jobs, &run_opts, show, devices, periodic)?;
-    let reported = sink.map(|s| s.lock().map(|g| g.clone()).unwrap_or_default());
+    let kept = |s: status::Sink| s.lock().map(|g| g.clone()).unwrap_or_default();
+    let reported = sink.map(|s| s.map(kept).unwrap_or_default());
     Ok((result, interrupted, reported, watch))
 }
