@@ -20,6 +20,7 @@
 pub mod error;
 pub mod fit;
 pub mod metrics;
+pub mod options;
 pub mod predict;
 pub mod sweep;
 pub mod target;

@@ -82,7 +82,7 @@ pub fn render(result: &RunResult, formats: &str, x: &Extras<'_>) -> Result<Vec<u
             out.push(b'\n');
         }
         if matches!(fmt, "json" | "json+") && !x.sections.is_empty() {
-            out.extend(json_with(result, fmt == "json+", x));
+            out.extend(json_doc(result, fmt == "json+", &x.sections, x.inner.as_ref()));
         } else {
             out.extend(exporter_versioned(fmt, x.terse_version)?.render(result)?);
         }
@@ -93,12 +93,18 @@ pub fn render(result: &RunResult, formats: &str, x: &Extras<'_>) -> Result<Vec<u
     Ok(out)
 }
 
-/// fio's JSON with the command's sections after fio's keys, in fio's layout.
-fn json_with(result: &RunResult, plus: bool, x: &Extras<'_>) -> Vec<u8> {
+/// fio's JSON (json+ with `plus`) with the command's sections after fio's keys, in fio's
+/// layout; `inner` renders a second result inside one of them.
+pub fn json_doc(
+    result: &RunResult,
+    plus: bool,
+    sections: &[(&str, serde_json::Value)],
+    inner: Option<&Inner<'_>>,
+) -> Vec<u8> {
     let mut root = fio_json::fio_json(result, plus);
-    for (k, v) in &x.sections {
+    for (k, v) in sections {
         let mut j = fio_json::value_to_j(v);
-        if let Some(i) = x.inner.as_ref().filter(|i| i.section == *k) {
+        if let Some(i) = inner.filter(|i| i.section == *k) {
             j.put(i.key, fio_json::fio_json(i.result, plus));
         }
         root.put(*k, j);
@@ -106,6 +112,17 @@ fn json_with(result: &RunResult, plus: bool, x: &Extras<'_>) -> Vec<u8> {
     let mut s = root.to_fio_string();
     s.push('\n');
     s.into_bytes()
+}
+
+/// The host a measured result ran on, for the HTML page: hostname, kernel release, command
+/// line.
+pub fn host_section(result: &RunResult) -> serde_json::Value {
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    serde_json::json!({
+        "hostname": result.meta.hostname,
+        "kernel": kernel.trim(),
+        "command_line": result.meta.command_line.join(" "),
+    })
 }
 
 /// `bytes` to `path` (atomically, see [`crate::output`]) or, without one, to stdout.
@@ -119,6 +136,23 @@ pub fn write(bytes: &[u8], path: Option<&Path>) -> Result<(), ReportError> {
             s.flush().map_err(stdout_err)
         }
     }
+}
+
+/// `f` writing through a buffer into `path`'s [`crate::output::OutputFile`] (a temporary
+/// renamed into place when whole, removed on error or signal; a device or FIFO written
+/// through); returns what `f` returns.
+pub fn write_streamed<T, E: From<ReportError>>(
+    path: &Path,
+    f: impl FnOnce(&mut dyn Write) -> Result<T, E>,
+) -> Result<T, E> {
+    let mut out = crate::output::OutputFile::create(path)?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut out);
+    let v = f(&mut w)?;
+    let io = |source| ReportError::Io { path: path.to_path_buf(), source };
+    w.flush().map_err(io)?;
+    drop(w);
+    out.commit()?;
+    Ok(v)
 }
 
 /// [`render`], then [`write`].

@@ -153,10 +153,11 @@ pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
         super::meta_now(iolab_stats::RunMode::Simulated, SimOptions::default().percentiles);
     run_meta.interrupted = report.interrupted;
     let result = jobs::run_result(&mut report, &meta, run_meta);
-    let html = |r: &iolab_stats::RunResult| super::report::html_sim(r, &report);
+    let model = serde_json::to_value(&report)?;
+    let html = |r: &iolab_stats::RunResult| super::report::html_sim(r, &model);
     let x = Extras {
         after_normal: vec![format!("\n{}", report.model_text())],
-        sections: vec![("iolab_sim", serde_json::to_value(&report)?)],
+        sections: vec![("iolab_sim", model.clone())],
         html: Some(&html),
         ..Extras::default()
     };
