@@ -51,3 +51,18 @@ impl Calibration {
         v
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_in_fios_units_and_their_ranges() {
+        let o = CalibrateOptions::from_flags("2m", "64m", 32).unwrap();
+        assert_eq!((o.budget_secs, o.new_file_size, o.max_depth), (120.0, 64 << 20, 32));
+        let e = |b, s, d| CalibrateOptions::from_flags(b, s, d).unwrap_err().to_string();
+        assert_eq!(e("60s", "1m", 32), "--size=1m: expected at least 4MiB");
+        assert_eq!(e("60s", "64m", 0), "--max-depth=0: expected 1 to 4096");
+        assert!(e("forever", "64m", 8).starts_with("--budget=forever: "));
+    }
+}

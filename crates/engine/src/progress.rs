@@ -217,3 +217,31 @@ pub fn device_part(u: &DiskUtil) -> String {
     let wait = if ops > 0.0 { (x.r_await * x.r_s + x.w_await * x.w_s) / ops } else { 0.0 };
     format!("{} aqu-sz {:.1} await {:.2}ms util {:.0}%", u.name, x.aqu_sz, wait, x.util)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eta_choices_as_fio_makes_them() {
+        let (s1, s2) = (Some(Duration::from_secs(1)), Some(Duration::from_secs(2)));
+        assert!(matches!(Show::from_eta(Eta::Never, s1, s2, false), Show::Off));
+        // always: the status interval first, then --eta-interval, else 1 s.
+        assert!(
+            matches!(Show::from_eta(Eta::Always, s1, s2, true), Show::Every(t) if t == s2.unwrap())
+        );
+        assert!(
+            matches!(Show::from_eta(Eta::Always, None, None, true), Show::Every(t) if t.as_secs() == 1)
+        );
+        // fio's auto: no line (periodic reports replace it); iolab's: on a terminal.
+        assert!(matches!(Show::from_eta(Eta::Auto, s1, s2, true), Show::Off));
+        assert!(matches!(Show::from_eta(Eta::Auto, s1, None, false), Show::Auto(t) if t == s1));
+    }
+
+    #[test]
+    fn rates_per_direction_since_the_last_line() {
+        let (last, cur) = ([[10, 40960], [0, 0]], [[110, 450560], [0, 0]]);
+        assert_eq!(rates(&cur, &last, 2.0), vec!["r: 50 IOPS 0.2 MB/s".to_string()]);
+        assert!(rates(&last, &last, 1.0).is_empty());
+    }
+}

@@ -272,3 +272,24 @@ impl CurveReport {
         o
     }
 }
+
+#[cfg(test)]
+mod sizing_tests {
+    use super::*;
+
+    #[test]
+    fn block_size_builder_and_job_block_size() {
+        assert!(matches!(check_block_size(511), Err(MrcInputError::BlockTooSmall(511))));
+        assert_eq!(check_block_size(512).unwrap(), 512);
+        assert_eq!(builder(None, None).unwrap().1, "exact");
+        assert_eq!(builder(Some(0.01), None).unwrap().1, "shards fixed-rate 0.01");
+        assert!(builder(Some(0.0), None).err().unwrap().to_string().starts_with("--shards 0.0:"));
+        let load = |a: &[&str]| {
+            let cmdline = a.iter().map(|s| s.to_string()).collect();
+            iolab_job::load(&iolab_job::LoadOptions { cmdline, ..Default::default() }).unwrap()
+        };
+        let p =
+            load(&["--name=a", "--rw=randread", "--bs=8k", "--name=b", "--rw=write", "--bs=16k"]);
+        assert_eq!(jobs_block_size(&p.jobs).unwrap(), 8192);
+    }
+}

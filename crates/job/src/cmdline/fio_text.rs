@@ -210,3 +210,47 @@ pub fn normal_header(jobs: &[Job], num2str: &dyn Fn(u64, bool) -> String) -> Str
     s.push('\n');
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn jobs(args: &[&str]) -> Vec<Job> {
+        let cmdline = args.iter().map(|s| s.to_string()).collect();
+        crate::load(&crate::LoadOptions { cmdline, ..Default::default() }).unwrap().jobs
+    }
+
+    #[test]
+    fn header_is_fios_add_job_line_and_starting_count() {
+        let j = jobs(&["--name=n", "--rw=randread", "--bs=4k", "--numjobs=2", "--iodepth=8"]);
+        let h = normal_header(&j, &|v, _| format!("{}KiB", v / 1024));
+        let want = "n: (g=0): rw=randread, bs=(R) 4KiB-4KiB, (W) 4KiB-4KiB, (T) 4KiB-4KiB, \
+                    ioengine=psync, iodepth=8\n...\nfio-3.33\nStarting 2 processes\n";
+        assert_eq!(h, want);
+    }
+
+    #[test]
+    fn unrecognized_option_names_the_nearest() {
+        let e = refuse_unrecognized(&["--name=x".into(), "--blocksiz=4k".into()]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "fio: unrecognized option '--blocksiz=4k'\nDid you mean blocksize?"
+        );
+        assert!(refuse_unrecognized(&["--name=x".into(), "--bs=4k".into()]).is_ok());
+    }
+
+    #[test]
+    fn readonly_refuses_a_writing_job_only() {
+        let g = Globals { readonly: true, ..Globals::default() };
+        assert!(refuse_writes(&g, &jobs(&["--name=r", "--rw=read"])).is_ok());
+        let e = refuse_writes(&g, &jobs(&["--name=w", "--rw=randwrite"])).unwrap_err();
+        assert!(e.to_string().contains("job <w> has write or trim bit set"), "{e}");
+    }
+
+    #[test]
+    fn enghelp_lists_engines_and_refuses_unknown() {
+        assert!(enghelp(None).unwrap().contains("\tio_uring\n"));
+        let e = enghelp(Some("nosuch")).unwrap_err().to_string();
+        assert_eq!(e, "fio: engine nosuch not loadable");
+    }
+}

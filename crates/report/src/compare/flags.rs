@@ -23,3 +23,19 @@ pub fn renderer(format: &str) -> Result<fn(&Comparison) -> String, CompareError>
         other => Err(CompareError::UnknownFormat(other.into())),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_and_refusals() {
+        assert_eq!(parse_alpha("0.01").unwrap(), 0.01);
+        assert_eq!(parse_min_diff("2.5%").unwrap(), 2.5);
+        assert!(parse_alpha("nan").unwrap_err().to_string().starts_with("--alpha"));
+        assert!(parse_min_diff("x").unwrap_err().to_string().starts_with("--min-diff"));
+        assert!(renderer("normal").is_ok() && renderer("csv").is_ok());
+        let e = renderer("xml").unwrap_err().to_string();
+        assert_eq!(e, "--output-format: unknown format 'xml'; expected text, json or csv");
+    }
+}
