@@ -93,6 +93,33 @@ pub fn render(result: &RunResult, formats: &str, x: &Extras<'_>) -> Result<Vec<u
     Ok(out)
 }
 
+/// Builds the HTML page of a JSON document (`iolab_viz`).
+pub type DocPage<'a> = dyn Fn(&[u8]) -> Result<Vec<u8>, ReportError> + 'a;
+
+/// A result that is not a run (a miss-ratio curve, a fill estimate, trace statistics, object
+/// miss ratios, measured data ratios) in `format`: `normal` (or `text`) its `text`, `json`
+/// its serde document, `csv` where it has one, `html` the `page` of its JSON document.
+pub fn render_document<T: serde::Serialize>(
+    value: &T,
+    format: &str,
+    text: &dyn Fn(&T) -> String,
+    csv: Option<&dyn Fn(&T) -> String>,
+    page: Option<&DocPage<'_>>,
+) -> Result<Vec<u8>, ReportError> {
+    Ok(match (format, csv, page) {
+        ("normal" | "text", ..) => text(value).into_bytes(),
+        ("json", ..) => (serde_json::to_string_pretty(value)? + "\n").into_bytes(),
+        ("csv", Some(csv), _) => csv(value).into_bytes(),
+        ("html", _, Some(page)) => page(&serde_json::to_vec(value)?)?,
+        (other, csv, page) => {
+            let mut known = vec!["normal", "json"];
+            known.extend(csv.map(|_| "csv").into_iter().chain(page.map(|_| "html")));
+            let expected = known.join(", ");
+            return Err(ReportError::UnknownFormat { name: other.into(), expected });
+        }
+    })
+}
+
 /// fio's JSON (json+ with `plus`) with the command's sections after fio's keys, in fio's
 /// layout; `inner` renders a second result inside one of them.
 pub fn json_doc(
@@ -195,5 +222,21 @@ mod tests {
         let out = render(&r, "html,terse", &x).unwrap();
         // No job: terse has no line, the page alone.
         assert_eq!(out, b"<html>");
+    }
+
+    #[test]
+    fn a_document_as_text_json_csv_or_page() {
+        let v = serde_json::json!({"b": 1, "a": 2});
+        let text = |v: &serde_json::Value| format!("b={}\n", v["b"]);
+        let csv = |_: &serde_json::Value| "b,a\n1,2\n".to_string();
+        let page = |doc: &[u8]| Ok([b"<p>".as_slice(), doc].concat());
+        assert_eq!(render_document(&v, "normal", &text, None, None).unwrap(), b"b=1\n");
+        let json = render_document(&v, "json", &text, None, None).unwrap();
+        assert_eq!(serde_json::from_slice::<serde_json::Value>(&json).unwrap(), v);
+        assert_eq!(render_document(&v, "csv", &text, Some(&csv), None).unwrap(), b"b,a\n1,2\n");
+        let html = render_document(&v, "html", &text, None, Some(&page)).unwrap();
+        assert!(html.starts_with(b"<p>{"));
+        let e = render_document(&v, "csv", &text, None, Some(&page)).unwrap_err().to_string();
+        assert_eq!(e, "unknown output format 'csv'; expected one of: normal, json, html");
     }
 }

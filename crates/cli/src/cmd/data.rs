@@ -146,10 +146,8 @@ fn measure(a: MeasureArgs) -> anyhow::Result<ExitCode> {
     };
     let opts = MeasureOptions { block: bs as usize, sample };
     let m = measure_path(&a.path, &opts)?;
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&m)?);
-    } else {
-        print!("{}", m.table());
-    }
+    let format = if a.json { "json" } else { "normal" };
+    let out = iolab_report::render_document(&m, format, &|m| m.table(), None, None)?;
+    iolab_report::render::write(&out, None)?;
     Ok(ExitCode::SUCCESS)
 }

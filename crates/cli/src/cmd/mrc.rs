@@ -11,6 +11,7 @@ use super::trace::{size_arg, TraceOpts};
 use anyhow::{bail, Context};
 use iolab_model::mrc::MrcBuilder;
 use iolab_model::mrc_report::{self, CurveReport, Source};
+use iolab_report::render_document;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -90,18 +91,15 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let interrupted = iolab_core::stop::requested();
     let src = Source { label, format, requests, skipped, interrupted };
     let report = CurveReport::new(src, method, block, &curve, &pts);
-    if a.html {
-        print!("{}", super::report::page_of("mrc", &report)?);
-    } else if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else if a.csv {
-        if interrupted {
-            eprintln!("iolab: interrupted: the curve covers the {requests} records read");
-        }
-        print!("{}", report.csv());
-    } else {
-        print!("{}", report.text());
+    let format = [(a.html, "html"), (a.json, "json"), (a.csv, "csv")].into_iter().find(|f| f.0);
+    let format = format.map_or("normal", |f| f.1);
+    if interrupted && format == "csv" {
+        eprintln!("iolab: interrupted: the curve covers the {requests} records read");
     }
+    let page = super::report::doc_page("mrc");
+    let out =
+        render_document(&report, format, &CurveReport::text, Some(&CurveReport::csv), Some(&page))?;
+    iolab_report::render::write(&out, None)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -65,8 +65,11 @@ pub fn html_sim(r: &RunResult, sim: &serde_json::Value) -> Result<Vec<u8>, Repor
     Ok(page.into_bytes())
 }
 
-/// The page of any result document given as a JSON value (`mrc`, `fill`, `sim
-/// --object-level`).
-pub fn page_of(label: &str, v: &impl serde::Serialize) -> anyhow::Result<String> {
-    Ok(iolab_viz::html_of(label, &serde_json::to_vec(v)?, b"")?)
+/// The page of a result document (`mrc`, `fill`, `sim --object-level`) as
+/// `iolab_report::render_document`'s page hook.
+pub fn doc_page(label: &str) -> impl Fn(&[u8]) -> Result<Vec<u8>, ReportError> + '_ {
+    move |doc| match iolab_viz::html_of(label, doc, b"") {
+        Ok(page) => Ok(page.into_bytes()),
+        Err(e) => Err(ReportError::Html(e.into())),
+    }
 }

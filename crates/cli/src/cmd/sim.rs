@@ -128,12 +128,12 @@ pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
         let policies: Vec<&str> = args.policy.split(',').map(str::trim).collect();
         let sizes = object::parse_sizes(&args.cache_size)?;
         let rows = object::simulate_objects(path, args.trace_format.as_deref(), &policies, &sizes)?;
-        let out = match args.output_format.as_str() {
-            "html" => super::report::page_of("sim --object-level", &rows)?,
-            "normal" => object::rows_text(&rows),
-            _ => serde_json::to_string_pretty(&rows)? + "\n",
-        };
-        iolab_report::render::write(out.as_bytes(), output)?;
+        // json+ is json here: the rows have no histogram bins.
+        let format = args.output_format.trim_end_matches('+');
+        let page = super::report::doc_page("sim --object-level");
+        let text = |r: &Vec<object::ObjectRow>| object::rows_text(r);
+        let out = iolab_report::render_document(&rows, format, &text, None, Some(&page))?;
+        iolab_report::render::write(&out, output)?;
         return Ok(iolab_core::stop::exit_status().map_or(ExitCode::SUCCESS, ExitCode::from));
     }
     let mut h = setup::hierarchy(args.hierarchy.as_deref(), &args.tiers, &args.backing)?;

@@ -121,11 +121,12 @@ fn stat(a: StatArgs) -> anyhow::Result<ExitCode> {
     let mut stack = StackDistance::new();
     let name = a.trace.display().to_string();
     let s = ops::stat(&mut *r, &name, bs, a.stream_window, &mut |k| stack.access(k))?;
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&s)?);
-    } else {
-        print!("{}", ops::stat_text(&a.trace, &s));
-    }
+    let text = |s: &iolab_trace::stat::TraceStats| ops::stat_text(&a.trace, s);
+    let format = if a.json { "json" } else { "normal" };
+    iolab_report::render::write(
+        &iolab_report::render_document(&s, format, &text, None, None)?,
+        None,
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
