@@ -41,7 +41,7 @@ pub fn measure(
     }
     notes.extend(iolog::export_job_options(&parsed.jobs)?);
     notes.iter().for_each(|n| eprintln!("iolab: {n}"));
-    let (mut result, interrupted, reported, watch) = watched_run(parsed, flags)?;
+    let (mut result, interrupted, reported, watch) = watched_run(&parsed.jobs, flags, false)?;
     let watched = watch.finish(&mut result);
     result.disk_series = watched.series.devices.clone();
     finish::complete(&mut result, &parsed.jobs, &opts.cmdline, started, interrupted);
@@ -57,20 +57,24 @@ pub fn measure(
 
 /// The result, whether a stop interrupted it, the periodic reports kept for `--output`, and
 /// the watch to finish.
-type Watched = (RunResult, bool, Option<Vec<u8>>, iolab_advice::RunWatch);
+pub type Watched = (RunResult, bool, Option<Vec<u8>>, iolab_advice::RunWatch);
 
 /// The jobs run with the device view and the zero-read probe (`iolab_advice::RunWatch`) and
-/// fio's periodic reports; the watch is returned for the caller to finish.
-fn watched_run(parsed: &Parsed, flags: &Flags) -> anyhow::Result<Watched> {
-    let jobs = &parsed.jobs;
+/// fio's periodic reports; the watch is returned for the caller to finish. The `quick`
+/// profile's phases last seconds: the devices are sampled every 500 ms, and its scratch file
+/// takes no prefill, declared cache or read probe.
+pub fn watched_run(jobs: &[iolab_job::Job], flags: &Flags, quick: bool) -> anyhow::Result<Watched> {
     let status = flags.g.status_interval;
+    let none = super::OwnFlags::default();
+    let own = if quick { &none } else { &flags.own };
+    let every = Duration::from_millis(if quick { 500 } else { 1000 });
     let watch = iolab_advice::RunWatch::start(
         jobs,
         jobs.iter().map(finish::job_paths).collect(),
         iolab_advice::WatchConfig {
-            interval: status.unwrap_or(Duration::from_secs(1)),
-            prefill: flags.own.prefill,
-            declared_cache_bytes: flags.own.cache_size,
+            interval: status.unwrap_or(every),
+            prefill: own.prefill,
+            declared_cache_bytes: own.cache_size,
             ..Default::default()
         },
     );
@@ -80,10 +84,11 @@ fn watched_run(parsed: &Parsed, flags: &Flags) -> anyhow::Result<Watched> {
             p.observe(buf);
         }
     });
+    let probe = ReadProbe { every: watch.zero_sample_every(), observe };
     let run_opts = RunOptions {
-        allow_destroy: flags.own.allow_destroy,
-        prefill: flags.own.prefill,
-        read_probe: Some(ReadProbe { every: watch.zero_sample_every(), observe }),
+        allow_destroy: own.allow_destroy,
+        prefill: own.prefill,
+        read_probe: (!quick).then_some(probe),
         ..RunOptions::default()
     };
     let show = Show::from_eta(flags.g.eta, flags.g.eta_interval, status, flags.fio);

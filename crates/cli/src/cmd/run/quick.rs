@@ -6,11 +6,8 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use anyhow::{bail, Context};
-use iolab_engine::progress::{run_shown, Show};
-use iolab_engine::runner::RunOptions;
 use iolab_job::LoadOptions;
 
 /// `--size` and `--directory`, the only options the quick profile takes.
@@ -51,21 +48,9 @@ pub fn run_quick(fio_options: &[String], flags: &super::Flags) -> anyhow::Result
         if plan.direct { "direct" } else { "buffered" },
         phase_time + (phase_time / 6.0).min(0.5)
     );
-    let status = flags.g.status_interval;
     // The device view, as for any job: what each phase's depth became at the device.
-    let watch = iolab_advice::RunWatch::start(
-        &parsed.jobs,
-        parsed.jobs.iter().map(iolab_engine::finish::job_paths).collect(),
-        iolab_advice::WatchConfig {
-            // Phases last a few seconds: sample often enough that each has its own window.
-            interval: status.unwrap_or(Duration::from_millis(500)),
-            ..Default::default()
-        },
-    );
-    let devices = Some(watch.live_devices());
-    let opts = RunOptions::default();
-    let (mut result, interrupted) =
-        run_shown(&parsed.jobs, &opts, Show::Auto(status), devices, None)?;
+    let (mut result, interrupted, _, watch) =
+        super::measure::watched_run(&parsed.jobs, flags, true)?;
     let watched = watch.finish(&mut result);
     result.disk_series = watched.series.devices.clone();
     iolab_engine::finish::complete(&mut result, &[], &[], &started, interrupted);
