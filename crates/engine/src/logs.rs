@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
-use iolab_report::export::fio_log::{log_path, windowed_entries, write_log, LogEntry, LogKind};
+use iolab_report::export::fio_log::{log_path, windowed_entries, write_log_as, LogEntry, LogKind};
 use iolab_stats::{RunResult, SampleLog};
 
 use crate::runner::JobLogs;
@@ -45,12 +45,20 @@ pub fn write_logs(
             iolab_report::write_atomic(&p, text.as_bytes()).map_err(written(&p))?;
             written_paths.push(p);
         }
-        let mut put = |prefix: &str, kind: LogKind, e: Vec<LogEntry>| -> Result<(), EngineError> {
-            let p = log_path(dir, prefix, kind, l.jobidx);
-            write_log(&p, &e).map_err(written(&p))?;
-            written_paths.push(p);
-            Ok(())
-        };
+        // fio iolog.c flush_samples: the I/O's ioprio under log_prio, else 1 for the realtime
+        // class; averaged windows (bs 0) carry none.
+        let prio = if l.log_prio { l.ioprio } else { u16::from(l.ioprio >> 13 == 1) };
+        let mut put =
+            |prefix: &str, kind: LogKind, mut e: Vec<LogEntry>| -> Result<(), EngineError> {
+                for x in e.iter_mut().filter(|x| x.bs > 0) {
+                    x.prio = u32::from(prio);
+                }
+                let p = log_path(dir, prefix, kind, l.jobidx);
+                let p =
+                    write_log_as(&p, &e, l.log_prio, l.store_compressed).map_err(written(&p))?;
+                written_paths.push(p);
+                Ok(())
+            };
         if let (Some(prefix), Some(lat)) = (&l.lat_prefix, &l.lat) {
             put(prefix, LogKind::Clat, entries(&lat.clat))?;
             put(prefix, LogKind::Slat, entries(&lat.slat))?;

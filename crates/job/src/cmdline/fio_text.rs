@@ -1,5 +1,5 @@
 //! What fio prints from its command line before (or instead of) a run: `usage()`,
-//! `--cmdhelp`, `--enghelp`, `--version`, `--showcmd`, the normal-format job header and the
+//! `--cmdhelp`, `--enghelp`, `--version`, `--inflate-log`, `--showcmd`, the normal-format job header and the
 //! "unrecognized option" refusal.
 //!
 //! Source: fio 3.33 init.c `usage()`, `parse_cmd_line` (`case '?'` with
@@ -93,6 +93,7 @@ pub fn action_text(a: &Action, argv0: &str) -> Result<String, FlagError> {
         Action::Help => usage(argv0),
         Action::Cmdhelp(n) => cmdhelp(n.as_deref())?,
         Action::Enghelp(e) => enghelp(e.as_deref())?,
+        Action::InflateLog(p) => iolab_stats::logfz::inflate_file(p)?,
     })
 }
 

@@ -25,6 +25,9 @@ pub enum FlagError {
     OutputFormat { value: String, why: String },
     #[error("--{name}={value}: expected a whole number: {source}")]
     WholeNumber { name: String, value: String, source: std::num::ParseIntError },
+    /// `--inflate-log=FILE` could not be read or inflated.
+    #[error(transparent)]
+    Inflate(#[from] iolab_stats::logfz::FzError),
     /// A value fio refuses, with fio's message (`--terse-version`, `--eta-interval`, …).
     #[error("{0}")]
     Bad(String),
@@ -46,6 +49,8 @@ pub enum Action {
     Help,
     Cmdhelp(Option<String>),
     Enghelp(Option<String>),
+    /// `--inflate-log=FILE`: print a `.fz` log as text.
+    InflateLog(PathBuf),
 }
 
 /// fio's global settings after its flags.
@@ -183,6 +188,7 @@ fn apply_flag(
         "help" => g.action = Some(Action::Help),
         "cmdhelp" => g.action = Some(Action::Cmdhelp(value.map(str::to_string))),
         "enghelp" => g.action = Some(Action::Enghelp(value.map(str::to_string))),
+        "inflate-log" => g.action = Some(Action::InflateLog(need()?.into())),
         "showcmd" => g.showcmd = true,
         "readonly" => g.readonly = true,
         "parse-only" => g.parse_only = true,
