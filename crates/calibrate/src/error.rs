@@ -6,6 +6,9 @@ use thiserror::Error;
 pub enum CalibrateError {
     #[error("--budget={value}: {why}")]
     Budget { value: String, why: String },
+    /// A command-line value (`--size`, `--max-depth`) out of its range or unreadable.
+    #[error("--{flag}={value}: {why}")]
+    Flag { flag: &'static str, value: String, why: String },
     #[error("target {path}: {why}")]
     Target { path: String, why: String },
     #[error("calibration point {point}: {why}")]

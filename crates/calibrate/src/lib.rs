@@ -22,9 +22,11 @@
 pub mod error;
 pub mod fit;
 pub mod metrics;
+pub mod options;
 pub mod predict;
 pub mod sweep;
 pub mod target;
+pub mod versus;
 
 pub use error::CalibrateError;
 pub use sweep::{calibrate, CalibrateOptions, Calibration};

@@ -95,7 +95,7 @@ fn main() -> ExitCode {
         Err(code) => return code,
     };
     if let Some((argv0, args)) = fio_personality(&argv) {
-        signals::polled(std::time::Duration::from_secs(10));
+        iolab_core::stop::set_grace(std::time::Duration::from_secs(10));
         return fio_exit(cmd::fio::run(&argv0, &args));
     }
     // run, sim and parse mix their flags with fio's arguments: clap reads them from the split
@@ -103,11 +103,11 @@ fn main() -> ExitCode {
     let help = std::env::args_os().skip(2).any(|a| a == "--help" || a == "-h");
     let result = match argv.get(1).map(String::as_str) {
         Some("run") if !help => {
-            signals::polled(std::time::Duration::from_secs(10));
+            iolab_core::stop::set_grace(std::time::Duration::from_secs(10));
             cmd::raw_args().and_then(|a| cmd::run::run_args(&a, cmd::run::Personality::Iolab))
         }
         Some("sim") if !help => {
-            signals::polled(std::time::Duration::from_secs(10));
+            iolab_core::stop::set_grace(std::time::Duration::from_secs(10));
             cmd::raw_args().and_then(|a| cmd::sim::run_args(&a))
         }
         Some("parse") if !help => cmd::raw_args().and_then(|a| cmd::parse::run_args(&a)),
@@ -149,7 +149,7 @@ fn dispatch(cli: Cli) -> Result<anyhow::Result<ExitCode>, ExitCode> {
             | Command::Calibrate(_)
     ) {
         // These poll the stop and write what they gathered, marked interrupted.
-        signals::polled(std::time::Duration::from_secs(10));
+        iolab_core::stop::set_grace(std::time::Duration::from_secs(10));
     }
     Ok(match cli.command {
         Command::Run(a) => cmd::run::run(a),

@@ -24,3 +24,7 @@ pub use dir::{IoDir, PerDir};
 pub use request::IoRequest;
 pub use source::RequestSource;
 pub use time::Nanos;
+
+/// The fio iolab speaks as: the version string fio writes in `--version`, terse v3+ and JSON
+/// (`fio_version_string`).
+pub const FIO_VERSION: &str = "fio-3.33";

@@ -73,3 +73,22 @@ pub fn write_data(
     }
     Ok(())
 }
+
+/// The line `iolab data gen` prints when done: what was written, where, how fast.
+pub fn summary(spec: &GenSpec, cfg: &DataConfig, path: &std::path::Path, secs: f64) -> String {
+    let total = spec.size;
+    format!(
+        "wrote {} ({} B) to {} in {:.2} s ({:.0} MiB/s): bs {}, compress {}%, dedupe {}% ({:?}{}), seed {}",
+        iolab_core::units::format_bytes_iec(total),
+        total,
+        path.display(),
+        secs,
+        total as f64 / (1 << 20) as f64 / secs.max(1e-9),
+        spec.bs,
+        cfg.compress_percentage,
+        cfg.dedupe_percentage,
+        cfg.dedupe_mode,
+        if cfg.dedupe_spread { ", spread" } else { "" },
+        spec.seed
+    )
+}

@@ -62,3 +62,41 @@ pub fn file_notes(files: &[FileIo]) -> Vec<String> {
         })
         .collect()
 }
+
+/// The result as the command reports it: the command line and start time of the command
+/// (`started`, taken before the jobs were laid out: fio's `timestamp`), fio's global and job
+/// options, the job warnings, and whether a stop interrupted it.
+pub fn complete(
+    result: &mut RunResult,
+    jobs: &[Job],
+    cmdline: &[String],
+    started: &iolab_stats::RunMeta,
+    interrupted: bool,
+) {
+    result.meta.command_line = started.command_line.clone();
+    result.meta.start_unix_ms = started.start_unix_ms;
+    result.meta.interrupted = interrupted;
+    result.global_options = global_options(jobs, cmdline);
+    own_options(result);
+}
+
+/// Each job's first verify failure, as `job NAME: FILE: MESSAGE`.
+pub fn verify_failures(result: &RunResult) -> Vec<String> {
+    let first = |j: &iolab_stats::JobResult| {
+        let f = j.verify.as_ref().and_then(|v| v.failures.first())?;
+        Some(format!("job {}: {}: {}", j.name, f.file, f.message))
+    };
+    result.jobs.iter().filter_map(first).collect()
+}
+
+/// Whether the run failed as fio counts it (exit status 1): an I/O error or a verify
+/// failure ("verify: bad magic").
+pub fn failed(result: &RunResult) -> bool {
+    result.jobs.iter().any(|j| j.error != 0 || j.verify.as_ref().is_some_and(|v| v.failed() > 0))
+}
+
+/// Every path an output of the run must not be: the job files and the files the jobs read or
+/// write (fio's `filename=`), checked before any I/O.
+pub fn inputs(job_files: &[PathBuf], jobs: &[Job]) -> Vec<PathBuf> {
+    job_files.iter().cloned().chain(jobs.iter().flat_map(job_paths)).collect()
+}

@@ -5,6 +5,7 @@
 //! starting with "global" makes it a global section); options before the first `--name` are
 //! global; `--section=` selects sections to run.
 
+pub mod fio_text;
 pub mod globals;
 
 use crate::error::{JobError, JobErrorKind, Location};

@@ -17,6 +17,7 @@
 pub mod apply;
 pub mod cmdline;
 mod data;
+pub mod describe;
 pub mod error;
 pub mod ini;
 pub mod registry;

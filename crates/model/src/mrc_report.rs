@@ -3,9 +3,10 @@
 //! plot-ready table (text, CSV) or a JSON document.
 
 use crate::mrc::curve::{CurvePoint, MissRatioCurve};
-use crate::mrc::{split_blocks, MrcBuilder};
+use crate::mrc::{exact::ExactMrc, shards::Shards, split_blocks, MrcBuilder, MIN_BLOCK_SIZE};
 use iolab_core::IoDir;
 use iolab_trace::{TraceError, TraceReader, TraceRecord};
+use iolab_workload::streams::Streams;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -52,6 +53,76 @@ pub enum MrcInputError {
          long and too much memory for the curve); use a larger --block-size"
     )]
     TooManyBlocks { bs: u64, record: u64 },
+    #[error(
+        "--block-size {0}: expected at least {MIN_BLOCK_SIZE} (a sector): a cache of smaller \
+         blocks is not a block cache, and walking every byte of a trace takes minutes and gigabytes"
+    )]
+    BlockTooSmall(u64),
+    #[error("--{flag} {value}: {source}")]
+    Sampling { flag: &'static str, value: String, source: crate::mrc::MrcError },
+    #[error("the jobs read and write nothing: no block size to model")]
+    NoBlockSize,
+}
+
+/// `--block-size`: at least a sector ([`MIN_BLOCK_SIZE`]).
+pub fn check_block_size(bs: u64) -> Result<u64, MrcInputError> {
+    if bs < MIN_BLOCK_SIZE {
+        return Err(MrcInputError::BlockTooSmall(bs));
+    }
+    Ok(bs)
+}
+
+/// The curve builder and its method's name: SHARDS fixed-rate (`--shards R`), fixed-size
+/// (`--shards-size N`), else exact (Mattson stack distances).
+pub fn builder(
+    shards: Option<f64>,
+    shards_size: Option<usize>,
+) -> Result<(Box<dyn MrcBuilder>, String), MrcInputError> {
+    let bad = |flag, value: String| move |source| MrcInputError::Sampling { flag, value, source };
+    Ok(match (shards, shards_size) {
+        (Some(r), _) => (
+            Box::new(Shards::fixed_rate(r).map_err(bad("shards", format!("{r:?}")))?),
+            format!("shards fixed-rate {r}"),
+        ),
+        (None, Some(n)) => (
+            Box::new(Shards::fixed_size(n).map_err(bad("shards-size", n.to_string()))?),
+            format!("shards fixed-size {n}"),
+        ),
+        (None, None) => (Box::new(ExactMrc::new()), "exact".to_string()),
+    })
+}
+
+/// The smallest data block size of any job (what `mrc --job` splits requests into by
+/// default).
+pub fn jobs_block_size(jobs: &[iolab_job::Job]) -> Result<u64, MrcInputError> {
+    jobs.iter()
+        .flat_map(|j| {
+            [(j.rw.has_read(), j.bs.read.min), (j.rw.has_write(), j.bs.write.min)]
+                .into_iter()
+                .filter_map(|(on, b)| on.then_some(b))
+        })
+        .min()
+        .filter(|&b| b > 0)
+        .ok_or(MrcInputError::NoBlockSize)
+}
+
+/// The clones' requests, interleaved as they would run (so a shared file's blocks mix in one
+/// cache), into `b` in blocks of `bs`; returns the requests seen. A stop request ends it
+/// early with the curve of the requests so far.
+pub fn stream_accesses(s: Streams, b: &mut dyn MrcBuilder, bs: u64) -> u64 {
+    let mut seen = 0u64;
+    let n = s.merged(|_, req| {
+        if iolab_core::stop::requested() {
+            return Err(seen);
+        }
+        seen += 1;
+        // A block cache holds data: trims and syncs are not accesses to it.
+        if !matches!(req.dir, IoDir::Trim | IoDir::Sync) {
+            split_blocks(req.file, req.offset, req.len, bs, |k, n| b.access(k, n));
+        }
+        Ok(())
+    });
+    n.unwrap_or_else(|seen| seen)
 }
 
 /// One row of the table.
@@ -199,5 +270,26 @@ impl CurveReport {
             o.push('\n');
         }
         o
+    }
+}
+
+#[cfg(test)]
+mod sizing_tests {
+    use super::*;
+
+    #[test]
+    fn block_size_builder_and_job_block_size() {
+        assert!(matches!(check_block_size(511), Err(MrcInputError::BlockTooSmall(511))));
+        assert_eq!(check_block_size(512).unwrap(), 512);
+        assert_eq!(builder(None, None).unwrap().1, "exact");
+        assert_eq!(builder(Some(0.01), None).unwrap().1, "shards fixed-rate 0.01");
+        assert!(builder(Some(0.0), None).err().unwrap().to_string().starts_with("--shards 0.0:"));
+        let load = |a: &[&str]| {
+            let cmdline = a.iter().map(|s| s.to_string()).collect();
+            iolab_job::load(&iolab_job::LoadOptions { cmdline, ..Default::default() }).unwrap()
+        };
+        let p =
+            load(&["--name=a", "--rw=randread", "--bs=8k", "--name=b", "--rw=write", "--bs=16k"]);
+        assert_eq!(jobs_block_size(&p.jobs).unwrap(), 8192);
     }
 }

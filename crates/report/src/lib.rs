@@ -18,9 +18,11 @@ pub mod fio_plat;
 pub mod json;
 pub mod num;
 pub mod output;
+pub mod render;
 
 pub use num::progress_bar;
 pub use output::write_atomic;
+pub use render::{exporter_versioned, render_document, Extras};
 
 use std::path::PathBuf;
 
@@ -39,6 +41,12 @@ pub enum ReportError {
     },
     #[error("output {path}: {why}")]
     BadOutput { path: String, why: String },
+    /// A document could not be serialised as JSON.
+    #[error("serialising JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    /// The HTML page (built by `iolab_viz` through [`render::HtmlPage`]).
+    #[error("html report: {0}")]
+    Html(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
 /// Renders a whole run into one document.

@@ -42,51 +42,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let Some(target) = &args.target else {
             bail!("give a TARGET (file, block device or directory) or --from-preset=NAME");
         };
-        let budget = iolab_core::units::parse_time(
-            &args.budget,
-            iolab_core::units::TimeUnitDefault::Seconds,
-        )
-        .map_err(|e| anyhow::anyhow!("--budget={}: {e}", args.budget))?;
-        let budget_secs = budget.0 as f64 / 1e9;
-        iolab_calibrate::sweep::check_budget(budget_secs, &args.budget)?;
-        let size = iolab_core::units::parse_size(&args.size, iolab_core::units::KbBase::default())
-            .map_err(|e| anyhow::anyhow!("--size={}: {e}", args.size))?;
-        if size < 4 << 20 {
-            bail!("--size={}: expected at least 4MiB", args.size);
-        }
-        if !(1..=4096).contains(&args.max_depth) {
-            bail!("--max-depth={}: expected 1 to 4096", args.max_depth);
-        }
         let opts = CalibrateOptions {
-            budget_secs,
-            new_file_size: size,
             allow_write: args.allow_write,
             allow_destroy: args.allow_destroy,
-            max_depth: args.max_depth,
-            ..CalibrateOptions::default()
+            ..CalibrateOptions::from_flags(&args.budget, &args.size, args.max_depth)?
         };
         let cal = calibrate(target, &opts)
             .with_context(|| format!("calibrating {}", target.display()))?;
-        eprintln!(
-            "iolab: calibrated {} in {:.1}s (budget {:.1}s), {} points",
-            cal.target.path.display(),
-            cal.elapsed_secs,
-            budget_secs,
-            cal.measured.len()
-        );
-        for p in &cal.profile.points {
-            eprintln!(
-                "  {:<10} bs={:<8} qd={:<3} IOPS {:>10.0} → {:>10.0} ({:+.1} %)  p50 {:>8.1} → {:>8.1} µs  p99 {:>8.1} → {:>8.1} µs",
-                p.rw, p.bs, p.iodepth, p.measured_iops, p.predicted_iops, p.iops_error * 100.0,
-                p.measured_p50_us, p.predicted_p50_us, p.measured_p99_us, p.predicted_p99_us
-            );
-        }
+        let mut lines = cal.summary(opts.budget_secs).into_iter();
+        lines.next().iter().for_each(|l| eprintln!("iolab: {l}"));
+        lines.for_each(|l| eprintln!("{l}"));
         cal.profile
     };
     let text = profile.to_toml()?;
-    match &args.output {
-        Some(p) => iolab_report::write_atomic(p, text.as_bytes())?,
-        None => print!("{text}"),
-    }
+    iolab_report::render::write(text.as_bytes(), args.output.as_deref())?;
     Ok(ExitCode::SUCCESS)
 }

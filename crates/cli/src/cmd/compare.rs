@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context};
-use iolab_report::compare::{read_result, render_csv, render_json, render_text, Comparison};
+use anyhow::bail;
+use iolab_report::compare;
 
 #[derive(clap::Args)]
 #[command(after_help = "Examples:\n  iolab compare before.json after.json\n  \
@@ -34,25 +34,8 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let render = match a.output_format.as_str() {
-        "text" | "normal" => render_text,
-        "json" => render_json,
-        "csv" => render_csv,
-        other => bail!("--output-format: unknown format '{other}'; expected text, json or csv"),
-    };
-    let alpha: f64 = a
-        .alpha
-        .parse()
-        .ok()
-        .filter(|x: &f64| x.is_finite())
-        .with_context(|| format!("--alpha: '{}' is not a number in (0, 0.5]", a.alpha))?;
-    let min_pct: f64 = a
-        .min_diff
-        .trim_end_matches('%')
-        .parse()
-        .ok()
-        .filter(|x: &f64| x.is_finite())
-        .with_context(|| format!("--min-diff: '{}' is not a percentage", a.min_diff))?;
+    let render = compare::renderer(&a.output_format)?;
+    let (alpha, min_pct) = (compare::parse_alpha(&a.alpha)?, compare::parse_min_diff(&a.min_diff)?);
     if a.files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
         bail!("compare: stdin ('-') can be given once");
     }
@@ -60,12 +43,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         let inputs: Vec<&std::path::Path> = a.files.iter().map(|f| f.as_path()).collect();
         iolab_report::output::check(path, &inputs)?;
     }
-    let results = a.files.iter().map(|f| read_result(f)).collect::<Result<Vec<_>, _>>()?;
-    let c = Comparison::new(&results, alpha, min_pct)?;
-    let out = render(&c);
-    match &a.output {
-        Some(path) => iolab_report::write_atomic(path, out.as_bytes())?,
-        None => print!("{out}"),
-    }
+    let results = a.files.iter().map(|f| compare::read_result(f)).collect::<Result<Vec<_>, _>>()?;
+    let c = compare::Comparison::new(&results, alpha, min_pct)?;
+    iolab_report::render::write(render(&c).as_bytes(), a.output.as_deref())?;
     Ok(ExitCode::SUCCESS)
 }

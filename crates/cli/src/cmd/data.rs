@@ -5,8 +5,8 @@
 //! `measure`).
 
 use anyhow::{bail, Context};
-use iolab_core::units::{format_bytes_iec, parse_size, KbBase};
-use iolab_data::genfile::{write_data, GenSpec};
+use iolab_core::units::{parse_size, KbBase};
+use iolab_data::genfile::{summary, write_data, GenSpec};
 use iolab_data::measure::{measure_path, MeasureOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -94,79 +94,60 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn size(s: &str, what: &str) -> anyhow::Result<u64> {
+fn size_of(s: &str, what: &str) -> anyhow::Result<u64> {
     parse_size(s, KbBase::K1024).with_context(|| format!("--{what}"))
 }
 
 fn gen(a: GenArgs) -> anyhow::Result<ExitCode> {
-    let total = size(&a.size, "size")?;
-    let bs = size(&a.bs, "bs")?;
+    let (size, bs) = (size_of(&a.size, "size")?, size_of(&a.bs, "bs")?);
     if bs == 0 {
         bail!("--bs must be at least 1 byte");
     }
+    let chunk = (size_of(&a.chunk, "chunk")?, a.chunk.clone());
+    let (content, dedupe_mode, pattern) = (a.content, a.dedupe_mode, a.pattern);
+    let (compress, dedupe, seed) = (a.compress, a.dedupe, a.seed);
+    let (dedupe_working_set, dedupe_spread) = (a.dedupe_working_set, a.dedupe_spread);
+    let (zeros, fio_default) = (a.zeros, a.fio_default);
     let spec = GenSpec {
-        size: total,
+        size,
         bs,
-        seed: a.seed,
-        compress: a.compress,
-        chunk: (size(&a.chunk, "chunk")?, a.chunk.clone()),
-        content: a.content,
-        dedupe: a.dedupe,
-        dedupe_mode: a.dedupe_mode,
-        dedupe_working_set: a.dedupe_working_set,
-        dedupe_spread: a.dedupe_spread,
-        pattern: a.pattern,
-        zeros: a.zeros,
-        fio_default: a.fio_default,
+        seed,
+        compress,
+        chunk,
+        content,
+        dedupe,
+        dedupe_mode,
+        dedupe_working_set,
+        dedupe_spread,
+        pattern,
+        zeros,
+        fio_default,
     };
     let cfg = iolab_job::gen_config(&spec)?;
-    for w in cfg.warnings() {
-        eprintln!("iolab: warning: {w}");
-    }
+    cfg.warnings().iter().for_each(|w| eprintln!("iolab: warning: {w}"));
     iolab_report::output::check(&a.output, &[])?;
     let start = Instant::now();
-    // A temporary beside the output, renamed into place when whole (removed on error, drop or
-    // signal); a device or FIFO is written through.
-    let out = iolab_report::output::OutputFile::create(&a.output)?;
-    let name = out.path().display().to_string();
-    let mut w = std::io::BufWriter::with_capacity(1 << 20, out);
-    write_data(&mut w, &name, &cfg, a.seed, total, bs)?;
-    let out =
-        w.into_inner().map_err(|e| e.into_error()).with_context(|| format!("writing {name}"))?;
-    out.commit()?;
-    let secs = start.elapsed().as_secs_f64();
-    println!(
-        "wrote {} ({} B) to {} in {:.2} s ({:.0} MiB/s): bs {}, compress {}%, dedupe {}% ({:?}{}), seed {}",
-        format_bytes_iec(total),
-        total,
-        a.output.display(),
-        secs,
-        total as f64 / (1 << 20) as f64 / secs.max(1e-9),
-        bs,
-        cfg.compress_percentage,
-        cfg.dedupe_percentage,
-        cfg.dedupe_mode,
-        if cfg.dedupe_spread { ", spread" } else { "" },
-        a.seed
-    );
+    let name = a.output.display().to_string();
+    iolab_report::render::write_streamed(&a.output, |w| -> anyhow::Result<()> {
+        Ok(write_data(w, &name, &cfg, seed, size, bs)?)
+    })?;
+    println!("{}", summary(&spec, &cfg, &a.output, start.elapsed().as_secs_f64()));
     Ok(ExitCode::SUCCESS)
 }
 
 fn measure(a: MeasureArgs) -> anyhow::Result<ExitCode> {
-    let bs = size(&a.bs, "bs")?;
+    let bs = size_of(&a.bs, "bs")?;
     if bs == 0 {
         bail!("--bs must be at least 1 byte");
     }
     let sample = match a.sample.as_str() {
         "all" => None,
-        s => Some(size(s, "sample")?.max(1)),
+        s => Some(size_of(s, "sample")?.max(1)),
     };
     let opts = MeasureOptions { block: bs as usize, sample };
     let m = measure_path(&a.path, &opts)?;
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&m)?);
-    } else {
-        print!("{}", m.table());
-    }
+    let format = if a.json { "json" } else { "normal" };
+    let out = iolab_report::render_document(&m, format, &|m| m.table(), None, None)?;
+    iolab_report::render::write(&out, None)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -4,6 +4,7 @@
 //! `fill_report`.
 
 use iolab_model::fill_report::{FillQuery, FillReport};
+use iolab_report::render_document;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
@@ -51,13 +52,16 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         working_set: a.working_set,
     };
     let r = FillReport::compute(&q)?;
-    if a.html {
-        print!("{}", super::report::page_of("fill", &r)?);
+    let format = if a.html {
+        "html"
     } else if a.json {
-        println!("{}", serde_json::to_string_pretty(&r)?);
+        "json"
     } else {
-        print!("{}", r.text());
-    }
+        "normal"
+    };
+    let page = super::report::doc_page("fill");
+    let out = render_document(&r, format, &FillReport::text, None, Some(&page))?;
+    iolab_report::render::write(&out, None)?;
     // 128 + the signal after a stop request (the Monte Carlo runs end early), else success.
     Ok(iolab_core::stop::exit_status().map_or(ExitCode::SUCCESS, ExitCode::from))
 }

@@ -14,7 +14,6 @@ pub mod compare;
 pub mod data;
 pub mod fill;
 pub mod fio;
-pub mod iolog_export;
 pub mod mrc;
 pub mod options;
 pub mod parse;
@@ -70,20 +69,6 @@ pub fn split_own<F: Args + FromArgMatches>(
     })?;
     let flags = F::from_arg_matches(&m).with_context(|| format!("iolab {name}"))?;
     Ok((split, flags))
-}
-
-/// `out` to `path` (atomically, see `report::output`) or to stdout.
-pub fn emit(out: &[u8], path: Option<&std::path::Path>) -> anyhow::Result<()> {
-    use std::io::Write;
-    match path {
-        Some(p) => iolab_report::write_atomic(p, out)?,
-        None => {
-            let mut s = std::io::stdout().lock();
-            s.write_all(out).context("writing results to stdout")?;
-            s.flush().context("writing results to stdout")?;
-        }
-    }
-    Ok(())
 }
 
 /// The result's meta for a command starting now (`RunMeta::started`).

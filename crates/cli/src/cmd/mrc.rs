@@ -4,14 +4,14 @@
 //! Prints a plot-ready table: cache size, miss ratio, byte miss ratio (`model::mrc_report`).
 //!
 //! `iolab mrc --job JOB.fio [-- --name=x --rw=randread …]`: the same curve for the request
-//! stream `iolab run` would issue (built by `iolog_export`, without I/O), split into blocks of
+//! stream `iolab run` would issue (built by `iolab_engine::iolog`, without I/O), split into blocks of
 //! `--block-size` or the jobs' smallest block size; shared files are one key space.
 
 use super::trace::{size_arg, TraceOpts};
 use anyhow::{bail, Context};
-use iolab_core::IoDir;
-use iolab_model::mrc::{exact::ExactMrc, shards::Shards, split_blocks, MrcBuilder};
-use iolab_model::mrc_report::{trace_accesses, CurveReport, Source};
+use iolab_model::mrc::MrcBuilder;
+use iolab_model::mrc_report::{self, CurveReport, Source};
+use iolab_report::render_document;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -60,25 +60,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if !a.job.is_empty() && (a.opts.format.is_some() || a.opts.lenient) {
         bail!("--format/--lenient read a trace; --job has none");
     }
-    let mut block = a.block_size.as_deref().map(|s| size_arg(s, "--block-size")).transpose()?;
-    if let Some(bs) = block.filter(|&b| b < iolab_model::mrc::MIN_BLOCK_SIZE) {
-        bail!(
-            "--block-size {bs}: expected at least {} (a sector): a cache of smaller blocks is \
-             not a block cache, and walking every byte of a trace takes minutes and gigabytes",
-            iolab_model::mrc::MIN_BLOCK_SIZE
-        );
-    }
-    let (mut builder, method): (Box<dyn MrcBuilder>, String) = match (a.shards, a.shards_size) {
-        (Some(r), _) => (
-            Box::new(Shards::fixed_rate(r).map_err(|e| anyhow::anyhow!("--shards {r:?}: {e}"))?),
-            format!("shards fixed-rate {r}"),
-        ),
-        (None, Some(n)) => (
-            Box::new(Shards::fixed_size(n).map_err(|e| anyhow::anyhow!("--shards-size {n}: {e}"))?),
-            format!("shards fixed-size {n}"),
-        ),
-        (None, None) => (Box::new(ExactMrc::new()), "exact".to_string()),
-    };
+    let block = a.block_size.as_deref().map(|s| size_arg(s, "--block-size")).transpose()?;
+    let mut block = block.map(mrc_report::check_block_size).transpose()?;
+    let (mut builder, method) = mrc_report::builder(a.shards, a.shards_size)?;
     if a.points < 2 && a.sizes.is_empty() {
         bail!("--points {}: need at least 2", a.points);
     }
@@ -91,7 +75,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 cfg.oracle_id_unit_bytes = 1;
             }
             let mut r = iolab_trace::open(t, a.opts.format.as_deref(), &cfg)?;
-            trace_accesses(&mut *r, builder.as_mut(), block)
+            mrc_report::trace_accesses(&mut *r, builder.as_mut(), block)
                 .with_context(|| t.display().to_string())?;
             (t.display().to_string(), r.format().to_string(), r.records(), r.skipped())
         }
@@ -107,67 +91,35 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let interrupted = iolab_core::stop::requested();
     let src = Source { label, format, requests, skipped, interrupted };
     let report = CurveReport::new(src, method, block, &curve, &pts);
-    if a.html {
-        print!("{}", super::report::page_of("mrc", &report)?);
-    } else if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else if a.csv {
-        if interrupted {
-            eprintln!("iolab: interrupted: the curve covers the {requests} records read");
-        }
-        print!("{}", report.csv());
-    } else {
-        print!("{}", report.text());
+    let format = [(a.html, "html"), (a.json, "json"), (a.csv, "csv")].into_iter().find(|f| f.0);
+    let format = format.map_or("normal", |f| f.1);
+    if interrupted && format == "csv" {
+        eprintln!("iolab: interrupted: the curve covers the {requests} records read");
     }
+    let page = super::report::doc_page("mrc");
+    let out =
+        render_document(&report, format, &CurveReport::text, Some(&CurveReport::csv), Some(&page))?;
+    iolab_report::render::write(&out, None)?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// Feed the jobs' request streams into `builder` at `block` (default: the smallest data block
-/// size of any job); returns the requests seen and the block size used.
+/// Feed the jobs' request streams (`iolab_engine::iolog::build`, as `run` would issue them)
+/// into `builder` at `block` (default: the jobs' smallest block size); returns the requests
+/// seen and the block size used.
 fn job_accesses(
     a: &Args,
     block: Option<u64>,
     builder: &mut dyn MrcBuilder,
 ) -> anyhow::Result<(u64, u64)> {
-    let parsed = iolab_job::load(&iolab_job::LoadOptions {
+    let opts = iolab_job::LoadOptions {
         files: a.job.clone(),
         cmdline: a.fio.clone(),
-        sections: Vec::new(),
-    })?;
-    for w in &parsed.warnings {
-        eprintln!("iolab: {w}");
-    }
-    let bs = match block {
-        Some(b) => b,
-        None => parsed
-            .jobs
-            .iter()
-            .flat_map(|j| {
-                [(j.rw.has_read(), j.bs.read.min), (j.rw.has_write(), j.bs.write.min)]
-                    .into_iter()
-                    .filter_map(|(on, b)| on.then_some(b))
-            })
-            .min()
-            .filter(|&b| b > 0)
-            .context("the jobs read and write nothing: no block size to model")?,
+        ..Default::default()
     };
-    let s = super::iolog_export::build(&parsed.jobs, super::iolog_export::Sizes::Existing)?;
-    for n in &s.notes {
-        eprintln!("iolab: {n}");
-    }
-    // The clones interleaved as they would run, so a shared file's blocks mix in one cache.
-    let mut seen = 0u64;
-    let n = s.merged(|_, req| {
-        // SIGINT/SIGTERM/SIGHUP: the curve of the requests so far, marked interrupted.
-        if iolab_core::stop::requested() {
-            return Err(seen);
-        }
-        seen += 1;
-        // A block cache holds data: trims and syncs are not accesses to it.
-        if !matches!(req.dir, IoDir::Trim | IoDir::Sync) {
-            split_blocks(req.file, req.offset, req.len, bs, |k, b| builder.access(k, b));
-        }
-        Ok(())
-    });
-    Ok((n.unwrap_or_else(|seen| seen), bs))
+    let parsed = iolab_job::load(&opts)?;
+    parsed.warnings.iter().for_each(|w| eprintln!("iolab: {w}"));
+    let bs = block.map_or_else(|| mrc_report::jobs_block_size(&parsed.jobs), Ok)?;
+    let s = iolab_engine::iolog::build(&parsed.jobs, iolab_engine::iolog::Sizes::Existing)?;
+    s.notes.iter().for_each(|n| eprintln!("iolab: {n}"));
+    Ok((mrc_report::stream_accesses(s, builder, bs), bs))
 }

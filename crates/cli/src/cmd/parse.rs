@@ -1,13 +1,12 @@
 //! `iolab parse JOB… [--name=value…] [--section=NAME] [--defaults]`: the jobs as iolab (and
-//! fio) read them, as pretty JSON `{"jobs":[…], "warnings":[…]}`, every option with its typed
+//! fio) read them (`iolab_job::describe`), as pretty JSON `{"jobs":[…], "warnings":[…]}`, every option with its typed
 //! value, the text as written and where it came from. Warnings also go to stderr. No I/O.
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use iolab_job::{registry, LoadOptions, Origin};
-use serde_json::{json, Map, Value};
+use iolab_job::LoadOptions;
 
 #[derive(clap::Args)]
 #[command(
@@ -42,7 +41,6 @@ pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
             "--{f}: a fio flag for `iolab run` or `iolab fio`; `iolab parse` does no run"
         );
     }
-    let defaults = flags.defaults;
     if split.job_files.is_empty() && split.fio_options.is_empty() {
         anyhow::bail!("nothing to parse; expected job files and/or fio-style options such as --name=x --rw=randread");
     }
@@ -62,45 +60,9 @@ pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
     for w in &data_warnings {
         writeln!(stderr, "iolab: {w}").context("writing warnings")?;
     }
-    let jobs: Vec<Value> =
-        parsed.jobs.iter().map(|j| job_json(j, defaults)).collect::<anyhow::Result<_>>()?;
-    let out = json!({ "jobs": jobs, "warnings": parsed.warnings, "data_warnings": data_warnings });
+    let out = iolab_job::describe::document(&parsed, &data_warnings, flags.defaults)?;
     let mut stdout = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut stdout, &out).context("writing JSON")?;
     writeln!(stdout).context("writing JSON")?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn origin_text(o: &Origin) -> String {
-    match o {
-        Origin::File { file, line, .. } => format!("{file}:{line}"),
-        Origin::CommandLine { index } => format!("command line (argument {})", index + 1),
-        Origin::Default => "default".to_string(),
-    }
-}
-
-/// The job as JSON, with `options` rewritten to `{value, raw, origin: "file:line", section}`
-/// and, with `defaults`, every other option that has a fio default.
-fn job_json(job: &iolab_job::Job, defaults: bool) -> anyhow::Result<Value> {
-    let mut v = serde_json::to_value(job).context("serializing job")?;
-    let mut options = Map::new();
-    for (name, o) in &job.options {
-        let mut entry = json!({ "value": o.value, "raw": o.raw, "origin": origin_text(&o.origin) });
-        if let Origin::File { section, .. } = &o.origin {
-            entry["section"] = json!(section);
-        }
-        options.insert(name.clone(), entry);
-    }
-    if defaults {
-        for def in registry::OPTIONS {
-            if !def.default.is_empty() && !options.contains_key(def.name) {
-                options.insert(
-                    def.name.to_string(),
-                    json!({ "value": def.default, "raw": def.default, "origin": "default" }),
-                );
-            }
-        }
-    }
-    v["options"] = Value::Object(options);
-    Ok(v)
 }

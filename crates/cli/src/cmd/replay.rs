@@ -71,20 +71,21 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         allow_destroy: a.allow_destroy,
     };
     c.validate()?;
-    let exporter = iolab_report::exporter(&a.output_format)?;
+    iolab_report::render::check_formats(&a.output_format, false)?;
     if let Some(p) = &a.output {
         iolab_report::output::check(p, &[&c.trace, &c.target])?;
     }
     let meta = super::meta_now(iolab_stats::RunMode::Measured, Vec::new());
     let stop = Arc::new(AtomicBool::new(false));
-    // SIGINT, SIGTERM and SIGHUP (crate::signals) end the replay through this flag.
-    let bridge = crate::signals::bridge(stop.clone());
+    // SIGINT, SIGTERM and SIGHUP (`iolab_core::stop`) end the replay through this flag.
+    let bridge = iolab_core::stop::bridge(stop.clone());
     let result = replay(&c, meta, &stop)?;
     drop(bridge);
     for n in result.jobs.iter().flat_map(|j| &j.notes) {
         eprintln!("iolab: {n}");
     }
-    super::emit(&exporter.render(&result)?, a.output.as_deref())?;
+    let x = iolab_report::Extras::default();
+    iolab_report::render::render_to(&result, &a.output_format, &x, a.output.as_deref())?;
     Ok(match iolab_core::stop::exit_status() {
         Some(status) => ExitCode::from(status),
         None if result.jobs.iter().any(|j| j.error != 0) => ExitCode::from(1),

@@ -1,9 +1,14 @@
 //! `iolab report RESULT… -o report.html`: one offline HTML page (inline SVG charts, tables,
-//! advice) of iolab's and fio's JSON results; drawing and reading in crate iolab-viz.
+//! advice) of iolab's and fio's JSON results; drawing and reading in crate iolab-viz. Also
+//! the `html` output format of `run` and `sim` (`iolab_report::render`'s page hook).
 
-use anyhow::Context;
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+use anyhow::Context;
+use iolab_report::render::{host_section, json_doc};
+use iolab_report::ReportError;
+use iolab_stats::RunResult;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -43,41 +48,28 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// `iolab run --output-format=html`: the report page of this run, built from its json+
-/// document and JSON Lines intervals (the same reader as `iolab report` uses), with the host
-/// it ran on (hostname, kernel release, command line).
-pub fn run_page(result: &iolab_stats::RunResult) -> anyhow::Result<Vec<u8>> {
-    let doc = iolab_report::exporter("json+")?.render(result)?;
-    let mut v: serde_json::Value =
-        serde_json::from_slice(&doc).context("re-reading the JSON document")?;
-    if let Some(o) = v.as_object_mut() {
-        let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
-        let host = serde_json::json!({
-            "hostname": result.meta.hostname,
-            "kernel": kernel.trim(),
-            "command_line": result.meta.command_line.join(" "),
-        });
-        o.insert("iolab_host".into(), host);
-    }
-    let lines = iolab_report::exporter("jsonl")?.render(result)?;
-    Ok(iolab_viz::html_of("run", &serde_json::to_vec(&v)?, &lines)?.into_bytes())
+/// document with the host it ran on and its JSON Lines intervals (the reader `iolab report`
+/// uses).
+pub fn html_run(r: &RunResult) -> Result<Vec<u8>, ReportError> {
+    let doc = json_doc(r, true, &[("iolab_host", host_section(r))], None);
+    let lines = iolab_report::exporter("jsonl")?.render(r)?;
+    let page = iolab_viz::html_of("run", &doc, &lines).map_err(|e| ReportError::Html(e.into()))?;
+    Ok(page.into_bytes())
 }
 
-/// `iolab sim --output-format=html`: the page of the predicted run (json+ layout with the
+/// `iolab sim --output-format=html`: the page of the predicted run (json+ with the
 /// `iolab_sim` section, as `--output-format=json+` writes it).
-pub fn sim_page(
-    result: &iolab_stats::RunResult,
-    sim: &impl serde::Serialize,
-) -> anyhow::Result<Vec<u8>> {
-    let doc = iolab_report::exporter("json+")?.render(result)?;
-    let mut v: serde_json::Value =
-        serde_json::from_slice(&doc).context("re-reading the JSON document")?;
-    if let Some(o) = v.as_object_mut() {
-        o.insert("iolab_sim".into(), serde_json::to_value(sim)?);
-    }
-    Ok(iolab_viz::html_of("sim", &serde_json::to_vec(&v)?, b"")?.into_bytes())
+pub fn html_sim(r: &RunResult, sim: &serde_json::Value) -> Result<Vec<u8>, ReportError> {
+    let doc = json_doc(r, true, &[("iolab_sim", sim.clone())], None);
+    let page = iolab_viz::html_of("sim", &doc, b"").map_err(|e| ReportError::Html(e.into()))?;
+    Ok(page.into_bytes())
 }
 
-/// The page of any result document given as a JSON value (`iolab sim --object-level`).
-pub fn page_of(label: &str, v: &impl serde::Serialize) -> anyhow::Result<String> {
-    Ok(iolab_viz::html_of(label, &serde_json::to_vec(v)?, b"")?)
+/// The page of a result document (`mrc`, `fill`, `sim --object-level`) as
+/// `iolab_report::render_document`'s page hook.
+pub fn doc_page(label: &str) -> impl Fn(&[u8]) -> Result<Vec<u8>, ReportError> + '_ {
+    move |doc| match iolab_viz::html_of(label, doc, b"") {
+        Ok(page) => Ok(page.into_bytes()),
+        Err(e) => Err(ReportError::Html(e.into())),
+    }
 }

@@ -12,22 +12,21 @@
 //! directory (`--size`, default 256m; `--directory`): sequential 1 MiB reads and writes at
 //! QD8, random 4 KiB reads and writes at QD32 and QD1, about 3.5 s each, and prints one table.
 
-use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
 
-use anyhow::bail;
-use iolab_engine::finish::{global_options, job_paths, own_options};
-use iolab_engine::runner::{run_jobs, Progress, ReadProbe, RunOptions};
-use iolab_job::LoadOptions;
+use anyhow::{bail, Context};
+use iolab_calibrate::versus;
+use iolab_engine::iolog::{self, Sizes};
+use iolab_engine::progress::{run_shown, Show};
+use iolab_engine::runner::{ReadProbe, RunOptions};
+use iolab_job::cmdline::fio_text;
+use iolab_job::{LoadOptions, Parsed};
 use iolab_model::device::profile::DeviceProfile;
+use iolab_report::render::{Extras, Inner};
 use iolab_stats::RunResult;
 
-mod logs;
-mod predict;
+mod measure;
 mod quick;
 mod status;
 
@@ -86,13 +85,6 @@ fn fio_seeds(s: &str) -> Result<iolab_workload::FioSeeds, String> {
         .ok_or_else(|| format!("--fio-seeds={s}: expected 3.33 (also 3.34) or current"))
 }
 
-/// What `render` prints beside the result: `--status-interval`'s reports made during the run,
-/// and `--predict`'s prediction with its profile.
-struct Shown<'a> {
-    reported: Option<Vec<u8>>,
-    predicted: Option<&'a (RunResult, &'a DeviceProfile)>,
-}
-
 fn seconds(s: &str) -> Result<f64, String> {
     let v = s.trim_end_matches('s').parse().ok().filter(|v: &f64| *v > 0.0);
     v.ok_or_else(|| format!("--phase-time={s}: expected seconds > 0, e.g. 3"))
@@ -110,27 +102,18 @@ pub enum Personality {
     Fio { argv0: String },
 }
 
+/// fio's global flags, the output formats in fio's order, and iolab's own flags.
 struct Flags {
-    /// fio's global flags.
     g: super::fio::Globals,
-    format: String,
-    output: Option<PathBuf>,
-    status_interval: Option<Duration>,
+    formats: String,
     own: OwnFlags,
+    fio: bool,
 }
 
-fn flags(own: OwnFlags, g: super::fio::Globals) -> anyhow::Result<Flags> {
-    let f = Flags {
-        format: g.ordered_formats().join(","),
-        output: g.output.clone(),
-        status_interval: g.status_interval,
-        g,
-        own,
-    };
-    for fmt in f.format.split(',').filter(|&f| f != "html") {
-        super::fio::exporter(&f.g, fmt)?;
+impl Flags {
+    fn normal(&self) -> bool {
+        self.formats.split(',').any(|f| f == "normal")
     }
-    Ok(f)
 }
 
 pub fn run(_: Args) -> anyhow::Result<ExitCode> {
@@ -154,62 +137,66 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
             Personality::Fio { argv0 } => argv0.as_str(),
             Personality::Iolab => "iolab run",
         };
-        print!("{}", super::fio::action_text(a, argv0)?);
+        print!("{}", fio_text::action_text(a, argv0)?);
         return Ok(ExitCode::SUCCESS);
     }
     if g.showcmd {
-        print!("{}", super::fio::showcmd(&split.job_files)?);
+        print!("{}", fio_text::showcmd(&split.job_files)?);
         return Ok(ExitCode::SUCCESS);
     }
     if fio {
-        unrecognized_options(&split.fio_options)?;
+        fio_text::refuse_unrecognized(&split.fio_options)?;
     }
-    let flags = flags(own, g)?;
+    let formats = g.ordered_formats().join(",");
+    iolab_report::render::check_formats(&formats, true)?;
+    let flags = Flags { g, formats, own, fio };
     // The start time is now, before the jobs are laid out (fio's `timestamp`).
     let started = super::meta_now(iolab_stats::RunMode::Measured, Vec::new());
     let has_job = !split.job_files.is_empty()
         || split.fio_options.iter().any(|o| o.starts_with("--name=") || o == "--name");
-    if !has_job && fio {
-        // fio with no job: its usage, exit 1 ("No job(s) defined").
-        print!("{}", super::fio::usage("fio"));
-        return Ok(ExitCode::from(1));
-    }
-    if !has_job && flags.own.predict.is_some() {
-        bail!("--predict needs a job (job file or --name=…), not the quick profile");
-    }
     if !has_job {
-        if flags.own.write_iolog.is_some() {
-            bail!("--write-iolog needs a job (job file or --name=…), not the quick profile");
-        }
-        if let Some(p) = &flags.output {
-            iolab_report::output::check(p, &[])?;
-        }
-        return quick::run_quick(&split.fio_options, &flags_to_quick(&flags));
+        return quick(&split.fio_options, &flags);
     }
-    let Some((opts, parsed, profile)) = load_jobs(split, &flags, fio)? else {
+    let Some((opts, parsed, profile)) = load_jobs(split, &flags)? else {
         return Ok(ExitCode::SUCCESS);
     };
-    let (result, watched, interrupted, reported) = measure(&opts, &parsed, &flags, fio, &started)?;
+    let m = measure::measure(&opts, &parsed, &flags, &started)?;
     let predicted = match &profile {
-        Some(p) => Some((predict::predict(&parsed.jobs, p)?, p)),
+        Some(p) => Some((versus::predict(&parsed.jobs, p)?, p)),
         None => None,
     };
-    let shown = Shown { reported, predicted: predicted.as_ref() };
-    let out = render(&result, &watched, &flags, fio, &parsed.jobs, shown)?;
-    super::emit(&out, flags.output.as_deref())?;
-    Ok(exit_code(&result, interrupted, fio))
+    let out = render(&m, &flags, &parsed.jobs, predicted.as_ref())?;
+    iolab_report::render::write(&out, flags.g.output.as_deref())?;
+    Ok(exit_code(&m.result, m.interrupted, fio))
+}
+
+/// No job: fio prints its usage; iolab runs the quick profile.
+fn quick(fio_options: &[String], flags: &Flags) -> anyhow::Result<ExitCode> {
+    if flags.fio {
+        // fio with no job: its usage, exit 1 ("No job(s) defined").
+        print!("{}", fio_text::usage("fio"));
+        return Ok(ExitCode::from(1));
+    }
+    for (set, flag) in [
+        (flags.own.predict.is_some(), "--predict"),
+        (flags.own.write_iolog.is_some(), "--write-iolog"),
+    ] {
+        if set {
+            bail!("{flag} needs a job (job file or --name=…), not the quick profile");
+        }
+    }
+    if let Some(p) = &flags.g.output {
+        iolab_report::output::check(p, &[])?;
+    }
+    quick::run_quick(fio_options, flags)
 }
 
 /// The jobs as loaded, and the `--predict` profile.
-type Loaded = (LoadOptions, iolab_job::Parsed, Option<DeviceProfile>);
+type Loaded = (LoadOptions, Parsed, Option<DeviceProfile>);
 
 /// The jobs, read and validated, and the `--predict` profile read; `None` when
 /// `--parse-only` ends the run here.
-fn load_jobs(
-    split: iolab_job::SplitArgs,
-    flags: &Flags,
-    fio: bool,
-) -> anyhow::Result<Option<Loaded>> {
+fn load_jobs(split: iolab_job::SplitArgs, flags: &Flags) -> anyhow::Result<Option<Loaded>> {
     if flags.own.phase_time.is_some() {
         bail!("--phase-time applies to the quick profile (no job); use --runtime= in a job");
     }
@@ -227,327 +214,71 @@ fn load_jobs(
     if let Some(gen) = flags.own.fio_seeds {
         parsed.jobs.iter_mut().for_each(|j| gen.apply_to(j));
     }
-    for w in &parsed.warnings {
-        if !fio || flags.g.warnings_fatal {
-            eprintln!("iolab: {w}");
-        }
+    let fatal = flags.g.warnings_fatal;
+    for w in parsed.warnings.iter().filter(|_| !flags.fio || fatal) {
+        eprintln!("iolab: {w}");
     }
-    if flags.g.warnings_fatal && !parsed.warnings.is_empty() {
+    if fatal && !parsed.warnings.is_empty() {
         bail!("--warnings-fatal: {} job warning(s)", parsed.warnings.len());
     }
-    if flags.g.readonly {
-        if let Some(j) = parsed.jobs.iter().find(|j| j.rw.has_write() || j.rw.has_trim()) {
-            bail!("fio: job <{}> has write or trim bit set, but fio is in read-only mode", j.name);
-        }
-    }
-    let profile = flags.own.predict.as_deref().map(predict::load).transpose()?;
-    if flags.g.parse_only {
-        return Ok(None);
-    }
-    Ok(Some((opts, parsed, profile)))
+    fio_text::refuse_writes(&flags.g, &parsed.jobs)?;
+    let profile =
+        flags.own.predict.as_deref().map(versus::load).transpose().context("--predict")?;
+    Ok((!flags.g.parse_only).then_some((opts, parsed, profile)))
 }
 
-/// Check the outputs against the inputs, export the iolog, then run the jobs with the device
-/// view and the advice watching; the result carries its global and job options.
-fn measure(
-    opts: &LoadOptions,
-    parsed: &iolab_job::Parsed,
-    flags: &Flags,
-    fio: bool,
-    started: &iolab_stats::RunMeta,
-) -> anyhow::Result<(RunResult, iolab_advice::WatchReport, bool, Option<Vec<u8>>)> {
-    // Nor the file a job reads or writes (fio's filename=): checked before any I/O.
-    let targets: Vec<std::path::PathBuf> = parsed.jobs.iter().flat_map(job_paths).collect();
-    let mut inputs: Vec<&Path> = opts.files.iter().map(|p| p.as_path()).collect();
-    inputs.extend(targets.iter().map(|p| p.as_path()));
-    let job_iologs: Vec<PathBuf> =
-        parsed.jobs.iter().filter_map(|j| j.write_iolog()).map(Into::into).collect();
-    for p in flags.output.iter().chain(&flags.own.write_iolog).chain(&job_iologs) {
-        iolab_report::output::check(p, &inputs)?;
-    }
-    if let Some(p) = &flags.own.write_iolog {
-        super::iolog_export::export(p, &parsed.jobs, super::iolog_export::Sizes::Existing)?;
-    }
-    super::iolog_export::export_job_options(&parsed.jobs)?;
-    // The device view and the advice evidence (crate iolab-advice): targets resolved to their
-    // devices, /proc/diskstats sampled every interval, read completions sampled for zeros.
-    let watch = iolab_advice::RunWatch::start(
-        &parsed.jobs,
-        parsed.jobs.iter().map(job_paths).collect(),
-        iolab_advice::WatchConfig {
-            interval: flags.status_interval.unwrap_or(Duration::from_secs(1)),
-            prefill: flags.own.prefill,
-            declared_cache_bytes: flags.own.cache_size,
-            ..Default::default()
-        },
-    );
-    let probes: Vec<_> = (0..parsed.jobs.len()).filter_map(|i| watch.zero_probe(i)).collect();
-    let run_opts = RunOptions {
-        allow_destroy: flags.own.allow_destroy,
-        prefill: flags.own.prefill,
-        read_probe: Some(ReadProbe {
-            every: watch.zero_sample_every(),
-            observe: Arc::new(move |job, buf| {
-                if let Some(p) = probes.get(job) {
-                    p.observe(buf);
-                }
-            }),
-        }),
-        ..RunOptions::default()
-    };
-    let progress = match flags.g.eta {
-        super::fio::Eta::Never => Show::Off,
-        super::fio::Eta::Always => Show::Every(
-            flags.status_interval.or(flags.g.eta_interval).unwrap_or(Duration::from_secs(1)),
-        ),
-        super::fio::Eta::Auto if fio => match flags.status_interval {
-            Some(t) => Show::Every(t),
-            None => Show::Off,
-        },
-        super::fio::Eta::Auto => Show::Auto(flags.status_interval.or(flags.g.eta_interval)),
-    };
-    // fio's --status-interval: full periodic reports instead of the progress line.
-    let periodic = flags.status_interval.filter(|_| fio).map(|t| {
-        let mut p = status::Reports::new(&parsed.jobs, t, &flags.format, flags.g.terse_version);
-        p.sink = flags.output.as_ref().map(|_| Arc::new(std::sync::Mutex::new(Vec::new())));
-        p
-    });
-    let normal = fio && flags.format.split(',').any(|f| f == "normal");
-    if let Some(p) = periodic.as_ref().filter(|_| normal) {
-        // fio prints the job header lines before the run, so before any periodic report.
-        let header = super::fio::normal_header(&parsed.jobs);
-        match &p.sink {
-            Some(s) => s.lock().map(|mut g| g.extend(header.as_bytes())).unwrap_or(()),
-            None => print!("{header}"),
-        }
-    }
-    let progress = if periodic.is_some() && flags.g.eta != super::fio::Eta::Always {
-        Show::Off
-    } else {
-        progress
-    };
-    let (mut result, interrupted) = run_reporting(
-        &parsed.jobs,
-        &run_opts,
-        progress,
-        Some(watch.live_devices()),
-        periodic.clone(),
-    )?;
-    let watched = watch.finish(&mut result);
-    result.disk_series = watched.series.devices.clone();
-    for n in watched.notes.iter().filter(|_| !fio) {
-        eprintln!("iolab: {n}");
-    }
-    result.meta.command_line = std::env::args().collect();
-    result.global_options = global_options(&parsed.jobs, &opts.cmdline);
-    own_options(&mut result);
-    result.meta.interrupted = interrupted;
-    result.meta.start_unix_ms = started.start_unix_ms;
-    result.warnings.extend(parsed.warnings.iter().map(|w| w.to_string()));
-    if !fio {
-        for n in &result.notes {
-            eprintln!("iolab: {n}");
-        }
-        for n in iolab_report::export::text::job_notes(&result) {
-            eprintln!("iolab: {n}");
-        }
-    }
-    // The periodic reports made (collected when they go to --output, else already printed).
-    let reported =
-        periodic.map(|p| p.sink.and_then(|s| s.lock().ok().map(|g| g.clone())).unwrap_or_default());
-    Ok((result, watched, interrupted, reported))
-}
-
-/// The output formats in fio's order; the device view and advice after iolab's text.
+/// The output formats in fio's order (`report::render`); the prediction, the device view
+/// and the advice after iolab's text.
 fn render(
-    result: &RunResult,
-    watched: &iolab_advice::WatchReport,
+    m: &measure::Measured,
     flags: &Flags,
-    fio: bool,
     jobs: &[iolab_job::Job],
-    shown: Shown<'_>,
+    predicted: Option<&(RunResult, &DeviceProfile)>,
 ) -> anyhow::Result<Vec<u8>> {
-    let Shown { reported, predicted } = shown;
+    let (fio, result, advice) = (flags.fio, &m.result, &m.watched.advice);
+    let html = super::report::html_run;
+    let mut x = Extras {
+        terse_version: flags.g.terse_version,
+        fio,
+        html: Some(&html),
+        ..Extras::default()
+    };
+    if let Some((pr, p)) = predicted {
+        let rows = versus::rows(result, pr);
+        x.after_normal.push(versus::text(&rows, p));
+        x.sections.push(("iolab_predict", versus::json(&rows, p)));
+        x.inner = Some(Inner { section: "iolab_predict", key: "result", result: pr });
+    }
+    if !fio {
+        // After the summary: the depth issued beside what each device saw, then advice.
+        let view = iolab_advice::render_device_view(result, &m.watched.evidence);
+        x.after_normal.push(format!("\n{view}{}", iolab_advice::render_text(advice)));
+    }
     // After --status-interval's reports the job header was written before them.
-    let header = reported.is_none();
-    let mut out = reported.unwrap_or_default();
-    if header && fio && flags.format.split(',').any(|f| f == "normal") {
+    let mut out = m.reported.clone().unwrap_or_default();
+    if m.reported.is_none() && fio && flags.normal() {
         out.extend(super::fio::normal_header(jobs).as_bytes());
     }
-    for fmt in flags.format.split(',') {
-        if fmt == "html" {
-            out.extend(super::report::run_page(result)?);
-            continue;
-        }
-        if fio && fmt == "normal" {
-            // stat.c __show_run_stats starts the normal output with a blank line.
-            out.push(b'\n');
-        }
-        let doc = super::fio::exporter(&flags.g, fmt)?.render(result)?;
-        match (predicted, fmt.starts_with("json") && fmt != "jsonl") {
-            (Some((pr, p)), true) => {
-                let mut v: serde_json::Value = serde_json::from_slice(&doc)?;
-                let pdoc: serde_json::Value =
-                    serde_json::from_slice(&super::fio::exporter(&flags.g, fmt)?.render(pr)?)?;
-                let rows = predict::rows(result, pr);
-                if let Some(o) = v.as_object_mut() {
-                    o.insert("iolab_predict".into(), predict::json(&rows, p, pdoc));
-                }
-                out.extend(serde_json::to_vec_pretty(&v)?);
-                out.push(b'\n');
-            }
-            _ => out.extend(doc),
-        }
-        if let (Some((pr, p)), "normal") = (predicted, fmt) {
-            out.extend(predict::text(&predict::rows(result, pr), p).as_bytes());
-        }
-        if fmt == "normal" && !fio {
-            // After the summary: the depth issued beside what each device saw, then advice.
-            let view = iolab_advice::render_device_view(result, &watched.evidence);
-            out.extend(format!("\n{view}").as_bytes());
-            out.extend(iolab_advice::render_text(&watched.advice).as_bytes());
-        }
-    }
-    if !fio && !flags.format.split(',').any(|f| f == "normal") {
+    out.extend(iolab_report::render::render(result, &flags.formats, &x)?);
+    if !fio && !flags.normal() {
         // Machine formats carry the advice in the result; a person still sees it on stderr.
-        eprint!("{}", iolab_advice::render_text(&watched.advice));
+        eprint!("{}", iolab_advice::render_text(advice));
     }
     Ok(out)
 }
 
 /// fio's exit status: 1 after an I/O error or a verify failure, 128 + N after a signal.
 fn exit_code(result: &RunResult, interrupted: bool, fio: bool) -> ExitCode {
-    for j in &result.jobs {
-        if let Some(f) = j.verify.as_ref().and_then(|v| v.failures.first()) {
-            let who = if fio { "fio" } else { "iolab" };
-            eprintln!("{who}: job {}: {}: {}", j.name, f.file, f.message);
-        }
+    let who = if fio { "fio" } else { "iolab" };
+    for f in iolab_engine::finish::verify_failures(result) {
+        eprintln!("{who}: {f}");
     }
-    // A verify failure is a failed run, as in fio (exit status 1 after "verify: bad magic").
-    let failed = result
-        .jobs
-        .iter()
-        .any(|j| j.error != 0 || j.verify.as_ref().is_some_and(|v| v.failed() > 0));
     if interrupted {
         eprintln!("iolab: interrupted; the results cover the time until the signal");
         ExitCode::from(iolab_core::stop::exit_status().unwrap_or(130))
-    } else if failed {
+    } else if iolab_engine::finish::failed(result) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     }
-}
-
-/// fio's "unrecognized option" for a `--key` that is neither a job option nor a flag
-/// (init.c `parse_cmd_line`, `case '?'`, with `show_closest_option`).
-fn unrecognized_options(cmdline: &[String]) -> anyhow::Result<()> {
-    for a in cmdline {
-        let key = a.trim_start_matches('-');
-        let key = key.split_once('=').map_or(key, |(k, _)| k);
-        if key != "name" && iolab_job::registry::lookup(key).is_none() {
-            match iolab_job::registry::nearest(key) {
-                Some(n) => bail!("fio: unrecognized option '{a}'\nDid you mean {n}?"),
-                None => bail!("fio: unrecognized option '{a}'"),
-            }
-        }
-    }
-    Ok(())
-}
-
-fn flags_to_quick(f: &Flags) -> quick::QuickFlags {
-    quick::QuickFlags {
-        format: f.format.clone(),
-        output: f.output.clone(),
-        status_interval: f.status_interval,
-        phase_time: f.own.phase_time.unwrap_or(3.0),
-    }
-}
-
-/// When the live progress line shows (fio's `--eta`, `--eta-interval`, `--status-interval`).
-#[derive(Clone, Copy, Debug)]
-pub enum Show {
-    /// On a terminal, or every interval when one is given.
-    Auto(Option<Duration>),
-    /// Every interval, terminal or not.
-    Every(Duration),
-    Off,
-}
-
-/// Run jobs with Ctrl-C handling and the live progress line; returns the result and whether
-/// it was interrupted.
-pub fn run_with_progress(
-    jobs: &[iolab_job::Job],
-    opts: &RunOptions,
-    status_interval: Option<Duration>,
-    devices: Option<Arc<std::sync::Mutex<Vec<iolab_stats::DiskUtil>>>>,
-) -> anyhow::Result<(RunResult, bool)> {
-    run_shown(jobs, opts, Show::Auto(status_interval), devices)
-}
-
-/// [`run_with_progress`] with the progress line as `show` says.
-pub fn run_shown(
-    jobs: &[iolab_job::Job],
-    opts: &RunOptions,
-    show: Show,
-    devices: Option<Arc<std::sync::Mutex<Vec<iolab_stats::DiskUtil>>>>,
-) -> anyhow::Result<(RunResult, bool)> {
-    run_reporting(jobs, opts, show, devices, None)
-}
-
-/// [`run_shown`], plus fio's periodic full reports when `periodic` is given.
-fn run_reporting(
-    jobs: &[iolab_job::Job],
-    opts: &RunOptions,
-    show: Show,
-    devices: Option<Arc<std::sync::Mutex<Vec<iolab_stats::DiskUtil>>>>,
-    periodic: Option<status::Reports>,
-) -> anyhow::Result<(RunResult, bool)> {
-    let (status_interval, show) = match show {
-        Show::Auto(t) => (t, std::io::stderr().is_terminal() || t.is_some()),
-        Show::Every(t) => (Some(t), true),
-        Show::Off => (None, false),
-    };
-    let stop = Arc::new(AtomicBool::new(false));
-    // SIGINT, SIGTERM and SIGHUP (crate::signals) stop every worker through this flag.
-    let bridge = crate::signals::bridge(stop.clone());
-    let progress = Arc::new(Progress::default());
-    let done = Arc::new(AtomicBool::new(false));
-    let ticker = show.then(|| {
-        let progress = progress.clone();
-        let done = done.clone();
-        std::thread::spawn(move || {
-            quick::progress_loop(&progress, &done, status_interval, devices.as_deref())
-        })
-    });
-    let reporter = periodic.map(|cfg| {
-        let progress = progress.clone();
-        let done = done.clone();
-        std::thread::spawn(move || status::status_loop(&progress, &done, &cfg))
-    });
-    let r = run_jobs(jobs, opts, stop, Some(progress));
-    drop(bridge);
-    done.store(true, Ordering::SeqCst);
-    if let Some(t) = ticker {
-        let _ = t.join();
-    }
-    if let Some(t) = reporter {
-        let _ = t.join();
-    }
-    let interrupted = iolab_core::stop::requested();
-    let out = match r {
-        // Stopped before any result existed (layout, prefill): an empty result, marked.
-        Err(e) if interrupted => {
-            let mut result = RunResult::default();
-            result.meta.iolab_version = env!("CARGO_PKG_VERSION").to_string();
-            result.notes.push(format!("interrupted before the jobs ran: {e}"));
-            return Ok((result, true));
-        }
-        r => r?,
-    };
-    let mut result = out.result;
-    for p in logs::write_logs(Path::new("."), &result, &out.logs)? {
-        result.notes.push(format!("log written: {}", p.display()));
-    }
-    result.notes.extend(iolab_engine::finish::file_notes(&out.files));
-    Ok((result, interrupted || iolab_core::stop::requested()))
 }

@@ -8,10 +8,12 @@
 //! exporters over the predicted `RunResult`, plus the model's tiers, devices and series.
 
 use anyhow::bail;
+use iolab_engine::iolog::Sizes;
 use iolab_model::device::PRESETS;
 use iolab_model::policy::POLICIES;
-use iolab_model::sim::{self, jobs, object, source, SimOptions};
-use iolab_model::tier::{spec, Hierarchy};
+use iolab_model::sim::{self, jobs, object, setup, source, SimOptions};
+use iolab_model::tier::Hierarchy;
+use iolab_report::Extras;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -108,7 +110,7 @@ pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
         bail!("--{f}: a fio flag `iolab sim` does not take (see `iolab sim --help`)");
     }
     if args.list {
-        print!("{}", list());
+        print!("{}", setup::catalogue());
         return Ok(ExitCode::SUCCESS);
     }
     let has_jobs = !split.job_files.is_empty() || !split.fio_options.is_empty();
@@ -120,20 +122,21 @@ pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
         }
         _ => {}
     }
+    let output = args.output.as_deref();
     if args.object_level {
         let Some(path) = &args.trace else { bail!("--object-level needs --trace=FILE") };
         let policies: Vec<&str> = args.policy.split(',').map(str::trim).collect();
         let sizes = object::parse_sizes(&args.cache_size)?;
-        let fmt = args.trace_format.as_deref();
-        let rows = object::simulate_objects(path, fmt, &policies, &sizes)?;
-        let out = match args.output_format.as_str() {
-            "html" => super::report::page_of("sim --object-level", &rows)?,
-            "normal" => object::rows_text(&rows),
-            _ => serde_json::to_string_pretty(&rows)? + "\n",
-        };
-        return emit(out.as_bytes(), &args);
+        let rows = object::simulate_objects(path, args.trace_format.as_deref(), &policies, &sizes)?;
+        // json+ is json here: the rows have no histogram bins.
+        let format = args.output_format.trim_end_matches('+');
+        let page = super::report::doc_page("sim --object-level");
+        let text = |r: &Vec<object::ObjectRow>| object::rows_text(r);
+        let out = iolab_report::render_document(&rows, format, &text, None, Some(&page))?;
+        iolab_report::render::write(&out, output)?;
+        return Ok(iolab_core::stop::exit_status().map_or(ExitCode::SUCCESS, ExitCode::from));
     }
-    let mut h = hierarchy(&args)?;
+    let mut h = setup::hierarchy(args.hierarchy.as_deref(), &args.tiers, &args.backing)?;
     let (mut report, meta) = match &args.trace {
         Some(path) if !has_jobs => {
             let t = source::TraceReplay {
@@ -150,62 +153,20 @@ pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
         super::meta_now(iolab_stats::RunMode::Simulated, SimOptions::default().percentiles);
     run_meta.interrupted = report.interrupted;
     let result = jobs::run_result(&mut report, &meta, run_meta);
-    let out = match args.output_format.as_str() {
-        "normal" => {
-            let mut out = iolab_report::exporter("normal")?.render(&result)?;
-            out.extend(format!("\n{}", report.model_text()).as_bytes());
-            out
-        }
-        "html" => super::report::sim_page(&result, &report)?,
-        fmt => {
-            let model = serde_json::to_value(&report)?;
-            iolab_report::export::fio_json::render_with(
-                &result,
-                fmt == "json+",
-                &[("iolab_sim", &model)],
-            )
-        }
+    let model = serde_json::to_value(&report)?;
+    let html = |r: &iolab_stats::RunResult| super::report::html_sim(r, &model);
+    let x = Extras {
+        after_normal: vec![format!("\n{}", report.model_text())],
+        sections: vec![("iolab_sim", model.clone())],
+        html: Some(&html),
+        ..Extras::default()
     };
-    emit(&out, &args)
+    iolab_report::render::render_to(&result, &args.output_format, &x, output)?;
+    // 128 + the signal when a stop ended the simulation.
+    Ok(iolab_core::stop::exit_status().map_or(ExitCode::SUCCESS, ExitCode::from))
 }
 
-/// The policies and device presets, as `--list` prints them.
-fn list() -> String {
-    let mut s = String::from("policies:\n");
-    for p in POLICIES {
-        let aliases = if p.aliases.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", p.aliases.join(", "))
-        };
-        s.push_str(&format!("  {:<10} {}{}\n", p.name, p.about, aliases));
-    }
-    s.push_str("device presets:\n");
-    for p in PRESETS {
-        s.push_str(&format!("  {:<14} {}\n", p.name, p.about));
-    }
-    s
-}
-
-/// The hierarchy from `--hierarchy FILE.toml` or the `--tier`/`--backing` strings.
-fn hierarchy(args: &Flags) -> anyhow::Result<Hierarchy> {
-    let (tiers, backing) = match &args.hierarchy {
-        Some(h) => {
-            let bytes = iolab_core::input::read_bounded(h, "hierarchy", 16 << 20)?;
-            let text = String::from_utf8(bytes)
-                .map_err(|_| anyhow::anyhow!("hierarchy {}: not UTF-8 text", h.display()))?;
-            spec::parse_toml(&text, &h.display().to_string())?
-        }
-        None => {
-            let t = args.tiers.iter().enumerate().map(|(i, s)| spec::parse_tier(s, i));
-            let t = t.collect::<Result<Vec<_>, _>>()?;
-            (t, spec::parse_backing_or_profile(&args.backing)?)
-        }
-    };
-    Ok(Hierarchy::new(tiers, backing)?)
-}
-
-/// The jobs' workers through `h` (model::sim::jobs), with their warnings on stderr.
+/// The jobs' workers through `h` (`model::sim::setup`), with their warnings on stderr.
 fn simulate_jobs(
     split: iolab_job::SplitArgs,
     h: &mut Hierarchy,
@@ -217,21 +178,13 @@ fn simulate_jobs(
         sections: split.sections,
     };
     let parsed = iolab_job::load(&opts)?;
-    for w in &parsed.warnings {
-        eprintln!("iolab: {w}");
-    }
+    parsed.warnings.iter().for_each(|w| eprintln!("iolab: {w}"));
     if let Some(p) = &args.write_iolog {
-        super::iolog_export::export(p, &parsed.jobs, super::iolog_export::Sizes::Declared)?;
+        let notes = iolab_engine::iolog::export(p, &parsed.jobs, Sizes::Declared)?;
+        notes.iter().for_each(|n| eprintln!("iolab: {n}"));
     }
-    let w = jobs::job_workers(&parsed.jobs, &iolab_engine::runner::clone_files, &|_| 0)?;
-    for n in &w.warnings {
-        eprintln!("iolab: {n}");
-    }
-    Ok((sim::run(h, w.workers, SimOptions::default()), w.meta))
-}
-
-/// To `--output` (atomically) or stdout; 128 + the signal when a stop ended the simulation.
-fn emit(out: &[u8], args: &Flags) -> anyhow::Result<ExitCode> {
-    super::emit(out, args.output.as_deref())?;
-    Ok(iolab_core::stop::exit_status().map_or(ExitCode::SUCCESS, ExitCode::from))
+    let files = iolab_engine::runner::clone_files;
+    let (report, meta, warnings) = setup::simulate_jobs(h, &parsed.jobs, &files)?;
+    warnings.iter().for_each(|n| eprintln!("iolab: {n}"));
+    Ok((report, meta))
 }

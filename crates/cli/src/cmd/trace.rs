@@ -6,10 +6,11 @@
 use anyhow::{bail, Context};
 use iolab_core::units::{parse_size, KbBase};
 use iolab_model::mrc::stack::StackDistance;
+use iolab_model::mrc_report::check_block_size;
+use iolab_report::render::write_streamed;
 use iolab_trace::ops::{self, Target};
 use iolab_trace::write::oracle::OracleOptions;
 use iolab_trace::{ReaderConfig, TraceReader};
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -115,23 +116,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn stat(a: StatArgs) -> anyhow::Result<ExitCode> {
-    let bs = size_arg(&a.block_size, "--block-size")?;
-    if bs < iolab_model::mrc::MIN_BLOCK_SIZE {
-        anyhow::bail!(
-            "--block-size {bs}: expected at least {} (a sector): a cache of smaller blocks is \
-             not a block cache, and walking every byte of a trace takes minutes and gigabytes",
-            iolab_model::mrc::MIN_BLOCK_SIZE
-        );
-    }
+    let bs = check_block_size(size_arg(&a.block_size, "--block-size")?)?;
     let mut r = a.opts.open(&a.trace)?;
     let mut stack = StackDistance::new();
     let name = a.trace.display().to_string();
     let s = ops::stat(&mut *r, &name, bs, a.stream_window, &mut |k| stack.access(k))?;
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&s)?);
-    } else {
-        print!("{}", ops::stat_text(&a.trace, &s));
-    }
+    let text = |s: &iolab_trace::stat::TraceStats| ops::stat_text(&a.trace, s);
+    let format = if a.json { "json" } else { "normal" };
+    iolab_report::render::write(
+        &iolab_report::render_document(&s, format, &text, None, None)?,
+        None,
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -150,10 +145,9 @@ fn convert(a: ConvertArgs) -> anyhow::Result<ExitCode> {
     };
     // A temporary beside the output (unique name, O_EXCL, so never the input), renamed into
     // place when whole; a device or FIFO is written through.
-    let mut file = iolab_report::output::OutputFile::create(&a.output)?;
-    let n = ops::convert(&mut *r, &mut BufWriter::new(&mut file), &out_name, &to)?;
-    file.commit()?;
-    let mut e = std::io::stderr().lock();
-    let _ = writeln!(e, "wrote {n} records to {out_name} ({} skipped as malformed)", r.skipped());
+    let n = write_streamed(&a.output, |w| -> anyhow::Result<u64> {
+        Ok(ops::convert(&mut *r, w, &out_name, &to)?)
+    })?;
+    eprintln!("wrote {n} records to {out_name} ({} skipped as malformed)", r.skipped());
     Ok(ExitCode::SUCCESS)
 }

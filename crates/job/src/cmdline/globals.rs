@@ -25,6 +25,9 @@ pub enum FlagError {
     OutputFormat { value: String, why: String },
     #[error("--{name}={value}: expected a whole number: {source}")]
     WholeNumber { name: String, value: String, source: std::num::ParseIntError },
+    /// `--inflate-log=FILE` could not be read or inflated.
+    #[error(transparent)]
+    Inflate(#[from] iolab_stats::logfz::FzError),
     /// A value fio refuses, with fio's message (`--terse-version`, `--eta-interval`, …).
     #[error("{0}")]
     Bad(String),

@@ -15,6 +15,7 @@
 pub mod jobs;
 pub mod object;
 pub mod report;
+pub mod setup;
 pub mod source;
 
 use crate::block::DevReq;

@@ -15,10 +15,12 @@
 //! lines) is skipped, and of several JSON documents (`--status-interval` with json) the last
 //! one is used.
 
+mod flags;
 mod read;
 mod render;
 mod welch;
 
+pub use flags::{parse_alpha, parse_min_diff, renderer};
 pub use read::{read_result, DeviceView, DirView, JobView, ResultView};
 pub use render::{render_csv, render_json, render_text};
 pub use welch::{welch, Samples, Welch};
@@ -42,6 +44,8 @@ pub enum CompareError {
     Alpha(String),
     #[error("--min-diff must be a percentage in [0, 1000], got '{0}'")]
     MinDiff(String),
+    #[error("--output-format: unknown format '{0}'; expected text, json or csv")]
+    UnknownFormat(String),
 }
 
 /// How a metric is read and which way is better.

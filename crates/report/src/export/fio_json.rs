@@ -151,7 +151,7 @@ pub fn fio_json(run: &RunResult, plus: bool) -> J {
 }
 
 /// A serde_json value (the advice findings) in the ordered tree.
-fn value_to_j(v: &serde_json::Value) -> J {
+pub fn value_to_j(v: &serde_json::Value) -> J {
     use serde_json::Value as V;
     match v {
         V::Null => J::Str(String::new()),

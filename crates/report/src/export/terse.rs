@@ -28,7 +28,7 @@ use crate::{Exporter, ReportError};
 
 /// The version string fio writes in terse v3+ and JSON (`fio_version_string`); iolab names
 /// itself in its own JSON section instead.
-pub const FIO_VERSION: &str = "fio-3.33";
+pub const FIO_VERSION: &str = iolab_core::FIO_VERSION;
 
 /// fio stat.h `FIO_IO_U_LIST_MAX_LEN`: percentile slots per direction.
 const PCT_SLOTS: usize = 20;

@@ -1,24 +1,27 @@
 //! fio's `--status-interval=t` periodic reports: `iolab_engine::status` builds a full result
-//! every `t`; here each is rendered in every output format asked for (normal: the whole job
-//! report and the group lines; json: one document per interval; terse: one line per job) and
-//! printed, or collected for `--output`.
+//! every `t`; here each is rendered in every output format asked for through
+//! `iolab_report::render` (normal: the whole job report and the group lines; json: one
+//! document per interval; terse: one line per job) and printed, or collected for `--output`.
 
 use std::io::Write;
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
-use iolab_engine::runner::Progress;
+use iolab_engine::progress::PeriodicSink;
 use iolab_engine::status::Periodic;
+use iolab_report::render::{render, Extras};
 use iolab_stats::RunResult;
 
+/// Where the reports go when `--output` is given: collected, written with the final one.
+pub type Sink = Arc<Mutex<Vec<u8>>>;
+
 /// The periodic results to make, the formats to render them in, and where they go.
-#[derive(Clone)]
 pub struct Reports {
     pub periodic: Periodic,
-    pub formats: Vec<String>,
+    /// The run's formats but `html` (one page per run, not per interval).
+    pub formats: String,
     pub terse_version: u8,
     /// `None`: print to stdout as each report is made; otherwise collected here (`--output`).
-    pub sink: Option<Arc<Mutex<Vec<u8>>>>,
+    pub sink: Option<Sink>,
 }
 
 impl Reports {
@@ -27,46 +30,38 @@ impl Reports {
         period: std::time::Duration,
         formats: &str,
         terse: u8,
+        sink: Option<Sink>,
     ) -> Self {
-        Reports {
-            periodic: Periodic::new(jobs, period),
-            formats: formats.split(',').map(str::to_string).collect(),
-            terse_version: terse,
-            sink: None,
-        }
+        let formats: Vec<&str> = formats.split(',').filter(|&f| f != "html").collect();
+        let (periodic, formats) = (Periodic::new(jobs, period), formats.join(","));
+        Reports { periodic, formats, terse_version: terse, sink }
     }
-}
 
-/// Until `done`: the engine's periodic results, each rendered and emitted.
-pub fn status_loop(p: &Progress, done: &AtomicBool, cfg: &Reports) {
-    iolab_engine::status::status_loop(p, done, &cfg.periodic, |r| emit(cfg, r));
-}
-
-fn emit(cfg: &Reports, r: &RunResult) {
-    let mut out = Vec::new();
-    for fmt in &cfg.formats {
-        let ex: anyhow::Result<Box<dyn iolab_report::Exporter>> = if fmt == "terse" {
-            Ok(Box::new(iolab_report::export::terse::Terse { version: cfg.terse_version }))
-        } else {
-            iolab_report::exporter(fmt).map_err(Into::into)
-        };
-        if fmt == "normal" {
-            out.push(b'\n');
-        }
-        match ex.and_then(|e| e.render(r).map_err(Into::into)) {
-            Ok(b) => out.extend(b),
-            Err(e) => eprintln!("fio: status report ({fmt}): {e}"),
-        }
-    }
-    match &cfg.sink {
-        Some(s) => {
-            if let Ok(mut g) = s.lock() {
-                g.extend(out);
+    /// Emit `out` now (stdout) or keep it for `--output`.
+    pub fn put(&self, out: Vec<u8>) {
+        match &self.sink {
+            Some(s) => s.lock().map(|mut g| g.extend(out)).unwrap_or(()),
+            None => {
+                let mut s = std::io::stdout().lock();
+                let _ = s.write_all(&out).and_then(|_| s.flush());
             }
         }
-        None => {
-            let mut s = std::io::stdout().lock();
-            let _ = s.write_all(&out).and_then(|_| s.flush());
+    }
+
+    /// The engine's periodic results, each rendered and emitted.
+    pub fn into_periodic(self) -> PeriodicSink {
+        let periodic = self.periodic.clone();
+        (periodic, Box::new(move |r: &RunResult| self.emit(r)))
+    }
+
+    fn emit(&self, r: &RunResult) {
+        if self.formats.is_empty() {
+            return;
+        }
+        let x = Extras { terse_version: self.terse_version, fio: true, ..Extras::default() };
+        match render(r, &self.formats, &x) {
+            Ok(out) => self.put(out),
+            Err(e) => eprintln!("fio: status report: {e}"),
         }
     }
 }

@@ -1,23 +1,24 @@
-//! `iolab run --predict[=PROFILE.toml]`: the jobs are also predicted on a device profile
+//! `iolab run --predict[=PROFILE.toml]`: the jobs also predicted on a device profile
 //! (`iolab calibrate`; default `iolab-profile.toml` in the current directory) through
-//! `iolab_calibrate::predict`, and the measurement and the prediction are shown side by side
-//! (text table after the summary; in JSON an `iolab_predict` object with the predicted
-//! result in the same shape and the per-group rows with their relative errors).
+//! [`crate::predict`], and the measurement and the prediction side by side per group and
+//! direction: a text table after the summary, and in JSON an `iolab_predict` object with the
+//! rows and their relative errors (the predicted result itself is added by the exporter, in
+//! the measured document's format).
 
-use iolab_calibrate::metrics::{self, rel_error, Metrics};
+use std::path::Path;
+
 use iolab_model::device::profile::DeviceProfile;
-use iolab_model::device::DeviceSpec;
+use iolab_model::ModelError;
 use iolab_stats::RunResult;
 
-/// The profile named by `--predict` (empty: the default file).
-pub fn load(arg: &str) -> anyhow::Result<DeviceProfile> {
-    let path = if arg.is_empty() { "iolab-profile.toml" } else { arg };
-    DeviceProfile::load(std::path::Path::new(path)).map_err(|e| anyhow::anyhow!("--predict: {e}"))
-}
+use crate::metrics::{self, rel_error, Metrics};
 
-/// The jobs' predicted result.
-pub fn predict(jobs: &[iolab_job::Job], p: &DeviceProfile) -> anyhow::Result<RunResult> {
-    Ok(iolab_calibrate::predict::predict(jobs, &DeviceSpec::Profile(Box::new(p.clone())))?)
+/// The profile `--predict` reads when given no file.
+pub const DEFAULT_PROFILE: &str = "iolab-profile.toml";
+
+/// The profile named by `--predict` (empty: [`DEFAULT_PROFILE`]).
+pub fn load(arg: &str) -> Result<DeviceProfile, ModelError> {
+    DeviceProfile::load(Path::new(if arg.is_empty() { DEFAULT_PROFILE } else { arg }))
 }
 
 /// One row: group, direction, measured, predicted.
@@ -28,6 +29,7 @@ pub struct Row {
     pub predicted: Metrics,
 }
 
+/// Every measured group and direction beside its prediction (zeros where none).
 pub fn rows(measured: &RunResult, predicted: &RunResult) -> Vec<Row> {
     let p = metrics::all(predicted);
     metrics::all(measured)
@@ -73,12 +75,8 @@ pub fn text(rows: &[Row], profile: &DeviceProfile) -> String {
     s
 }
 
-/// The JSON object put under `iolab_predict`.
-pub fn json(
-    rows: &[Row],
-    profile: &DeviceProfile,
-    predicted_doc: serde_json::Value,
-) -> serde_json::Value {
+/// The JSON object put under `iolab_predict` (without its `result`).
+pub fn json(rows: &[Row], profile: &DeviceProfile) -> serde_json::Value {
     let rows: Vec<serde_json::Value> = rows
         .iter()
         .map(|r| {
@@ -94,5 +92,14 @@ pub fn json(
             })
         })
         .collect();
-    serde_json::json!({ "profile": profile.name, "rows": rows, "result": predicted_doc })
+    serde_json::json!({ "profile": profile.name, "rows": rows })
+}
+
+/// The jobs' predicted result on `profile`.
+pub fn predict(
+    jobs: &[iolab_job::Job],
+    profile: &DeviceProfile,
+) -> Result<RunResult, crate::CalibrateError> {
+    let device = iolab_model::device::DeviceSpec::Profile(Box::new(profile.clone()));
+    crate::predict::predict(jobs, &device)
 }

@@ -1,4 +1,4 @@
-//! fio's per-job log files at the end of `iolab run`: `write_lat_log=NAME` gives
+//! fio's per-job log files at the end of a run: `write_lat_log=NAME` gives
 //! `NAME_clat.N.log`, `NAME_slat.N.log`, `NAME_lat.N.log`; `write_bw_log` and `write_iops_log`
 //! give `NAME_bw.N.log` and `NAME_iops.N.log` (fio init.c `gen_log_name`, N = the job's
 //! 1-based number), in the current directory, each written atomically (temp file + rename);
@@ -14,18 +14,27 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-use iolab_engine::runner::JobLogs;
 use iolab_report::export::fio_log::{log_path, windowed_entries, write_log_as, LogEntry, LogKind};
 use iolab_stats::{RunResult, SampleLog};
+
+use crate::runner::JobLogs;
+use crate::EngineError;
 
 fn entries(log: &SampleLog) -> Vec<LogEntry> {
     log.entries().iter().map(LogEntry::from).collect()
 }
 
+fn written(p: &Path) -> impl FnOnce(iolab_report::ReportError) -> EngineError + '_ {
+    move |source| EngineError::Output { what: format!("writing {}", p.display()), source }
+}
+
 /// Write every job's logs under `dir`; returns the files written.
-pub fn write_logs(dir: &Path, run: &RunResult, logs: &[JobLogs]) -> anyhow::Result<Vec<PathBuf>> {
-    let mut written = Vec::new();
+pub fn write_logs(
+    dir: &Path,
+    run: &RunResult,
+    logs: &[JobLogs],
+) -> Result<Vec<PathBuf>, EngineError> {
+    let mut written_paths = Vec::new();
     for l in logs {
         let Some(job) = run.jobs.iter().find(|j| j.jobidx == l.jobidx) else { continue };
         if let Some(prefix) = &l.hist_prefix {
@@ -33,23 +42,23 @@ pub fn write_logs(dir: &Path, run: &RunResult, logs: &[JobLogs]) -> anyhow::Resu
             let p = dir.join(format!("{prefix}_clat_hist.{}.log", l.jobidx + 1));
             let samples = l.lat.as_ref().and_then(|x| x.hist.as_ref()).map(|h| h.samples());
             let text = iolab_stats::histlog::render(samples.unwrap_or_default(), l.hist_coarseness);
-            iolab_report::write_atomic(&p, text.as_bytes())
-                .with_context(|| format!("writing {}", p.display()))?;
-            written.push(p);
+            iolab_report::write_atomic(&p, text.as_bytes()).map_err(written(&p))?;
+            written_paths.push(p);
         }
         // fio iolog.c flush_samples: the I/O's ioprio under log_prio, else 1 for the realtime
         // class; averaged windows (bs 0) carry none.
         let prio = if l.log_prio { l.ioprio } else { u16::from(l.ioprio >> 13 == 1) };
-        let mut put = |prefix: &str, kind: LogKind, mut e: Vec<LogEntry>| -> anyhow::Result<()> {
-            for x in e.iter_mut().filter(|x| x.bs > 0) {
-                x.prio = u32::from(prio);
-            }
-            let p = log_path(dir, prefix, kind, l.jobidx);
-            let p = write_log_as(&p, &e, l.log_prio, l.store_compressed)
-                .with_context(|| format!("writing {}", p.display()))?;
-            written.push(p);
-            Ok(())
-        };
+        let mut put =
+            |prefix: &str, kind: LogKind, mut e: Vec<LogEntry>| -> Result<(), EngineError> {
+                for x in e.iter_mut().filter(|x| x.bs > 0) {
+                    x.prio = u32::from(prio);
+                }
+                let p = log_path(dir, prefix, kind, l.jobidx);
+                let p =
+                    write_log_as(&p, &e, l.log_prio, l.store_compressed).map_err(written(&p))?;
+                written_paths.push(p);
+                Ok(())
+            };
         if let (Some(prefix), Some(lat)) = (&l.lat_prefix, &l.lat) {
             put(prefix, LogKind::Clat, entries(&lat.clat))?;
             put(prefix, LogKind::Slat, entries(&lat.slat))?;
@@ -78,5 +87,5 @@ pub fn write_logs(dir: &Path, run: &RunResult, logs: &[JobLogs]) -> anyhow::Resu
             put(prefix, kind, e)?;
         }
     }
-    Ok(written)
+    Ok(written_paths)
 }
