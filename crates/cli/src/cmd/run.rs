@@ -285,6 +285,7 @@ fn measure(
     let run_opts = RunOptions {
         allow_destroy: flags.own.allow_destroy,
         prefill: flags.own.prefill,
+        disks: watch.disks(),
         read_probe: Some(ReadProbe {
             every: watch.zero_sample_every(),
             observe: Arc::new(move |job, buf| {

@@ -69,7 +69,7 @@ pub fn run_quick(
     );
     let (mut result, interrupted) = super::run_with_progress(
         &parsed.jobs,
-        &RunOptions::default(),
+        &RunOptions { disks: watch.disks(), ..RunOptions::default() },
         flags.status_interval,
         Some(watch.live_devices()),
     )?;
