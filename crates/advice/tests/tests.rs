@@ -130,6 +130,7 @@ struct Phases {
 /// `fs` on a loop device (direct-io to a backing file on the host disk); eight threads write
 /// a file with O_DIRECT twice: first into holes of a sparse file, then over the blocks the
 /// first pass wrote. `None` (with the reason printed) when the setup is not possible here.
+#[allow(clippy::too_many_lines)] // test set-up: loop device, mkfs, mount, two write passes, read as one story
 fn threads_on_fs(fs: &str) -> Option<Phases> {
     if !is_root() {
         eprintln!("skipped: loop devices and mount need root");
@@ -281,6 +282,7 @@ fn tid() -> String {
 /// loop device over another loop device whose reads are limited to 100 IOPS by a blkio
 /// cgroup. The throttle waits before the lower device accounts a request, so it shows up as
 /// await on `slow`: the outlier check must name `slow` and only it.
+#[allow(clippy::too_many_lines)] // test: three loop devices and a blkio throttle set up and checked in one place
 #[test]
 fn throttled_device_among_three_is_the_outlier() {
     if !is_root() {

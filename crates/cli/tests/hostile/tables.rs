@@ -482,6 +482,7 @@ fn jobfile_probes() -> Vec<Probe> {
 }
 
 /// Simulator, mrc and trace limits (families "sim" and "perf").
+#[allow(clippy::too_many_lines)] // a table of probes, one row each
 fn sim_mrc_probes() -> Vec<Probe> {
     let t = trace_fixture();
     let mut v = vec![
