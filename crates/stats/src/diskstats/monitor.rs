@@ -88,12 +88,14 @@ impl Shared {
     }
 
     /// Read the file once; add it to the totals, and to the series when `series_due`. A
-    /// failed read leaves the totals as they were (the next poll covers the gap).
+    /// failed read leaves the totals as they were (the next poll covers the gap). The read
+    /// happens under the lock: a sample applied after a newer one (the thread's and a
+    /// `mark`'s crossing) would look like a 32-bit counter wrap and add almost 2³².
     fn sample(&self, series_due: bool) {
-        let now = self.now();
-        let got = read(&self.path, &[]);
         let mut st = self.state();
         let st = &mut *st;
+        let now = self.now();
+        let got = read(&self.path, &[]);
         match got {
             Ok(cur) => {
                 if series_due && !st.series_failed {
@@ -312,6 +314,40 @@ mod tests {
         let due = (m_started.elapsed().as_millis() / 100) as usize + 2;
         assert!((due - 2..=due).contains(&s.samples()), "{} of {due}", s.samples());
         assert_eq!(s.series().device("loop0").unwrap().summary.read_ios, 9_000_000_000);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Marks taken from several threads while the sampling thread polls never make a
+    /// counter go back (which the wrap-safe delta would count as a 32-bit wrap): the total
+    /// is exactly what the file's counter moved.
+    #[test]
+    fn concurrent_marks_never_count_a_false_wrap() {
+        let dir = std::env::temp_dir().join(format!("iolab-monitor-race-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("diskstats");
+        let put = |k: u64| {
+            std::fs::write(dir.join("next"), format!("7 0 loop0 {k} 0 0 0 0 0 0 0 0 0 0\n"))
+                .unwrap();
+            std::fs::rename(dir.join("next"), &f).unwrap();
+        };
+        put(0);
+        let cfg = MonitorConfig { path: f.clone(), ..MonitorConfig::totals_only() };
+        let m = DiskMonitor::start(cfg).unwrap();
+        let h = m.handle();
+        let first = h.mark().unwrap();
+        let markers: Vec<_> = (0..3)
+            .map(|_| {
+                let h = h.clone();
+                std::thread::spawn(move || (0..400).for_each(|_| drop(h.mark())))
+            })
+            .collect();
+        for k in 1..=300 {
+            put(k * 1000);
+        }
+        markers.into_iter().for_each(|t| t.join().unwrap());
+        let u = h.since(&first);
+        assert_eq!(u[0].read_ios, 300_000);
+        drop(m);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
