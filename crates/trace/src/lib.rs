@@ -51,6 +51,28 @@ pub struct TraceRecord {
     pub next_access: i64,
 }
 
+/// The part of a record an object-level cache simulation reads (libCacheSim's `request_t`
+/// with `--ignore-obj-size`): filled by [`TraceReader::read_objects`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ObjectRequest {
+    pub obj_id: u64,
+    /// oracleGeneral's `next_access_vtime`; -1 when the trace has none.
+    pub next_access: i64,
+    pub write: bool,
+}
+
+impl ObjectRequest {
+    /// The object view of a whole record.
+    #[inline]
+    pub fn of(rec: &TraceRecord) -> Self {
+        ObjectRequest {
+            obj_id: rec.obj_id,
+            next_access: rec.next_access,
+            write: rec.req.dir == iolab_core::IoDir::Write,
+        }
+    }
+}
+
 /// Bytes per sector in the block traces that count in sectors (blkparse, CloudPhysics, Tencent
 /// CBS): 512 regardless of the device's logical block size.
 pub const SECTOR: u64 = 512;

@@ -1,7 +1,7 @@
 //! The [`TraceReader`] trait, reader options, and the wrapper that gives every format the same
 //! lenient-mode, record-position and time-origin behaviour.
 
-use crate::{TraceError, TraceErrorKind, TraceRecord};
+use crate::{ObjectRequest, TraceError, TraceErrorKind, TraceRecord};
 use iolab_core::Nanos;
 
 /// A source of trace records. `read_into` overwrites every field of `rec` and returns
@@ -18,6 +18,20 @@ pub trait TraceReader {
             }
         }
         Ok(recs.len())
+    }
+    /// Fill `out` from the front with what an object-level cache simulation reads of each
+    /// record; returns how many were read, as [`TraceReader::read_batch`]. Same records, errors
+    /// and lenient skips as `read_into`; formats with a fixed binary layout (oracleGeneral)
+    /// decode straight into `out` without building a [`TraceRecord`].
+    fn read_objects(&mut self, out: &mut [ObjectRequest]) -> Result<usize, TraceError> {
+        let mut rec = TraceRecord::default();
+        for (i, o) in out.iter_mut().enumerate() {
+            if !self.read_into(&mut rec)? {
+                return Ok(i);
+            }
+            *o = ObjectRequest::of(&rec);
+        }
+        Ok(out.len())
     }
     /// The registry name of the format (`cloudphysics`, `oracleGeneral`, ...).
     fn format(&self) -> &'static str;
@@ -38,6 +52,9 @@ impl<R: TraceReader + ?Sized> TraceReader for Box<R> {
     }
     fn read_batch(&mut self, recs: &mut [TraceRecord]) -> Result<usize, TraceError> {
         (**self).read_batch(recs)
+    }
+    fn read_objects(&mut self, out: &mut [ObjectRequest]) -> Result<usize, TraceError> {
+        (**self).read_objects(out)
     }
     fn format(&self) -> &'static str {
         (**self).format()
@@ -89,6 +106,17 @@ pub(crate) trait Parse {
     /// Fill `rec` (time in `time_ns`; `issue_at` is set by the wrapper). `Io` errors are fatal;
     /// other kinds are per-record and skippable in lenient mode.
     fn next(&mut self, rec: &mut TraceRecord) -> Result<bool, TraceErrorKind>;
+    /// `next` reduced to what an object-level simulation reads; formats override it when
+    /// they can skip building the whole record.
+    #[inline]
+    fn next_object(&mut self, o: &mut ObjectRequest) -> Result<bool, TraceErrorKind> {
+        let mut rec = TraceRecord { next_access: -1, ..TraceRecord::default() };
+        let more = self.next(&mut rec)?;
+        if more {
+            *o = ObjectRequest::of(&rec);
+        }
+        Ok(more)
+    }
     /// (1-based record or line number, byte offset) of the record last attempted.
     fn position(&self) -> (u64, u64);
     fn file_names(&self) -> Vec<String> {
@@ -119,6 +147,21 @@ impl<P: Parse> Reader<P> {
     }
 }
 
+impl<P: Parse> Reader<P> {
+    /// A record failed to parse: counted and skipped in lenient mode (`Ok`), else the error
+    /// with the record's position. I/O errors are always fatal.
+    #[cold]
+    fn failed(&mut self, kind: TraceErrorKind) -> Result<(), TraceError> {
+        let fatal = matches!(kind, TraceErrorKind::Io(_));
+        if self.lenient && !fatal {
+            self.skipped += 1;
+            return Ok(());
+        }
+        let (record, offset) = self.parser.position();
+        Err(TraceError::new(&self.source_name, record, offset, kind))
+    }
+}
+
 impl<P: Parse> TraceReader for Reader<P> {
     #[inline]
     fn read_into(&mut self, rec: &mut TraceRecord) -> Result<bool, TraceError> {
@@ -133,15 +176,7 @@ impl<P: Parse> TraceReader for Reader<P> {
                     return Ok(true);
                 }
                 Ok(false) => return Ok(false),
-                Err(kind) => {
-                    let fatal = matches!(kind, TraceErrorKind::Io(_));
-                    if self.lenient && !fatal {
-                        self.skipped += 1;
-                        continue;
-                    }
-                    let (record, offset) = self.parser.position();
-                    return Err(TraceError::new(&self.source_name, record, offset, kind));
-                }
+                Err(kind) => self.failed(kind)?,
             }
         }
     }
@@ -154,6 +189,19 @@ impl<P: Parse> TraceReader for Reader<P> {
             }
         }
         Ok(recs.len())
+    }
+    fn read_objects(&mut self, out: &mut [ObjectRequest]) -> Result<usize, TraceError> {
+        for (i, o) in out.iter_mut().enumerate() {
+            loop {
+                match self.parser.next_object(o) {
+                    Ok(true) => break,
+                    Ok(false) => return Ok(i),
+                    Err(kind) => self.failed(kind)?,
+                }
+            }
+            self.records += 1;
+        }
+        Ok(out.len())
     }
     fn format(&self) -> &'static str {
         P::NAME

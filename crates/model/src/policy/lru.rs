@@ -54,8 +54,8 @@ impl Policy for Lru {
         self.s.push_head(&mut self.q, i);
     }
     #[inline]
-    fn prefetch(&self, key: u64) {
-        self.s.prefetch(key);
+    fn prefetch_near(&self, key: u64) {
+        self.s.prefetch_links(key);
         self.s.prefetch_tail(&self.q);
     }
 }

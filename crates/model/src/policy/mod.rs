@@ -141,6 +141,16 @@ pub trait Policy {
     fn prefetch(&self, key: u64) {
         self.store().prefetch(key);
     }
+    /// Second-stage hint, [`PREFETCH_NODE`] accesses ahead: the key's node (its bucket was
+    /// asked for by [`Policy::prefetch`] earlier). Never changes results.
+    #[inline]
+    fn prefetch_entry(&self, key: u64) {
+        self.store().prefetch_node(key);
+    }
+    /// Last-stage hint, [`PREFETCH_NEAR`] accesses ahead: what the access itself will touch
+    /// next to the node (list neighbours, eviction tails). Default: nothing.
+    #[inline]
+    fn prefetch_near(&self, _key: u64) {}
 
     /// find → admit → evict → insert.
     #[inline]
@@ -185,8 +195,13 @@ pub trait Cache {
     }
 }
 
-/// How far ahead [`Cache::get_batch`] prefetches.
-pub const BATCH_LOOKAHEAD: usize = 8;
+/// How far ahead [`Cache::get_batch`] prefetches a key's bucket ([`Policy::prefetch`]).
+pub const BATCH_LOOKAHEAD: usize = 16;
+/// How far ahead it prefetches the key's node ([`Policy::prefetch_entry`]).
+pub const PREFETCH_NODE: usize = 8;
+/// How far ahead it prefetches what the access touches beside the node
+/// ([`Policy::prefetch_near`]).
+pub const PREFETCH_NEAR: usize = 3;
 
 impl<P: Policy> Cache for P {
     fn name(&self) -> &'static str {
@@ -216,13 +231,29 @@ impl<P: Policy> Cache for P {
         Policy::prefetch(self, key)
     }
     fn get_batch(&mut self, batch: &[Access]) -> u64 {
-        for a in batch.iter().take(BATCH_LOOKAHEAD) {
-            Policy::prefetch(self, a.key);
+        // A three-stage software pipeline: bucket, then node, then neighbours, each stage
+        // reading what the previous one brought into cache (the trace is read ahead).
+        let at = |i: usize| batch.get(i).map(|a| a.key);
+        for i in 0..BATCH_LOOKAHEAD {
+            if let Some(k) = at(i) {
+                Policy::prefetch(self, k);
+            }
+        }
+        for i in 0..PREFETCH_NODE {
+            if let Some(k) = at(i) {
+                Policy::prefetch_entry(self, k);
+            }
         }
         let mut misses = 0;
         for (i, a) in batch.iter().enumerate() {
-            if let Some(next) = batch.get(i + BATCH_LOOKAHEAD) {
-                Policy::prefetch(self, next.key);
+            if let Some(k) = at(i + BATCH_LOOKAHEAD) {
+                Policy::prefetch(self, k);
+            }
+            if let Some(k) = at(i + PREFETCH_NODE) {
+                Policy::prefetch_entry(self, k);
+            }
+            if let Some(k) = at(i + PREFETCH_NEAR) {
+                Policy::prefetch_near(self, k);
             }
             misses += u64::from(!self.access(a).hit);
         }

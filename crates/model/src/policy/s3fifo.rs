@@ -176,8 +176,7 @@ impl Policy for S3Fifo {
         }
     }
     #[inline]
-    fn prefetch(&self, key: u64) {
-        self.s.prefetch(key);
+    fn prefetch_near(&self, _key: u64) {
         self.s.prefetch_tail(&self.small);
         self.s.prefetch_tail(&self.main);
         self.s.prefetch_tail(&self.ghost);

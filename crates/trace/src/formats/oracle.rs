@@ -12,7 +12,7 @@
 //! `iolab sim --object-level` run (perf, 20 M-request Zipf trace).
 
 use crate::reader::Parse;
-use crate::{text, TraceErrorKind, TraceRecord};
+use crate::{text, ObjectRequest, TraceErrorKind, TraceRecord};
 use iolab_core::IoDir;
 use std::io::{BufRead, Read};
 
@@ -63,6 +63,32 @@ impl OracleGeneral {
     }
 }
 
+impl OracleGeneral {
+    /// The next record's 24 bytes (`None` at the end), counting it; a short final record is
+    /// `Truncated`.
+    #[inline]
+    fn take(&mut self) -> Result<Option<&[u8]>, TraceErrorKind> {
+        if self.end - self.pos < RECORD_BYTES {
+            self.refill()?;
+            if self.end == 0 {
+                return Ok(None);
+            }
+        }
+        self.record += 1;
+        let avail = self.end - self.pos;
+        if avail < RECORD_BYTES {
+            self.pos = self.end;
+            return Err(TraceErrorKind::Truncated { got: avail, want: RECORD_BYTES });
+        }
+        let start = self.pos;
+        self.pos += RECORD_BYTES;
+        match self.block.get(start..start + RECORD_BYTES) {
+            Some(b) => Ok(Some(b)),
+            None => Err(TraceErrorKind::Truncated { got: avail, want: RECORD_BYTES }),
+        }
+    }
+}
+
 /// Reads as many bytes as are there up to `buf.len()`, so a short final record is reported
 /// with its true length rather than as an I/O error.
 pub(crate) fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -99,31 +125,17 @@ impl Parse for OracleGeneral {
 
     #[inline]
     fn next(&mut self, rec: &mut TraceRecord) -> Result<bool, TraceErrorKind> {
-        if self.end - self.pos < RECORD_BYTES {
-            self.refill()?;
-            if self.end == 0 {
-                return Ok(false);
-            }
-        }
-        self.record += 1;
-        let avail = self.end - self.pos;
-        if avail < RECORD_BYTES {
-            self.pos = self.end;
-            return Err(TraceErrorKind::Truncated { got: avail, want: RECORD_BYTES });
-        }
-        let Some(b) = self.block.get(self.pos..self.pos + RECORD_BYTES) else {
-            return Err(TraceErrorKind::Truncated { got: avail, want: RECORD_BYTES });
-        };
-        self.pos += RECORD_BYTES;
+        let (time_unit_ns, id_unit_bytes) = (self.time_unit_ns, self.id_unit_bytes);
+        let Some(b) = self.take()? else { return Ok(false) };
         let time = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64;
         let obj_id = u64::from_le_bytes([b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11]]);
         let size = u32::from_le_bytes([b[12], b[13], b[14], b[15]]) as u64;
         let next = i64::from_le_bytes([b[16], b[17], b[18], b[19], b[20], b[21], b[22], b[23]]);
         // checked_mul inline; the error (and its construction) only on the cold path.
         let (Some(t), Some(off)) =
-            (time.checked_mul(self.time_unit_ns), obj_id.checked_mul(self.id_unit_bytes))
+            (time.checked_mul(time_unit_ns), obj_id.checked_mul(id_unit_bytes))
         else {
-            rec.time_ns = text::mul(time, self.time_unit_ns, "clock_time")?;
+            rec.time_ns = text::mul(time, time_unit_ns, "clock_time")?;
             return Err(TraceErrorKind::Overflow { what: "obj_id" });
         };
         rec.time_ns = t;
@@ -133,6 +145,25 @@ impl Parse for OracleGeneral {
         rec.obj_id = obj_id;
         rec.size = size;
         rec.next_access = next;
+        Ok(true)
+    }
+
+    /// The object view without the record: the same checks as `next` (a truncated record,
+    /// `clock_time` or `obj_id` overflowing their units), none of the other fields.
+    #[inline]
+    fn next_object(&mut self, o: &mut ObjectRequest) -> Result<bool, TraceErrorKind> {
+        let (time_unit_ns, id_unit_bytes) = (self.time_unit_ns, self.id_unit_bytes);
+        let Some(b) = self.take()? else { return Ok(false) };
+        let time = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64;
+        let obj_id = u64::from_le_bytes([b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11]]);
+        let next = i64::from_le_bytes([b[16], b[17], b[18], b[19], b[20], b[21], b[22], b[23]]);
+        if time.checked_mul(time_unit_ns).is_none() {
+            text::mul(time, time_unit_ns, "clock_time")?;
+        }
+        if obj_id.checked_mul(id_unit_bytes).is_none() {
+            return Err(TraceErrorKind::Overflow { what: "obj_id" });
+        }
+        *o = ObjectRequest { obj_id, next_access: next, write: false };
         Ok(true)
     }
 
@@ -157,9 +188,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn short_reads_across_block_refills_decode_every_record() {
-        let n = BLOCK_RECORDS as u64 * 2 + 123;
+    /// `n` records (object `i * 7919`, size `1 + i % 5`, next access `i + 9` or none) and a
+    /// 5-byte truncated one, read 7 bytes at a time.
+    fn trickled(n: u64, cfg: &crate::ReaderConfig) -> Box<dyn TraceReader> {
         let mut bytes = Vec::new();
         for i in 0..n {
             bytes.extend_from_slice(&(i as u32).to_le_bytes());
@@ -169,9 +200,60 @@ mod tests {
         }
         bytes.extend_from_slice(&[1, 2, 3, 4, 5]);
         let inner = std::io::BufReader::with_capacity(16, Trickle(std::io::Cursor::new(bytes)));
+        crate::open_reader(Box::new(inner), "t.bin", Some("oracleGeneral"), cfg).unwrap()
+    }
+
+    #[test]
+    fn object_view_reads_the_same_records_and_errors_as_read_into() {
+        let n = BLOCK_RECORDS as u64 + 77;
         let cfg = crate::ReaderConfig { oracle_id_unit_bytes: 1, ..Default::default() };
-        let mut r =
-            crate::open_reader(Box::new(inner), "t.bin", Some("oracleGeneral"), &cfg).unwrap();
+        let mut r = trickled(n, &cfg);
+        let mut out = vec![ObjectRequest::default(); 1000];
+        let mut got = Vec::new();
+        loop {
+            match r.read_objects(&mut out) {
+                Ok(0) => break,
+                Ok(k) => got.extend_from_slice(&out[..k]),
+                Err(e) => {
+                    let e = e.to_string();
+                    assert!(e.contains("truncated record: 5 of 24 bytes"), "{e}");
+                    assert!(e.contains(&format!("record {}", n + 1)), "{e}");
+                    // what was read before the error in that batch is lost with it, as in
+                    // read_batch; the count says how far the reader got
+                    break;
+                }
+            }
+        }
+        assert_eq!(r.records(), n);
+        assert_eq!(got.len() as u64, n / 1000 * 1000);
+        for (i, o) in got.iter().enumerate() {
+            let i = i as u64;
+            let next = if i % 3 == 0 { -1 } else { i as i64 + 9 };
+            assert_eq!(*o, ObjectRequest { obj_id: i * 7919, next_access: next, write: false });
+        }
+        // lenient: the truncated record is skipped and counted, the stream ends cleanly
+        let lenient = crate::ReaderConfig { lenient: true, ..cfg };
+        let mut r = trickled(n, &lenient);
+        let mut out = vec![ObjectRequest::default(); BLOCK_RECORDS * 2];
+        assert_eq!(r.read_objects(&mut out).unwrap() as u64, n);
+        assert_eq!((r.records(), r.skipped()), (n, 1));
+    }
+
+    #[test]
+    fn object_view_refuses_an_obj_id_that_overflows_its_byte_unit() {
+        let cfg = crate::ReaderConfig { oracle_id_unit_bytes: 1 << 52, ..Default::default() };
+        let mut r = trickled(100, &cfg);
+        let mut out = vec![ObjectRequest::default(); 10];
+        // record 1 has obj_id 0; record 2's 7919 << 52 overflows a u64
+        let e = r.read_objects(&mut out).unwrap_err().to_string();
+        assert!(e.contains("obj_id") && e.contains("record 2"), "{e}");
+    }
+
+    #[test]
+    fn short_reads_across_block_refills_decode_every_record() {
+        let n = BLOCK_RECORDS as u64 * 2 + 123;
+        let cfg = crate::ReaderConfig { oracle_id_unit_bytes: 1, ..Default::default() };
+        let mut r = trickled(n, &cfg);
         let mut rec = TraceRecord::default();
         for i in 0..n {
             assert!(r.read_into(&mut rec).unwrap(), "record {i}");
