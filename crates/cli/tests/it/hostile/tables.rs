@@ -482,6 +482,7 @@ fn jobfile_probes() -> Vec<Probe> {
 }
 
 /// Simulator, mrc and trace limits (families "sim" and "perf").
+#[allow(clippy::too_many_lines)] // a table of probes, one row each
 fn sim_mrc_probes() -> Vec<Probe> {
     let t = trace_fixture();
     let mut v = vec![
@@ -604,6 +605,7 @@ fn sim_mrc_probes() -> Vec<Probe> {
 }
 
 /// fio global flags a pasted fio command line carries ("dropin").
+#[allow(clippy::too_many_lines)] // a table of probes, one row each
 fn dropin_probes() -> Vec<Probe> {
     let mut v = Vec::new();
     for flag in [
@@ -861,6 +863,7 @@ fn clock_probes() -> Vec<Probe> {
 }
 
 /// `iolab calibrate` and the device-profile inputs ("calibrate").
+#[allow(clippy::too_many_lines)] // a table of probes, one row per input
 fn calibrate_probes() -> Vec<Probe> {
     let mut v = Vec::new();
     for b in ["0", "NaN", "1e12", "-5s", "abc", "0.5s"] {
