@@ -30,6 +30,9 @@ pub struct Args {
     /// Write the profile to FILE (atomically) instead of stdout.
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
+    /// toml (the profile) or html (an offline page of the sweep: measured against fitted).
+    #[arg(long, default_value = "toml", value_parser = ["toml", "html"])]
+    output_format: String,
     /// Write a preset (hdd-7200, hdd-10k, sata-ssd, nvme, …) as a profile; no I/O.
     #[arg(long, conflicts_with = "target")]
     from_preset: Option<String>,
@@ -83,7 +86,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         cal.profile
     };
-    let text = profile.to_toml()?;
+    let text = match args.output_format.as_str() {
+        "html" => super::report::page_of("calibrate", &profile)?,
+        _ => profile.to_toml()?,
+    };
     match &args.output {
         Some(p) => iolab_report::write_atomic(p, text.as_bytes())?,
         None => print!("{text}"),

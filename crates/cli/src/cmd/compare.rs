@@ -19,7 +19,7 @@ pub struct Args {
     /// the first is the baseline. `-` reads one from stdin.
     #[arg(required = true, num_args = 2..)]
     files: Vec<PathBuf>,
-    /// text, json or csv.
+    /// text, json, csv or html (bars with noise bands, the results' intervals overlaid).
     #[arg(long, default_value = "text")]
     output_format: String,
     /// Write here instead of stdout.
@@ -37,8 +37,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let render = match a.output_format.as_str() {
         "text" | "normal" => render_text,
         "json" => render_json,
-        "csv" => render_csv,
-        other => bail!("--output-format: unknown format '{other}'; expected text, json or csv"),
+        "csv" | "html" => render_csv,
+        other => {
+            bail!("--output-format: unknown format '{other}'; expected text, json, csv or html")
+        }
     };
     let alpha: f64 = a
         .alpha
@@ -62,7 +64,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     let results = a.files.iter().map(|f| read_result(f)).collect::<Result<Vec<_>, _>>()?;
     let c = Comparison::new(&results, alpha, min_pct)?;
-    let out = render(&c);
+    let out = match a.output_format.as_str() {
+        "html" => iolab_report::compare::render_html(&c, &a.files)?,
+        _ => render(&c),
+    };
     match &a.output {
         Some(path) => iolab_report::write_atomic(path, out.as_bytes())?,
         None => print!("{out}"),

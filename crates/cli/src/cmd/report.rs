@@ -9,7 +9,8 @@ use std::process::ExitCode;
 pub struct Args {
     /// Result files: `iolab run`/`sim` JSON (json, json+, optionally followed by jsonl
     /// intervals: `--output-format=json+,jsonl`), JSON Lines, `iolab mrc --json`, `iolab sim
-    /// --object-level --output-format=json`, `iolab fill --json`, fio's JSON.
+    /// --object-level --output-format=json`, `iolab fill --json`, `iolab trace stat --json`,
+    /// `iolab compare --output-format=json`, fio's JSON.
     #[arg(required = true)]
     results: Vec<PathBuf>,
     /// The HTML file to write.
@@ -42,24 +43,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `iolab run --output-format=html`: the report page of this run, built from its json+
-/// document and JSON Lines intervals (the same reader as `iolab report` uses), with the host
-/// it ran on (hostname, kernel release, command line).
+/// `iolab run --output-format=html`: the report page of this run (iolab-report's `html`
+/// exporter).
 pub fn run_page(result: &iolab_stats::RunResult) -> anyhow::Result<Vec<u8>> {
-    let doc = iolab_report::exporter("json+")?.render(result)?;
-    let mut v: serde_json::Value =
-        serde_json::from_slice(&doc).context("re-reading the JSON document")?;
-    if let Some(o) = v.as_object_mut() {
-        let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
-        let host = serde_json::json!({
-            "hostname": result.meta.hostname,
-            "kernel": kernel.trim(),
-            "command_line": result.meta.command_line.join(" "),
-        });
-        o.insert("iolab_host".into(), host);
-    }
-    let lines = iolab_report::exporter("jsonl")?.render(result)?;
-    Ok(iolab_viz::html_of("run", &serde_json::to_vec(&v)?, &lines)?.into_bytes())
+    Ok(iolab_report::exporter("html")?.render(result)?)
 }
 
 /// `iolab sim --output-format=html`: the page of the predicted run (json+ layout with the

@@ -76,6 +76,9 @@ struct StatArgs {
     stream_window: u64,
     #[arg(long)]
     json: bool,
+    /// Write the statistics as an offline HTML page (`iolab report`'s) to stdout.
+    #[arg(long, conflicts_with = "json")]
+    html: bool,
     #[command(flatten)]
     opts: TraceOpts,
 }
@@ -127,8 +130,10 @@ fn stat(a: StatArgs) -> anyhow::Result<ExitCode> {
     let mut stack = StackDistance::new();
     let name = a.trace.display().to_string();
     let s = ops::stat(&mut *r, &name, bs, a.stream_window, &mut |k| stack.access(k))?;
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&s)?);
+    if a.html {
+        print!("{}", super::report::page_of("trace stat", &ops::stat_doc(&a.trace, &s))?);
+    } else if a.json {
+        println!("{}", serde_json::to_string_pretty(&ops::stat_doc(&a.trace, &s))?);
     } else {
         print!("{}", ops::stat_text(&a.trace, &s));
     }

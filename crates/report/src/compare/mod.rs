@@ -20,7 +20,7 @@ mod render;
 mod welch;
 
 pub use read::{read_result, DeviceView, DirView, JobView, ResultView};
-pub use render::{render_csv, render_json, render_text};
+pub use render::{render_csv, render_html, render_json, render_text};
 pub use welch::{welch, Samples, Welch};
 
 use std::path::PathBuf;
@@ -42,6 +42,8 @@ pub enum CompareError {
     Alpha(String),
     #[error("--min-diff must be a percentage in [0, 1000], got '{0}'")]
     MinDiff(String),
+    #[error("html page: {0}")]
+    Page(#[from] iolab_viz::VizError),
 }
 
 /// How a metric is read and which way is better.
