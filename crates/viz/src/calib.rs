@@ -1,10 +1,9 @@
 //! The section of `iolab calibrate`: a device profile (iolab-model's `DeviceProfile`, as serde
 //! writes it: `read`/`write` curves, `point[]` the sweep with the fit's prediction at each
-//! point) as the profile's parameters, the fit table, and per sweep group (direction pattern
-//! and block size) IOPS and p99 latency against queue depth, measured beside fitted, and the
-//! fit's IOPS error.
+//! point) as the profile's parameters, the fit table, per access pattern each sweep point's
+//! IOPS and p99 latency, measured beside fitted (bars), and the fit's IOPS error per pattern.
 
-use crate::chart::{fmt_num, Axis, Chart, Corner, Scale, Series, Style};
+use crate::chart::{fmt_num, Axis, Chart, Corner, Series, Style};
 use crate::input::{num, text, Input};
 use crate::model::{Section, Table};
 use serde_json::Value;
@@ -20,60 +19,68 @@ pub fn section(input: &Input, n: usize) -> Section {
     };
     s.tables.push(profile(v));
     s.tables.push(fit_table(points));
-    let groups = groups(points);
-    let chart = |id: &str, title: &str, y: Axis, series: Vec<Series>| Chart {
+    let bars = |id: String, title: String, y: Axis, categories, series, bands| Chart {
         id: format!("i{n}-cal-{id}"),
-        title: title.into(),
-        x: Axis { label: "queue depth (iodepth)".into(), scale: Scale::Log },
+        title,
+        x: Axis::lin("sweep point (block size, queue depth)"),
         y,
         series,
         band: None,
         y_from_zero: true,
-        legend: Corner::UpperLeft,
-        style: Style::Lines,
+        legend: Corner::UpperRight,
+        style: Style::Bars { categories, bands },
     };
-    let pair = |m: &str, f: &str| -> Vec<Series> {
-        groups
-            .iter()
-            .flat_map(|(g, pts)| {
-                let line = |k: &str, what: &str| Series {
-                    name: format!("{g} {what}"),
-                    points: pts
-                        .iter()
-                        .filter_map(|p| Some((num(p, "/iodepth")?, num(p, k)?)))
-                        .collect(),
-                };
-                [line(m, "measured"), line(f, "fitted")]
-            })
-            .collect()
-    };
-    s.charts.push(chart(
-        "iops",
-        "IOPS by queue depth: measured and fitted",
-        Axis::lin("IOPS"),
-        pair("/measured_iops", "/predicted_iops"),
-    ));
-    s.charts.push(chart(
-        "p99",
-        "p99 completion latency by queue depth: measured and fitted",
-        Axis::log("p99 latency (µs)"),
-        pair("/measured_p99_us", "/predicted_p99_us"),
-    ));
-    let errors = groups
-        .iter()
-        .map(|(g, pts)| Series {
-            name: g.clone(),
+    let pair = |pts: &[&Value], m: &str, f: &str| -> Vec<Series> {
+        let one = |k: &str, name: &str| Series {
+            name: name.into(),
             points: pts
                 .iter()
-                .filter_map(|p| Some((num(p, "/iodepth")?, 100.0 * num(p, "/iops_error")?)))
+                .enumerate()
+                .filter_map(|(i, p)| Some((i as f64, num(p, k)?)))
                 .collect(),
-        })
-        .collect();
-    s.charts.push(chart(
-        "err",
-        "Fit error of IOPS",
-        Axis::lin("(fitted − measured) / measured (%)"),
-        errors,
+        };
+        vec![one(m, "measured"), one(f, "fitted")]
+    };
+    // Per access pattern: each sweep point's IOPS and p99, measured beside fitted.
+    let mut errors = (Vec::new(), Vec::new(), Vec::new());
+    for (rw, pts) in by_pattern(points) {
+        let labels = point_labels(&pts);
+        s.charts.push(bars(
+            format!("{rw}-iops"),
+            format!("{rw}: IOPS, measured and fitted"),
+            Axis::lin("IOPS"),
+            labels.clone(),
+            pair(&pts, "/measured_iops", "/predicted_iops"),
+            Vec::new(),
+        ));
+        s.charts.push(bars(
+            format!("{rw}-p99"),
+            format!("{rw}: p99 completion latency, measured and fitted"),
+            Axis::lin("p99 latency (µs)"),
+            labels,
+            pair(&pts, "/measured_p99_us", "/predicted_p99_us"),
+            Vec::new(),
+        ));
+        let e: Vec<f64> =
+            pts.iter().filter_map(|p| num(p, "/iops_error")).map(|e| 100.0 * e.abs()).collect();
+        if !e.is_empty() {
+            let k = errors.0.len() as f64;
+            errors.1.push((k, e.iter().sum::<f64>() / e.len() as f64));
+            errors.2.push((k, e.iter().copied().fold(0.0, f64::max)));
+            errors.0.push(rw);
+        }
+    }
+    let (categories, mean, max) = errors;
+    s.charts.push(bars(
+        "err".into(),
+        "Fit error of IOPS per access pattern".into(),
+        Axis::lin("|fitted − measured| / measured (%)"),
+        categories,
+        vec![
+            Series { name: "mean over the sweep points".into(), points: mean },
+            Series { name: "largest".into(), points: max },
+        ],
+        Vec::new(),
     ));
     if points.is_empty() {
         s.notes.push("A preset: no sweep was measured, so there is no fit to show.".into());
@@ -81,26 +88,45 @@ pub fn section(input: &Input, n: usize) -> Section {
     s
 }
 
-/// Sweep points grouped by pattern and block size, in sweep order.
-fn groups(points: &[Value]) -> Vec<(String, Vec<&Value>)> {
+/// Sweep points per access pattern, in sweep order.
+fn by_pattern(points: &[Value]) -> Vec<(String, Vec<&Value>)> {
     let mut out: Vec<(String, Vec<&Value>)> = Vec::new();
     for p in points {
-        let g = format!(
-            "{} {}",
-            text(p, "/rw").unwrap_or("?"),
-            num(p, "/bs").map_or("?".into(), |b| format!("{}KiB", fmt_num(b / 1024.0)))
-        );
-        match out.iter_mut().find(|(n, _)| *n == g) {
+        let rw = text(p, "/rw").unwrap_or("?");
+        match out.iter_mut().find(|(r, _)| r == rw) {
             Some((_, v)) => v.push(p),
-            None => out.push((g, vec![p])),
+            None => out.push((rw.to_string(), vec![p])),
         }
     }
-    for (_, v) in &mut out {
-        v.sort_by(|a, b| {
-            num(a, "/iodepth").unwrap_or(0.0).total_cmp(&num(b, "/iodepth").unwrap_or(0.0))
-        });
-    }
     out
+}
+
+/// Bytes in fio's spelling (`4k`, `1m`, `15.3m`).
+fn fio_size(b: f64) -> String {
+    let (v, unit) = match b {
+        _ if b >= 1073741824.0 => (b / 1073741824.0, "g"),
+        _ if b >= 1048576.0 => (b / 1048576.0, "m"),
+        _ => (b / 1024.0, "k"),
+    };
+    format!("{}{unit}", fmt_num((v * 10.0).round() / 10.0))
+}
+
+/// A short name per sweep point, in fio's size spelling: `4k q1`, with the span where the
+/// pattern swept several (`4k q1 @4m`).
+fn point_labels(pts: &[&Value]) -> Vec<String> {
+    let size = fio_size;
+    let spans: Vec<Option<f64>> = pts.iter().map(|p| num(p, "/span")).collect();
+    let several = spans.iter().any(|s| *s != spans[0]);
+    pts.iter()
+        .map(|p| {
+            let bs = num(p, "/bs").map_or("?".into(), size);
+            let qd = num(p, "/iodepth").map_or("?".into(), fmt_num);
+            match num(p, "/span").filter(|_| several) {
+                Some(s) => format!("{bs} q{qd} @{}", size(s)),
+                None => format!("{bs} q{qd}"),
+            }
+        })
+        .collect()
 }
 
 fn profile(v: &Value) -> Table {
@@ -141,7 +167,7 @@ fn fit_table(points: &[Value]) -> Table {
         .map(|p| {
             vec![
                 text(p, "/rw").unwrap_or("?").to_string(),
-                f(p, "/bs"),
+                num(p, "/bs").map_or("-".into(), fio_size),
                 f(p, "/iodepth"),
                 f(p, "/measured_iops"),
                 f(p, "/predicted_iops"),

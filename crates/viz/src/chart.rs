@@ -187,7 +187,8 @@ impl Chart {
                 y0 = y0.min(lo);
                 y1 = y1.max(hi);
             }
-            let (y0, y1) = (y0.min(0.0), if y1 > y0.min(0.0) { y1 * 1.08 } else { 1.0 });
+            // Headroom above the tallest bar for the legend.
+            let (y0, y1) = (y0.min(0.0), if y1 > y0.min(0.0) { y1 * 1.25 } else { 1.0 });
             return ((x0, x1), (y0, y1));
         }
         if let Some((a, b, _)) = &self.band {

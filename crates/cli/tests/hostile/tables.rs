@@ -287,6 +287,9 @@ fn input_probes() -> Vec<Probe> {
         ("mrc", &["mrc", "{W}/in"]),
         ("replay", &["replay", "{W}/in", "--filename", "{W}/target"]),
         ("data measure", &["data", "measure", "{W}/in"]),
+        ("report", &["report", "{W}/in", "-o", "{W}/page.html"]),
+        ("trace stat --html", &["trace", "stat", "--html", "{W}/in"]),
+        ("compare --output-format=html", &["compare", "{W}/in", "{W}/in", "--output-format=html"]),
         ("sim --backing profile", &["sim", "--backing={W}/in", "--name=x", "--size=1m"]),
         (
             "run --predict",
@@ -353,6 +356,29 @@ fn output_probes() -> Vec<Probe> {
                 "--output",
                 "{W}/out",
             ],
+        ),
+        (
+            "replay --output-format=html --output",
+            vec![
+                "replay",
+                t.as_str(),
+                "--filename",
+                "{W}/target",
+                "--limit",
+                "20",
+                "--ioengine",
+                "psync",
+                "--direct",
+                "0",
+                "--output-format",
+                "html",
+                "--output",
+                "{W}/out",
+            ],
+        ),
+        (
+            "calibrate --output-format=html -o",
+            vec!["calibrate", "--from-preset=nvme", "--output-format=html", "-o", "{W}/out"],
         ),
     ];
     let mut v = Vec::new();

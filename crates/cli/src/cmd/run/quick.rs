@@ -121,13 +121,11 @@ fn human_bw(b: f64) -> String {
     }
 }
 
-/// ~1 Hz progress line on stderr: job, elapsed/ETA, IOPS and bandwidth per direction since the
-/// previous tick. On a terminal it redraws one line; with `--status-interval` it prints one
-/// line per interval.
-/// The live line: per direction IOPS and bandwidth since the last line, and, where the
-/// device view samples the devices under the targets, each device's queue depth (`aqu-sz`),
-/// await and utilisation over its last interval, so a depth that never reaches the device
-/// shows while the run goes on.
+/// ~1 Hz progress line on stderr: job, elapsed/ETA, per direction IOPS, bandwidth and
+/// completion-latency p50/p99 since the previous line, and, where the device view samples the
+/// devices under the targets, each device's queue depth (`aqu-sz`), await and utilisation over
+/// its last interval, so a depth that never reaches the device shows while the run goes on. On
+/// a terminal it redraws one line; with `--status-interval` it prints one line per interval.
 pub fn progress_loop(
     p: &Progress,
     done: &AtomicBool,
@@ -149,6 +147,7 @@ pub fn progress_loop(
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
     );
     let mut last = [[0u64; 2]; 2];
+    let mut window = iolab_stats::livehist::LiveWindow::default();
     let mut last_t = Instant::now();
     while !done.load(Ordering::SeqCst) {
         let step = Duration::from_millis(100);
@@ -159,6 +158,7 @@ pub fn progress_loop(
             bar.tick();
         }
         let Some((cur, name, eta)) = live_totals(p) else { return };
+        let lat = live_latency(p, &mut window);
         let dt = last_t.elapsed().as_secs_f64().max(1e-3);
         last_t = Instant::now();
         let mut parts = Vec::new();
@@ -167,9 +167,14 @@ pub fn progress_loop(
             let bytes = cur[d][1].saturating_sub(last[d][1]);
             if ios > 0 {
                 parts.push(format!(
-                    "{label}: {:.0} IOPS {}",
+                    "{label}: {:.0} IOPS {}{}",
                     ios as f64 / dt,
-                    human_bw(bytes as f64 / dt)
+                    human_bw(bytes as f64 / dt),
+                    lat[d].map_or(String::new(), |(p50, p99)| format!(
+                        " p50 {} p99 {}",
+                        iolab_stats::livehist::fmt_latency(p50),
+                        iolab_stats::livehist::fmt_latency(p99)
+                    ))
                 ));
             }
         }
@@ -211,6 +216,18 @@ fn live_totals(p: &Progress) -> Option<([[u64; 2]; 2], String, String)> {
         }
     }
     Some((cur, name, eta))
+}
+
+/// Read and write completion-latency p50/p99 since the previous line, from every clone's live
+/// histogram (`iolab_stats::livehist`).
+fn live_latency(
+    p: &Progress,
+    w: &mut iolab_stats::livehist::LiveWindow,
+) -> [iolab_stats::livehist::LivePercentiles; 2] {
+    let Ok(clones) = p.clones.lock() else { return [None, None] };
+    let lives: Vec<_> = clones.iter().filter_map(|c| c.live.lock().ok()?.clone()).collect();
+    drop(clones);
+    w.step(lives.iter().map(|l| &**l))
 }
 
 /// One device on the live line: `vda aqu-sz 31.2 await 0.12ms util 98%`.
