@@ -123,14 +123,11 @@ fn bars(rows: &[Value], files: &[String], n: usize) -> Vec<Chart> {
                 rows.iter().filter(|r| text(r, "/metric") == Some(metric.as_str())).collect();
             let categories = mine
                 .iter()
-                .map(|r| {
-                    format!(
-                        "{} {}",
-                        text(r, "/subject").unwrap_or(""),
-                        text(r, "/dir").unwrap_or("")
-                    )
+                .map(|r| match (text(r, "/subject").unwrap_or(""), text(r, "/dir")) {
+                    // Device rows name the device in the subject already.
+                    (s, None | Some("device")) => s.to_string(),
+                    (s, Some(d)) => format!("{s} {d}").trim().to_string(),
                 })
-                .map(|c| c.trim().to_string())
                 .collect();
             let mut series = Vec::new();
             let mut bands = Vec::new();
@@ -154,8 +151,12 @@ fn bars(rows: &[Value], files: &[String], n: usize) -> Vec<Chart> {
             Chart {
                 id: format!("i{n}-cmp-{k}"),
                 title: format!("{metric}: each result side by side"),
-                x: Axis::lin("job and direction"),
-                y: Axis::lin(format!("{metric} ({unit})")),
+                x: Axis::lin("job and direction, or device"),
+                y: Axis::lin(if unit.is_empty() {
+                    metric.clone()
+                } else {
+                    format!("{metric} ({unit})")
+                }),
                 series,
                 band: None,
                 y_from_zero: true,
