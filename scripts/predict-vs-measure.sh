@@ -151,7 +151,7 @@ cat >> "$W/md" <<'NOTES'
   on a private tmpfs; a zram device filled with random data; a loop device over a disk file
   throttled by the cgroup-v1 blkio controller (reads 3000 IOPS / 40 MiB/s, writes 2000 IOPS /
   20 MiB/s; iolab runs inside the cgroup). The same set-ups, smaller, are the test helpers in
-  `crates/calibrate/tests/targets.rs`.
+  `crates/test-support/src/{device,cgroup}.rs`.
 - The profile model (`crates/model/src/device/profile.rs`): per-direction service time
   `base + seek·√d + len/rate` (stream continuations `seq_base + len/rate`), a parallelism
   term (a command started beside b others takes 1 + b/c longer), per-direction IOPS/bandwidth

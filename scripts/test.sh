@@ -10,8 +10,14 @@ cd "$(dirname "$0")/.."
 log="${IOLAB_TEST_LOG:-$(mktemp "${TMPDIR:-/tmp}/iolab-test.XXXXXX")}"
 cargo test --workspace --no-fail-fast "$@" -- --nocapture >"$log" 2>&1
 rc=$?
-# cargo's own lines: which binary ran and its result line; failures in full below.
-grep -E '^\s+Running |^test result:|^error(\[|:)|^warning: unused' "$log" || true
+# cargo's own lines: which binary ran and its result line; failures in full below. Every
+# crate's integration tests are one binary, tests/it/main.rs (deps/it-HASH); it runs after its
+# crate's unit tests, so it is labelled with the crate named on the preceding unittests line.
+grep -E '^\s+Running |^test result:|^error(\[|:)|^warning: unused' "$log" \
+  | awk '/Running unittests / && match($0, /deps\/[A-Za-z0-9_]+-/) {
+           crate = substr($0, RSTART + 5, RLENGTH - 6) }
+         /Running tests\// { $0 = $0 " [" crate "]" }
+         { print }' || true
 if [ "$rc" -ne 0 ]; then
   echo
   echo "=== FAILED (rc=$rc): the whole log follows ($log) ==="

@@ -2,7 +2,7 @@
 //! the value the job set (by file, command line or an inherited `[global]`) or, when unset,
 //! the registry entry's default (`OptionDef::default`, fio's), typed by the entry's own type.
 //! Choice options come back as enums. Crates outside `job` read options only through these
-//! accessors and [`Job`]'s fields, never by name (a test in `tests/lookups.rs` scans them).
+//! accessors and [`Job`]'s fields, never by name (a test in `tests/it/lookups.rs` scans them).
 //!
 //! Sources: fio options.c (the defaults and choices the registry carries), init.c
 //! `setup_log` (log file prefixes: the option's value, or the job name when bare).

@@ -10,7 +10,7 @@
 #     crates/job/tools/fio_option_names.sh /tmp/fio
 #
 # Output: one line per name, sorted, `name<TAB>file[,file...]` (the files defining it).
-# The registry test (crates/job/tests/registry.rs) asserts that every name resolves.
+# The registry test (crates/job/tests/it/registry.rs) asserts that every name resolves.
 set -eu
 src=${1:?usage: fio_option_names.sh FIO_SOURCE_DIR}
 [ -f "$src/options.c" ] || { echo "fio_option_names.sh: $src/options.c not found" >&2; exit 1; }

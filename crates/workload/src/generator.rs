@@ -12,7 +12,7 @@
 //! `offset + len <= region.end` (no sum wraps: [`compute_regions`] refuses a region whose end
 //! passes 2^64). `offset_len` and `fast_offset_len` keep it by drawing a length only for the
 //! room left before the region's end (`BsGen::next` returns 0 when not even the minimum
-//! fits, which ends the file's pass as fio's `get_next_buflen` does). `tests/region.rs`
+//! fits, which ends the file's pass as fio's `get_next_buflen` does). `tests/it/region.rs`
 //! checks it with proptest over random options and `fuzz/` with cargo-fuzz.
 
 use crate::bs::BsGen;

@@ -25,7 +25,7 @@
 //! `bsrange`, `bssplit`, `numjobs`, default seeds and `randseed`), and golden sequences cover
 //! norandommap, `randread:N`, `rw_sequencer=identical`, `percentage_random`,
 //! `file_service_type=random`, `filesize` ranges and `random_generator=lfsr`
-//! (`tests/tests.rs`). By default [`Workload::new`] seeds as fio ≥ 3.35 does, which differs
+//! (`tests/it/bit_exact.rs`). By default [`Workload::new`] seeds as fio ≥ 3.35 does, which differs
 //! from 3.33 in the block-offset and distribution seeds only.
 //!
 //! Sources: fio's io_u.c (`get_next_offset`, `get_next_block`, `get_next_buflen`,

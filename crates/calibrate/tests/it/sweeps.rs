@@ -1,0 +1,148 @@
+//! Integration tests of iolab-calibrate: a calibration of a small file within a small
+//! budget, the same on a loop device over tmpfs (root), determinism of fit and prediction,
+//! and the profile file's strictness. Real targets come from
+//! iolab-test-support (probe and skip).
+#![allow(clippy::unwrap_used)]
+
+use iolab_test_support::{or_skip, TmpfsLoop, Zram};
+
+use iolab_calibrate::fit;
+use iolab_calibrate::predict::predict;
+use iolab_calibrate::{calibrate, CalibrateOptions};
+use iolab_core::IoDir;
+use iolab_model::device::profile::DeviceProfile;
+use iolab_model::device::DeviceSpec;
+use std::path::PathBuf;
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("iolab-cal-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn small_opts(budget: f64) -> CalibrateOptions {
+    CalibrateOptions { budget_secs: budget, new_file_size: 16 << 20, ..CalibrateOptions::default() }
+}
+
+#[test]
+fn calibrates_a_new_file_within_its_budget_and_removes_it() {
+    let dir = scratch("file");
+    let target = dir.join("cal.dat");
+    let cal = calibrate(&target, &small_opts(5.0)).unwrap();
+    assert!(cal.elapsed_secs <= 5.0 * 1.15, "took {:.2}s for a 5s budget", cal.elapsed_secs);
+    assert_eq!(cal.measured.len(), 18, "9 read and 9 write points");
+    assert!(cal.measured.iter().all(|m| m.m.ios > 0 && m.m.p50_us > 0.0));
+    assert!(!target.exists(), "the file iolab created is removed");
+    let p = &cal.profile;
+    assert_eq!((p.capacity, p.points.len()), (16 << 20, 18));
+    // The written profile reads back identically and predicts its own QD1 4 KiB point
+    // within a factor of two even on a loaded machine.
+    let back = DeviceProfile::from_toml(&p.to_toml().unwrap(), "p.toml").unwrap();
+    assert_eq!(&back, p);
+    let qd1 =
+        p.points.iter().find(|x| x.rw == "randread" && x.iodepth == 1 && x.bs == 4096).unwrap();
+    assert!(qd1.iops_error.abs() < 1.0, "{qd1:?}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn an_existing_file_is_read_only_without_allow_write() {
+    let dir = scratch("ro");
+    let f = dir.join("data");
+    std::fs::write(&f, vec![7u8; 8 << 20]).unwrap();
+    let cal = calibrate(&f, &small_opts(3.0)).unwrap();
+    assert!(cal.measured.iter().all(|m| m.point.dir() == IoDir::Read), "no write point");
+    assert_eq!(cal.profile.write_cache, "not measured");
+    assert_eq!(std::fs::read(&f).unwrap(), vec![7u8; 8 << 20], "the file is untouched");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn budgets_too_small_or_not_finite_are_refused() {
+    let dir = scratch("budget");
+    for b in [0.0, f64::NAN, 1e9, 0.5] {
+        let e = calibrate(&dir.join("x"), &small_opts(b)).unwrap_err().to_string();
+        assert!(e.starts_with("--budget="), "{b}: {e}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn fit_and_prediction_are_deterministic() {
+    let dir = scratch("det");
+    let cal = calibrate(&dir.join("d.dat"), &small_opts(6.0)).unwrap();
+    let again = fit::fit("x", cal.target.size, &cal.measured, 1, true);
+    assert_eq!(again, fit::fit("x", cal.target.size, &cal.measured, 1, true));
+    let jobs = iolab_job::parse_str(
+        "j",
+        "[j]\nfilename=/nonexistent\nsize=16m\nrw=randrw\nbs=4k\niodepth=4\nnumber_ios=5000\n",
+    )
+    .unwrap()
+    .jobs;
+    let dev = DeviceSpec::Profile(Box::new(again));
+    let (a, b) = (predict(&jobs, &dev).unwrap(), predict(&jobs, &dev).unwrap());
+    assert_eq!(a.jobs[0].read.clat, b.jobs[0].read.clat);
+    // One pass over the 4,096 blocks of the 16 MiB file (fio's random map ends it first).
+    assert_eq!(a.jobs[0].read.total_ios + a.jobs[0].write.total_ios, 4096);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn calibrates_a_loop_device_over_tmpfs() {
+    let Some(t) = or_skip(TmpfsLoop::new(32)) else { return };
+    let opts = CalibrateOptions { allow_write: true, allow_destroy: true, ..small_opts(4.0) };
+    let cal = calibrate(t.device(), &opts).unwrap();
+    assert!(cal.elapsed_secs <= 4.0 * 1.15, "{:.2}s", cal.elapsed_secs);
+    assert!(cal.target.block_device && cal.profile.capacity == 32 << 20);
+    // Memory behind the loop: QD1 4 KiB reads well under a millisecond.
+    let qd1 = cal.profile.points.iter().find(|x| x.rw == "randread" && x.iodepth == 1).unwrap();
+    assert!(qd1.measured_p50_us < 1000.0, "{qd1:?}");
+}
+
+#[test]
+fn profile_files_reject_unknown_keys_with_the_line() {
+    let p = iolab_model::device::preset_profile("hdd:10k").unwrap();
+    let text = p.to_toml().unwrap().replacen("servers = 1\n", "servers = 1\nspeed = 3\n", 1);
+    let line = text.lines().position(|l| l == "speed = 3").unwrap() + 1;
+    let e = DeviceProfile::from_toml(&text, "x.toml").unwrap_err().to_string();
+    assert!(e.contains(&format!("line {line}")) && e.contains("speed"), "{e}");
+    let v2 = p.to_toml().unwrap().replacen("version = 1", "version = 2", 1);
+    assert!(DeviceProfile::from_toml(&v2, "x.toml")
+        .unwrap_err()
+        .to_string()
+        .contains("version = 2"));
+}
+
+/// Writes `mib` MiB to `dev` with `extra` job options through the engine.
+fn write_through_engine(dev: &std::path::Path, mib: u64, extra: &str) {
+    let text = format!(
+        "[w]\nfilename={}\nrw=write\nbs=64k\nsize={mib}m\ndirect=1\nioengine=psync\n{extra}\n",
+        dev.display()
+    );
+    let jobs = iolab_job::parse_str("w", &text).unwrap().jobs;
+    let opts = iolab_engine::runner::RunOptions { allow_destroy: true, ..Default::default() };
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let out = iolab_engine::runner::run_jobs(&jobs, &opts, stop, None).unwrap();
+    assert_eq!(out.result.jobs[0].write.io_bytes, mib << 20);
+}
+
+/// zram as the judge of iolab's data: `buffer_compress_percentage=50` compresses about 2:1 in
+/// zram's own `mm_stat`, and `zero_buffers` pages are all stored as same-filled pages.
+#[test]
+fn zram_mm_stat_agrees_with_the_data_iolab_writes() {
+    let Some(z) = or_skip(Zram::new(32)) else { return };
+    write_through_engine(z.device(), 16, "buffer_compress_percentage=50\nrefill_buffers=1");
+    let (orig, compr) = z.mm_stat().unwrap();
+    let ratio = orig as f64 / compr.max(1) as f64;
+    assert!((1.6..=2.6).contains(&ratio), "orig {orig} compr {compr}: ratio {ratio:.2}");
+    drop(z);
+    let Some(z) = or_skip(Zram::new(32)) else { return };
+    write_through_engine(z.device(), 16, "zero_buffers=1");
+    let s = std::fs::read_to_string(format!(
+        "/sys/block/{}/mm_stat",
+        z.device().file_name().unwrap().to_string_lossy()
+    ))
+    .unwrap();
+    let same_pages: u64 = s.split_whitespace().nth(5).unwrap().parse().unwrap();
+    assert_eq!(same_pages, (16 << 20) / 4096, "every zero page is same-filled: {s}");
+}

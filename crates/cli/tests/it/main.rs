@@ -1,0 +1,22 @@
+//! Integration tests of the `iolab` binary: each module runs it as a user would (job files,
+//! flags, traces, signals, outputs) and checks what it printed and wrote; `hostile` is the
+//! hostile-input harness (probe tables in `hostile/tables.rs`).
+//!
+//! One integration-test binary for the crate (ripgrep's layout): each topic is a module below;
+//! add a test to the topic it belongs to, or a new `mod` line here.
+#![allow(clippy::unwrap_used)]
+
+mod advice;
+mod compare;
+mod data;
+mod fio_dropin;
+mod help;
+mod hostile;
+mod iolog;
+mod outputs;
+mod parse;
+mod report;
+mod run;
+mod signals;
+mod sim;
+mod sim_flush;

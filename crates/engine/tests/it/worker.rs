@@ -1,0 +1,292 @@
+//! iolab-engine's worker with every engine: round trips buffered and direct, batching, fsync units,
+//! I/O errors, reaping and held commits.
+
+use crate::common::*;
+use iolab_core::IoDir;
+use iolab_engine::engines::{lookup, EngineConfig, EngineFile, ENGINES};
+use iolab_engine::target::{direct_supported, open_target, TargetSpec};
+use iolab_engine::worker::{run_worker, WorkerConfig};
+use std::sync::atomic::AtomicBool;
+
+fn engine_round_trip(name: &str, direct: bool) {
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let path = dir.path().join("data");
+    let size = 4u64 << 20;
+    let bs = 64 << 10;
+    let t = open_target(
+        &TargetSpec {
+            path: path.clone(),
+            needed: size,
+            reads: true,
+            writes: true,
+            direct,
+            sync_flags: 0,
+            allow_destroy: false,
+            allow_mounted_write: false,
+            layout: false,
+        },
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let files = vec![EngineFile::dup(&t.file, false, &path).unwrap()];
+    let mut cfg = WorkerConfig { depth: 8, batch_submit: 4, depth_low: 7, ..Default::default() };
+    cfg.end_fsync = true;
+    let stop = AtomicBool::new(false);
+
+    let mut e =
+        (lookup(name).unwrap().ctor)(&EngineConfig::new(8, bs as usize, files.clone())).unwrap();
+    let mut fill = fill_pat;
+    let out =
+        run_worker(&mut *e, &mut seq(IoDir::Write, size, bs), &mut fill, None, &cfg, &stop, None)
+            .unwrap();
+    assert!(out.error.is_none(), "{name}: {:?}", out.error);
+    let w = out.rec.dir(IoDir::Write);
+    assert_eq!(w.ios, size / bs, "{name}: write count");
+    assert_eq!(w.bytes, size, "{name}: write bytes");
+    assert_eq!(w.failed + w.short, 0);
+    assert_eq!(out.rec.dir(IoDir::Sync).ios, 1, "{name}: end_fsync");
+    drop(e);
+
+    let mut e = (lookup(name).unwrap().ctor)(&EngineConfig::new(8, bs as usize, files)).unwrap();
+    let sync = e.caps().sync;
+    let out = run_worker(
+        &mut *e,
+        &mut seq(IoDir::Read, size, bs),
+        &mut fill,
+        Some(&mut PatCheck),
+        &cfg,
+        &stop,
+        None,
+    )
+    .unwrap();
+    assert!(out.error.is_none(), "{name}: {:?}", out.error);
+    assert_eq!(out.verify_failures, 0);
+    assert_eq!(out.rec.dir(IoDir::Read).ios, size / bs);
+    assert_eq!(out.rec.dir(IoDir::Read).bytes, size);
+    // The IO depths histogram: sync engines never exceed 1, async ones reach 8.
+    let deepest = out.rec.depth_exact.iter().rposition(|&c| c > 0).unwrap();
+    if sync {
+        assert_eq!(deepest, 1, "{name}");
+    } else {
+        assert_eq!(deepest, 8, "{name}");
+    }
+
+    let on_disk = std::fs::read(&path).unwrap();
+    assert_eq!(on_disk.len() as u64, size);
+    for (i, &b) in on_disk.iter().enumerate().step_by(509) {
+        assert_eq!(b, pat(0, i as u64), "{name}: byte {i} on disk");
+    }
+}
+
+#[test]
+fn every_engine_writes_and_reads_back_buffered() {
+    for e in ENGINES.iter().filter(|e| !iolab_engine::engines::DATALESS.contains(&e.name)) {
+        if e.name == "io_uring" && iolab_engine::engines::uring::probe().is_err() {
+            eprintln!("skipped io_uring: {:?}", iolab_engine::engines::uring::probe());
+            continue;
+        }
+        engine_round_trip(e.name, false);
+    }
+}
+
+#[test]
+fn every_engine_writes_and_reads_back_direct() {
+    if !direct_supported(std::path::Path::new(".")) {
+        eprintln!("skipped: O_DIRECT not supported in the test directory");
+        return;
+    }
+    for e in ENGINES.iter().filter(|e| !iolab_engine::engines::DATALESS.contains(&e.name)) {
+        if e.name == "io_uring" && iolab_engine::engines::uring::probe().is_err() {
+            eprintln!("skipped io_uring: {:?}", iolab_engine::engines::uring::probe());
+            continue;
+        }
+        engine_round_trip(e.name, true);
+    }
+}
+
+#[test]
+fn null_engine_counts_and_batches() {
+    let mut e = (lookup("null").unwrap().ctor)(&EngineConfig::new(32, 4096, vec![])).unwrap();
+    let cfg = WorkerConfig {
+        depth: 32,
+        batch_submit: 32,
+        complete_min: 32,
+        depth_low: 0,
+        ..Default::default()
+    };
+    let stop = AtomicBool::new(false);
+    let mut fill = |_: &mut [u8], _: u32, _: u64| {};
+    let out = run_worker(
+        &mut *e,
+        &mut seq(IoDir::Read, 100_000 * 4096, 4096),
+        &mut fill,
+        None,
+        &cfg,
+        &stop,
+        None,
+    )
+    .unwrap();
+    let r = out.rec.dir(IoDir::Read);
+    assert_eq!(r.ios, 100_000);
+    assert_eq!(r.bytes, 100_000 * 4096);
+    // Every submit call carried a full batch of 32 (bucket ">32..64"): 3125 calls.
+    assert_eq!(out.rec.submit_map[4], 3125, "{:?}", out.rec.submit_map);
+}
+
+#[test]
+fn fsync_every_n_writes_is_issued_as_its_own_unit() {
+    let dir = tempfile::tempdir_in(".").unwrap();
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .read(true)
+        .write(true)
+        .open(dir.path().join("f"))
+        .unwrap();
+    let files = vec![EngineFile::dup(&f, false, dir.path().join("f")).unwrap()];
+    for name in ["psync", "io_uring", "libaio"] {
+        if name == "io_uring" && iolab_engine::engines::uring::probe().is_err() {
+            continue;
+        }
+        let mut e =
+            (lookup(name).unwrap().ctor)(&EngineConfig::new(4, 4096, files.clone())).unwrap();
+        let cfg = WorkerConfig { depth: 4, depth_low: 3, fsync_every: 8, ..Default::default() };
+        let stop = AtomicBool::new(false);
+        let mut fill = fill_pat;
+        let out = run_worker(
+            &mut *e,
+            &mut seq(IoDir::Write, 64 * 4096, 4096),
+            &mut fill,
+            None,
+            &cfg,
+            &stop,
+            None,
+        )
+        .unwrap();
+        assert_eq!(out.rec.dir(IoDir::Write).ios, 64, "{name}");
+        assert_eq!(out.rec.dir(IoDir::Sync).ios, 8, "{name}: one fsync per 8 writes");
+    }
+}
+
+#[test]
+fn io_error_is_counted_and_stops_the_worker() {
+    let dir = tempfile::tempdir_in(".").unwrap();
+    // Opened read-only: every write fails with EBADF.
+    std::fs::write(dir.path().join("ro"), vec![0u8; 65536]).unwrap();
+    let f = std::fs::File::open(dir.path().join("ro")).unwrap();
+    let files = vec![EngineFile::dup(&f, false, dir.path().join("ro")).unwrap()];
+    let mut e = (lookup("psync").unwrap().ctor)(&EngineConfig::new(1, 4096, files)).unwrap();
+    let stop = AtomicBool::new(false);
+    let mut fill = fill_pat;
+    let out = run_worker(
+        &mut *e,
+        &mut seq(IoDir::Write, 65536, 4096),
+        &mut fill,
+        None,
+        &WorkerConfig::default(),
+        &stop,
+        None,
+    )
+    .unwrap();
+    assert_eq!(out.rec.dir(IoDir::Write).failed, 1);
+    assert_eq!(out.rec.dir(IoDir::Write).ios, 0);
+    assert_eq!(out.rec.first_error.map(|e| e.1), Some(libc_ebadf()));
+    assert!(out.error.unwrap().contains("Bad file descriptor"));
+}
+
+fn libc_ebadf() -> i32 {
+    9
+}
+
+#[test]
+fn iodepth_batch_complete_max_caps_every_reap() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let f = format!("--filename={}", d.path().join("q").display());
+    let mut engines = vec!["null", "libaio"];
+    if iolab_engine::engines::uring::probe().is_ok() {
+        engines.push("io_uring");
+    } else {
+        println!("io_uring not available here: checking null and libaio only");
+    }
+    for e in engines {
+        let eng = format!("--ioengine={e}");
+        let base = ["--name=m", &f, &eng, "--rw=randread", "--size=2m", "--iodepth=16"];
+        let mut a = base.to_vec();
+        a.extend(["--iodepth_batch=16", "--iodepth_batch_complete_max=4", "--direct=1"]);
+        let r = run(&load(&[], &a, d.path()));
+        let j = &r.jobs[0];
+        assert_eq!(j.read.total_ios, 512, "{e}");
+        // complete map buckets: 0, 1-4, 5-8, 9-16, ...: nothing above 4 per reap.
+        let c = j.depth.complete;
+        assert_eq!(c[2..].iter().sum::<u64>(), 0, "{e}: {c:?}");
+        assert!(c[1] >= 512 / 4, "{e}: {c:?}");
+    }
+}
+
+/// fio reaps ONE completion per getevents unless `iodepth_batch_complete_max` says otherwise
+/// (init.c raises the unset max to `iodepth_batch_complete_min`, 1) and resubmits it at once,
+/// so the queue stays at `iodepth`: fio's JSON for this job shows `iodepth_level` 16 = 100 %
+/// and every `iodepth_complete` in the 1-4 bucket.
+#[test]
+fn default_reap_takes_one_completion_and_keeps_the_queue_full() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let f = format!("--filename={}", d.path().join("q").display());
+    // (Not the null engine: like fio's null.c it answers busy while completions are unreaped.)
+    let mut engines = vec!["libaio"];
+    if iolab_engine::engines::uring::probe().is_ok() {
+        engines.push("io_uring");
+    } else {
+        println!("io_uring not available here: checking libaio only");
+    }
+    for e in engines {
+        let eng = format!("--ioengine={e}");
+        let a = ["--name=m", &f, &eng, "--rw=randread", "--size=2m", "--iodepth=16", "--direct=1"];
+        let r = run(&load(&[], &a, d.path()));
+        let j = &r.jobs[0];
+        assert_eq!(j.read.total_ios, 512, "{e}");
+        let c = j.depth.complete;
+        assert_eq!(c[2..].iter().sum::<u64>(), 0, "{e}: more than 4 reaped at once: {c:?}");
+        // 16 in flight at submission for all but the first 15 units (which fill the queue).
+        let l = j.depth.level;
+        assert!(l[4] >= 512 - 15, "{e}: depth at submission {l:?}");
+    }
+}
+
+/// With `iodepth_batch` > 1, io_uring holds a commit (up to 4 units) while completions are
+/// waiting in the ring. Nothing may be lost or reordered by it: a 4 MiB randwrite at QD16 with
+/// iodepth_batch=8 and direct I/O writes every block once, and its verify phase (same engine
+/// and batching, reads) finds every block intact. No submit call carries more than 8 units.
+#[test]
+fn held_commits_lose_nothing_with_io_uring() {
+    if iolab_engine::engines::uring::probe().is_err() {
+        println!("skipped: io_uring unavailable here");
+        return;
+    }
+    let d = tempfile::tempdir_in(".").unwrap();
+    let extra = [
+        "--rw=randwrite",
+        "--size=4m",
+        "--ioengine=io_uring",
+        "--iodepth=16",
+        "--iodepth_batch=8",
+        "--direct=1",
+    ];
+    let r = run(&verify_job(d.path(), &extra));
+    let j = &r.jobs[0];
+    assert_eq!((j.write.total_ios, j.write.io_bytes), (1024, 4 << 20));
+    let v = j.verify.as_ref().unwrap();
+    assert_eq!((v.checked, v.ok, v.failed()), (1024, 1024, 0));
+    // submit buckets 0, 1-4, 5-8, 9-16, ...: nothing above 8 per call.
+    assert_eq!(j.depth.submit[3..].iter().sum::<u64>(), 0, "{:?}", j.depth.submit);
+}
+
+#[test]
+fn disable_clat_and_slat_leave_lat_measured() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let a = ["--name=n", "--ioengine=null", "--rw=read", "--size=1m", "--iodepth=8"];
+    let mut a = a.to_vec();
+    a.extend(["--disable_clat=1", "--disable_slat=1"]);
+    let j = run(&load(&[], &a, d.path())).jobs[0].clone();
+    assert_eq!(j.read.total_ios, 256);
+    assert_eq!((j.read.clat.n, j.read.slat.n, j.read.lat.n), (0, 0, 256));
+}
