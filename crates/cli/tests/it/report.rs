@@ -583,7 +583,8 @@ fn compare_as_html() {
     }
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("/qd1.json</td>") && html.contains("/qd2.json</td>"), "the files");
-    assert!(html.contains("significant (p"), "a verdict with its p-value");
+    // Significant or within noise depends on the machine's load; either carries its p-value.
+    assert!(html.contains(" (p=") || html.contains(" (p<0.001)"), "a verdict with its p-value");
     // The noise band: whiskers (three strokes each) over the bars of the metrics with
     // per-interval samples (iops, bw: 2 files x 2 directions each).
     let iops_svg =
@@ -639,7 +640,9 @@ fn calibrate_sweep_as_html() {
     let (_, err) = iolab(&[
         "calibrate",
         &p(&d, "target.dat"),
-        "--budget=6s",
+        // Each sweep point gets a share of the budget; on a loaded machine a short one can
+        // end a 1 MiB write point before any I/O completed (calibrate then fails).
+        "--budget=20s",
         "--size=16MiB",
         "--max-depth=4",
         "--output-format=html",
