@@ -323,6 +323,35 @@ fn input_probes() -> Vec<Probe> {
     v
 }
 
+/// The HTML pages written to a path (`--output-format=html`).
+fn html_outputs(t: &str) -> Vec<(&'static str, Vec<&str>)> {
+    vec![
+        (
+            "replay --output-format=html --output",
+            vec![
+                "replay",
+                t,
+                "--filename",
+                "{W}/target",
+                "--limit",
+                "20",
+                "--ioengine",
+                "psync",
+                "--direct",
+                "0",
+                "--output-format",
+                "html",
+                "--output",
+                "{W}/out",
+            ],
+        ),
+        (
+            "calibrate --output-format=html -o",
+            vec!["calibrate", "--from-preset=nvme", "--output-format=html", "-o", "{W}/out"],
+        ),
+    ]
+}
+
 /// Output paths × special files ("io": output replacement).
 fn output_probes() -> Vec<Probe> {
     let t = trace_fixture();
@@ -357,32 +386,9 @@ fn output_probes() -> Vec<Probe> {
                 "{W}/out",
             ],
         ),
-        (
-            "replay --output-format=html --output",
-            vec![
-                "replay",
-                t.as_str(),
-                "--filename",
-                "{W}/target",
-                "--limit",
-                "20",
-                "--ioengine",
-                "psync",
-                "--direct",
-                "0",
-                "--output-format",
-                "html",
-                "--output",
-                "{W}/out",
-            ],
-        ),
-        (
-            "calibrate --output-format=html -o",
-            vec!["calibrate", "--from-preset=nvme", "--output-format=html", "-o", "{W}/out"],
-        ),
     ];
     let mut v = Vec::new();
-    for (cname, args) in &cmds {
+    for (cname, args) in cmds.iter().chain(&html_outputs(&t)) {
         v.push(
             // Issue 12: an existing non-regular path is written through, never replaced.
             Probe::new("io", format!("{cname} -> char device"), args, Oracle::Ok)
