@@ -22,6 +22,7 @@ pub mod diskstats;
 pub mod hist;
 pub mod histlog;
 pub mod livehist;
+pub mod logfz;
 pub mod recorder;
 pub mod result;
 pub mod samplelog;
