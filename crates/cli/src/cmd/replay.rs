@@ -45,7 +45,7 @@ pub struct Args {
     /// Allow writes to a block device that carries a filesystem or partition table.
     #[arg(long)]
     allow_destroy: bool,
-    /// normal, json, json+, terse, jsonl or csv (`iolab run`'s exporters).
+    /// normal, json, json+, terse, jsonl, csv or html (`iolab run`'s exporters).
     #[arg(long, default_value = "normal")]
     output_format: String,
     /// Write the result to FILE (atomically) instead of stdout.
