@@ -21,6 +21,12 @@ use crate::IoRequest;
 pub trait RequestSource {
     /// Fill `r` with the next request; `false` at the end of the stream.
     fn next_into(&mut self, r: &mut IoRequest) -> bool;
+
+    /// Passes over the files completed so far (each `loops` iteration, or a time-based wrap,
+    /// starts a new one); engines with a per-file open hook run it again in each pass.
+    fn passes(&self) -> u64 {
+        0
+    }
 }
 
 impl<F: FnMut(&mut IoRequest) -> bool> RequestSource for F {

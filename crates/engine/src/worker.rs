@@ -305,6 +305,10 @@ struct Worker<'a, 'f, 'c, E: ?Sized, S: ?Sized> {
     reuse_t: Option<u64>,
     meas: Measure,
     lat_logs: Option<LatLogs>,
+    /// The engine's work is a per-file operation (its open hook): units carry no latency.
+    file_ops: bool,
+    /// Per file, the pass (+1) in which its open hook last ran.
+    opened: Vec<u64>,
     /// When `runtime` runs out, in ns since `t0`: every wait ends there, and every completion
     /// is compared with it (one comparison per I/O), so a job ends within about one I/O's
     /// latency whatever its rate, thinktime or block size (u64::MAX: no runtime).
@@ -328,7 +332,8 @@ where
         let caps = engine.caps();
         let depth = if caps.sync { 1 } else { cfg.depth.clamp(1, caps.max_depth) };
         let batch = if cfg.batch_submit == 0 { depth } else { cfg.batch_submit.min(depth) };
-        let meas = Measure { slat: !cfg.no_slat, clat: !cfg.no_clat, lat: !cfg.no_lat, epoch: 0 };
+        let mut meas =
+            Measure { slat: !cfg.no_slat, clat: !cfg.no_clat, lat: !cfg.no_lat, epoch: 0 };
         let shape = Shape {
             depth,
             batch,
@@ -338,6 +343,11 @@ where
             coarse: caps.no_io,
             untimed: !meas.slat && !meas.clat && !meas.lat,
         };
+        let file_ops = engine.file_ops();
+        if file_ops {
+            // fio's FIO_NOSTATS: the units are counted, the open hook's times are the samples.
+            (meas.slat, meas.clat, meas.lat) = (false, false, false);
+        }
         let t0 = crate::clock::Clock::start(cfg.clock);
         let rec = Recorder::new(cfg.interval);
         publish_live(live, &rec);
@@ -374,6 +384,8 @@ where
             meas,
             lat_logs: cfg.lat_log.as_ref().map(LatLogs::new),
             deadline: run_deadline(cfg.runtime, cfg.ramp.map_or(0, |r| r.0)),
+            file_ops,
+            opened: Vec::new(),
         }
     }
 
@@ -507,6 +519,11 @@ where
             None => {
                 if !self.src.next_into(&mut self.req) {
                     self.stream_done = true;
+                    return None;
+                }
+                if self.file_ops && !self.open_hook(self.req.file, self.req.dir) {
+                    // The file's operation failed: its units are not issued (fio's
+                    // td_io_open_file failing ends the job).
                     return None;
                 }
                 self.req
@@ -728,7 +745,8 @@ where
             return;
         }
         let bytes = res as u64;
-        if s.dir != IoDir::Sync && bytes < s.len {
+        // A FIO_NOIO engine (cpuio) completes units with no bytes: not short I/Os.
+        if s.dir != IoDir::Sync && bytes < s.len && !self.shape.coarse {
             self.rec.record_short(s.dir);
         }
         let x = latencies(s, issue, t_done);
@@ -758,6 +776,36 @@ where
             Some((dir, bytes, x, n)) => self.rec.record_complete_n(dir, bytes, n, x),
             None => {}
         }
+    }
+
+    /// fio's `td_io_open_file` for an engine with an open hook: the first unit of a pass on a
+    /// file runs the engine's file operation and records its time; `false` when it failed.
+    #[cold]
+    fn open_hook(&mut self, file: u32, dir: IoDir) -> bool {
+        let (i, pass) = (file as usize, self.src.passes() + 1);
+        if self.opened.len() <= i {
+            self.opened.resize(i + 1, 0);
+        }
+        if self.opened[i] == pass {
+            return true;
+        }
+        self.opened[i] = pass;
+        match self.engine.open_file(file) {
+            Some(Ok((d, t))) if !self.ramping => self.rec.record_clat_only(d, t),
+            Some(Err(errno)) => {
+                self.rec.record_error(dir, errno);
+                if self.error.is_none() {
+                    self.error = Some(format!(
+                        "{} of file {file} failed: {}",
+                        self.engine.name(),
+                        std::io::Error::from_raw_os_error(errno)
+                    ));
+                }
+                return false;
+            }
+            _ => {}
+        }
+        true
     }
 
     /// A failed unit: counted by errno; the first one stops the job unless errors continue.

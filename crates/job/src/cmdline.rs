@@ -97,7 +97,7 @@ pub const FIO_FLAGS: &[FioFlag] = &[
     fl("debug", Required, "options", "Enable debug logging", Nope("fio's internal debug logging (process, file, io, ...) has no iolab equivalent")),
     fl("parse-only", No, "", "Parse options only, don't start any IO", Yes("")),
     fl("section", Required, "name", "Only run specified section in job file", Yes("")),
-    fl("inflate-log", Required, "log", "Inflate and output compressed log", Nope("iolab writes no compressed (log_compression) logs")),
+    fl("inflate-log", Required, "log", "Inflate and output compressed log", Yes("prints a `.fz` log (log_store_compressed=1), fio's or iolab's, as fio does")),
     fl("alloc-size", Required, "kb", "Set smalloc pool to this size in kb (def 16384)", Yes("checked and ignored: iolab has no fixed shared-memory pool")),
     fl("profile", Required, "name", "Run a built-in profile (tiobench, act)", Nope("fio's built-in profiles (tiobench, act) are not implemented; their options are accepted in jobs")),
     fl("warnings-fatal", No, "", "Fio parser warnings are fatal", Yes("any job-file warning ends the run with exit 1")),

@@ -31,7 +31,7 @@ pub use data::gen_config;
 pub use error::{JobError, JobErrorKind, Location};
 pub use ini::Env;
 pub use spec::*;
-pub use typed::{ClockSource, LogWindow, SyncMode, UnifiedRw};
+pub use typed::{ClockSource, LogWindow, StatType, SyncMode, UnifiedRw};
 
 use serde::Serialize;
 use std::path::PathBuf;

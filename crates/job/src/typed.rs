@@ -39,6 +39,15 @@ pub enum SyncMode {
     Dsync,
 }
 
+/// `stat_type=` of the filestat/dirstat engines (fio engines/fileoperations.c).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StatType {
+    #[default]
+    Stat,
+    Lstat,
+    Statx,
+}
+
 /// `unified_rw_reporting=` (fio `UNIFIED_SPLIT`, `UNIFIED_MIXED`, `UNIFIED_BOTH`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum UnifiedRw {
@@ -63,6 +72,11 @@ pub const ENGINE_UNACTED: &[(&str, &str)] = &[
     ),
     ("thinktime_blocks_type", "thinktime is scheduled by the workload generator"),
 ];
+
+/// The file-operation engines (fio engines/fileoperations.c): they create, stat or delete
+/// each file when it is opened, so `create_on_open` is what they do anyway.
+pub const FILE_OP_ENGINES: &[&str] =
+    &["filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete"];
 
 /// The [`ENGINE_UNACTED`] options the pvsync2 engine acts on.
 const PVSYNC2_ACTED: &[&str] = &["hipri", "uncached"];
@@ -109,8 +123,14 @@ flags! {
     disable_lat => "disable_lat";
     disable_bw_measurement => "disable_bw_measurement";
     log_offset => "log_offset";
+    /// `log_prio`: the prio column holds the full ioprio value.
+    log_prio => "log_prio";
+    /// `log_store_compressed`: logs written as fio's `.fz`.
+    log_store_compressed => "log_store_compressed";
     overwrite => "overwrite";
     sqthread_poll => "sqthread_poll";
+    /// `std_redirect` (default 1): exec's output to `NAME.stdout`/`NAME.stderr`.
+    std_redirect => "std_redirect";
     /// `hipri`: polled completions (pvsync2's RWF_HIPRI).
     hipri => "hipri";
     slat_percentiles => "slat_percentiles";
@@ -129,10 +149,14 @@ counts! {
     /// `fdatasync=N`: an fdatasync every N writes (0: none).
     fdatasync_every => "fdatasync";
     log_avg_msec => "log_avg_msec";
-    /// `log_hist_msec` (default 0): the period of `write_hist_log`'s histogram copies.
-    log_hist_msec => "log_hist_msec";
     /// `log_hist_coarseness` (default 0): histogram bins merged by 2^N in the log.
     log_hist_coarseness => "log_hist_coarseness";
+    /// `grace_time` (default 1 s): exec's wait between SIGTERM and SIGKILL.
+    grace_time => "grace_time";
+    /// `cpuload` (percent of a CPU the cpuio engine burns; 0: refused by the engine).
+    cpuload => "cpuload";
+    /// `cpuchunks` (default 50000 µs): the cpuio engine's burn cycle.
+    cpuchunks => "cpuchunks";
     /// `uncached` (default 0): RWF_DONTCACHE for pvsync2.
     uncached => "uncached";
 }
@@ -145,6 +169,12 @@ given! {
     bwavgtime => "bwavgtime";
     /// `iopsavgtime`, when written.
     iopsavgtime => "iopsavgtime";
+    /// `prio` (ioprio level), when written.
+    prio => "prio";
+    /// `prioclass` (ioprio class), when written.
+    prioclass => "prioclass";
+    /// `openfiles`, when written (the file-operation engines only; others refuse it).
+    openfiles => "openfiles";
 }
 
 /// Every option name the accessors above read (a test checks each is a canonical entry).
@@ -154,6 +184,11 @@ pub fn accessed_names() -> impl Iterator<Item = &'static str> {
 
 /// Names read by the hand-written accessors below.
 const OTHER_NAMES: &[&str] = &[
+    "log_hist_msec",
+    "stat_type",
+    "cpumode",
+    "program",
+    "arguments",
     "kb_base",
     "fixedbufs",
     "registerfiles",
@@ -262,6 +297,52 @@ impl Job {
         }
     }
 
+    /// `log_hist_msec` (default 0): the period of `write_hist_log`'s histogram copies, as
+    /// fio 3.33 stores it: an `unsigned int`, so `-5` is 4294967291 ms (about 50 days: the
+    /// log stays empty) and 2^32 is 0 (no histograms); fio accepts both.
+    pub fn log_hist_msec(&self) -> u64 {
+        match self.value_or_default("log_hist_msec") {
+            Some(OptionValue::Int(i)) => u64::from(i as u32),
+            _ => 0,
+        }
+    }
+
+    /// The ioprio value fio sets when `prio` or `prioclass` is given (backend.c
+    /// `ioprio_value(class, prio)`: class << 13 | level; fio 3.33 logs 0x4004 for `prio=4`
+    /// alone, so the class is best-effort (2) then, and the level 0 for `prioclass` alone).
+    pub fn ioprio(&self) -> Option<u16> {
+        if self.prio().is_none() && self.prioclass().is_none() {
+            return None;
+        }
+        let class = self.prioclass().unwrap_or(2).min(7) as u16;
+        let level = self.prio().unwrap_or(0).min(0x1fff) as u16;
+        Some(class << 13 | level)
+    }
+
+    /// `program` of the exec engine, when set.
+    pub fn program(&self) -> Option<String> {
+        self.text("program").filter(|s| !s.is_empty())
+    }
+
+    /// `arguments` of the exec engine (with fio's `%r`/`%n`), when set.
+    pub fn arguments(&self) -> Option<String> {
+        self.text("arguments")
+    }
+
+    /// `cpumode=qsort` (default noop): the cpuio engine sorts instead of spinning.
+    pub fn cpumode_qsort(&self) -> bool {
+        self.text("cpumode").as_deref() == Some("qsort")
+    }
+
+    /// `stat_type` (default stat): the call the filestat/dirstat engines time.
+    pub fn stat_type(&self) -> StatType {
+        match self.text("stat_type").as_deref() {
+            Some("lstat") => StatType::Lstat,
+            Some("statx") => StatType::Statx,
+            _ => StatType::Stat,
+        }
+    }
+
     pub fn sync_mode(&self) -> SyncMode {
         match self.text("sync").as_deref() {
             Some("sync" | "1") => SyncMode::Sync,
@@ -343,8 +424,11 @@ impl Job {
     /// `ioengine=pvsync2`, `hipri` and `uncached` are acted on (RWF_HIPRI, RWF_DONTCACHE).
     pub fn engine_unacted(&self) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
         let pvsync2 = self.ioengine == "pvsync2";
+        let fileops = FILE_OP_ENGINES.contains(&self.ioengine.as_str());
         ENGINE_UNACTED.iter().copied().filter(move |(n, _)| {
-            self.options.contains_key(*n) && !(pvsync2 && PVSYNC2_ACTED.contains(n))
+            self.options.contains_key(*n)
+                && !(pvsync2 && PVSYNC2_ACTED.contains(n))
+                && !(fileops && *n == "create_on_open")
         })
     }
 

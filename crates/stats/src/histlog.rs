@@ -46,10 +46,11 @@ pub struct HistLog {
 }
 
 impl HistLog {
-    /// `msec` is `log_hist_msec` (at least 1).
+    /// `msec` is `log_hist_msec`; 0 logs nothing, as fio's `add_clat_sample` only copies the
+    /// histogram when `hist_msec` is set.
     pub fn new(msec: u64) -> Self {
         HistLog {
-            msec: msec.max(1),
+            msec,
             cur: [vec![0; PLAT_NR], vec![0; PLAT_NR], vec![0; PLAT_NR]],
             last: [None; 3],
             samples: Vec::new(),
@@ -59,7 +60,7 @@ impl HistLog {
     /// One completion of direction `ddir` (0 read, 1 write, 2 trim) at `t_ms`, `bs` bytes,
     /// `clat_ns` completion latency.
     pub fn add(&mut self, t_ms: u64, ddir: usize, bs: u64, clat_ns: u64) {
-        if ddir > 2 {
+        if ddir > 2 || self.msec == 0 {
             return;
         }
         self.cur[ddir][plat_idx(clat_ns)] += 1;
@@ -94,6 +95,15 @@ pub fn render(samples: &[HistSample], coarseness: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zero_msec_logs_nothing_as_fio() {
+        let mut h = HistLog::new(0);
+        for t in 0..1000 {
+            h.add(t, 0, 4096, 1000);
+        }
+        assert!(h.samples().is_empty());
+    }
 
     #[test]
     fn a_copy_per_window_with_the_buckets_added_since_the_last() {

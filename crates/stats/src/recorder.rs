@@ -403,6 +403,16 @@ impl Recorder {
         self.live.clat_sum_ns[i].store(d.clat_sum, Relaxed);
     }
 
+    /// A completion-latency sample that is no I/O of its own: fio's `add_clat_sample` from
+    /// an engine's open hook (the file-operation engines time `open`/`stat`/`unlink` so).
+    /// `lat` keeps its own (empty) histogram, as fio's `lat_ns` stays at N=0.
+    pub fn record_clat_only(&mut self, dir: IoDir, clat: Nanos) {
+        let d = &mut self.dirs[di(dir)];
+        d.own_lat();
+        rec(&mut d.clat, clat.0);
+        d.clat_sum = d.clat_sum.wrapping_add(clat.0);
+    }
+
     /// One I/O completed with an error (`errno` positive, as in `io_u->error`).
     #[inline]
     pub fn record_error(&mut self, dir: IoDir, errno: i32) {

@@ -109,6 +109,7 @@ pub fn action_text(a: &Action, argv0: &str) -> anyhow::Result<String> {
         Action::Help => usage(argv0),
         Action::Cmdhelp(n) => cmdhelp(n.as_deref())?,
         Action::Enghelp(e) => enghelp(e.as_deref())?,
+        Action::InflateLog(p) => iolab_stats::logfz::inflate_file(p)?,
     })
 }
 

@@ -730,3 +730,52 @@ fn hist_logs_have_fio_s_layout_and_fio_s_parsers_read_them() {
     assert_eq!(shape(&qi), shape(&qf), "{qi}\n{qf}");
     assert!(qi.contains("msec-since-start, samples, min, median"));
 }
+
+/// `log_store_compressed=1` with `log_prio`/`prioclass`/`log_offset`: iolab's `.fz` files
+/// inflate with fio 3.33's `--inflate-log` to what iolab's own `--inflate-log` prints, and
+/// fio's inflate with iolab's to what fio prints (fio iolog.c `iolog_file_inflate`).
+#[test]
+fn compressed_logs_inflate_both_ways_with_fio() {
+    let d = tempfile::tempdir_in(".").expect("tempdir");
+    let job = [
+        "--name=j",
+        "--ioengine=psync",
+        "--filename=data",
+        "--size=256k",
+        "--bs=4k",
+        "--rw=write",
+        "--write_lat_log=x",
+        "--log_store_compressed=1",
+        "--log_offset=1",
+        "--log_prio=1",
+        "--prioclass=2",
+        "--prio=4",
+    ];
+    let Some((f, i)) = both_in(d.path(), &job) else {
+        println!("skip: fio is not installed; .fz logs not compared with fio's");
+        return;
+    };
+    for (dir, who) in [(&f, "fio"), (&i, "iolab")] {
+        let fz = dir.join("x_clat.1.log.fz");
+        let bytes = std::fs::read(&fz).expect(".fz written");
+        assert_eq!(&bytes[..2], b"\x78\x9c", "{who}: a zlib stream");
+        let fz = fz.to_str().expect("utf-8 path");
+        let by_fio = stdout(&fio(&["--inflate-log", fz]));
+        let by_iolab = stdout(&iolab(&["fio", &format!("--inflate-log={fz}")]));
+        assert_eq!(by_iolab, by_fio, "{who}'s .fz inflated by both");
+        let lines: Vec<&str> = by_fio.lines().collect();
+        assert_eq!(lines.len(), 64, "{who}: one clat line per 4k write");
+        for (n, l) in lines.iter().enumerate() {
+            let c: Vec<&str> = l.split(", ").collect();
+            // time, clat, ddir 1, bs, offset, the ioprio value (class 2 << 13 | 4).
+            assert_eq!(&c[2..], ["1", "4096", &(n * 4096).to_string(), "0x4004"], "{who}: {l}");
+        }
+        // No slat with a sync engine: an empty file, as fio leaves it.
+        assert_eq!(std::fs::metadata(dir.join("x_slat.1.log.fz")).expect("slat").len(), 0);
+    }
+    // Something that is not a compressed log is named, not printed.
+    let o = iolab(&["fio", "--inflate-log=/proc/self/status"]);
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("/proc/self/status") && e.contains("not a zlib stream"), "{e}");
+}

@@ -6,10 +6,8 @@
 //! `msync(MS_SYNC)` of the mapping, as fio's `fio_mmapio_queue` does for `DDIR_SYNC`; trim
 //! punches the range like the other sync engines. Synchronous, depth 1.
 
-use super::{
-    trim_sync, Caps, Completion, EngineConfig, EngineFile, IoEngine, IoOp, OpKind, Queued,
-};
-use crate::buf::BufPool;
+use super::syncio::{SyncEngine, SyncOp, Unit};
+use super::{EngineConfig, EngineFile, IoEngine, OpKind};
 use crate::error::EngineError;
 
 /// One file's mapping (null when not mapped yet).
@@ -23,30 +21,23 @@ struct Map {
 unsafe impl Send for Map {}
 
 pub struct Mmap {
-    pool: BufPool,
-    files: Vec<EngineFile>,
     maps: Vec<Map>,
 }
 
 impl Mmap {
-    pub fn new(cfg: &EngineConfig) -> Result<Self, EngineError> {
-        let pool = BufPool::try_new(1, cfg.slot_size, 4096, "mmap")?;
+    pub fn boxed(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
         let maps = cfg
             .files
             .iter()
             .map(|_| Map { ptr: std::ptr::null_mut(), len: 0, writable: false })
             .collect();
-        Ok(Mmap { pool, files: cfg.files.clone(), maps })
-    }
-
-    pub fn boxed(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
-        Ok(Box::new(Mmap::new(cfg)?))
+        SyncEngine::boxed(cfg, Mmap { maps })
     }
 
     /// Make sure file `i` is mapped over at least `[0, end)` (or its whole size when smaller,
     /// for reads). Returns the mapped length, or `-errno`.
-    fn ensure(&mut self, i: usize, end: u64, write: bool) -> Result<usize, i64> {
-        let (fd, is_block) = (self.files[i].raw(), self.files[i].is_block);
+    fn ensure(&mut self, f: &EngineFile, i: usize, end: u64, write: bool) -> Result<usize, i64> {
+        let (fd, is_block) = (f.raw(), f.is_block);
         let map = &self.maps[i];
         if !map.ptr.is_null() && map.len as u64 >= end && (map.writable || !write) {
             return Ok(map.len);
@@ -93,42 +84,28 @@ impl Mmap {
         }
     }
 
-    fn copy(&mut self, op: IoOp) -> i64 {
-        let i = op.file as usize;
-        let len = (op.len as usize).min(self.pool.slot_size()) as u64;
-        let write = op.kind == OpKind::Write;
-        let mapped = match self.ensure(i, op.offset + len, write) {
+    fn copy(&mut self, u: &Unit<'_>) -> i64 {
+        let (i, len, off) = (u.index, u.len as u64, u.op.offset);
+        let write = u.op.kind == OpKind::Write;
+        let mapped = match self.ensure(u.file, i, off + len, write) {
             Ok(m) => m as u64,
             Err(e) => return e,
         };
-        let n = len.min(mapped.saturating_sub(op.offset)) as usize;
+        let n = len.min(mapped.saturating_sub(off)) as usize;
         if n == 0 {
             return 0;
         }
-        let buf = self.pool.slot_ptr(0);
         // SAFETY: `offset + n <= mapped` and the slot holds at least `n` bytes; the mapping
         // and the slot never overlap (one is a file mapping, the other the pool).
         unsafe {
-            let at = self.maps[i].ptr.add(op.offset as usize);
+            let at = self.maps[i].ptr.add(off as usize);
             if write {
-                std::ptr::copy_nonoverlapping(buf, at, n);
+                std::ptr::copy_nonoverlapping(u.buf, at, n);
             } else {
-                std::ptr::copy_nonoverlapping(at, buf, n);
+                std::ptr::copy_nonoverlapping(at, u.buf, n);
             }
         }
         n as i64
-    }
-
-    fn msync(&mut self, i: usize) -> i64 {
-        let m = &self.maps[i];
-        if m.ptr.is_null() {
-            return super::sync_file(self.files[i].raw(), false);
-        }
-        // SAFETY: the range is the live mapping returned by mmap.
-        if unsafe { libc::msync(m.ptr.cast(), m.len, libc::MS_SYNC) } < 0 {
-            return super::neg_errno();
-        }
-        0
     }
 }
 
@@ -151,41 +128,26 @@ impl Drop for Mmap {
     }
 }
 
-impl IoEngine for Mmap {
+impl SyncOp for Mmap {
     fn name(&self) -> &'static str {
         "mmap"
     }
 
-    fn caps(&self) -> Caps {
-        Caps { sync: true, no_io: false, trim: true, fsync: true, max_depth: 1 }
+    fn do_io(&mut self, u: &Unit<'_>) -> Result<i64, EngineError> {
+        Ok(self.copy(u))
     }
 
-    fn pool(&mut self) -> &mut BufPool {
-        &mut self.pool
-    }
-
-    fn queue(&mut self, op: IoOp) -> Result<Queued, EngineError> {
-        let i = op.file as usize;
-        if i >= self.files.len() {
-            return Ok(Queued::Completed(-(libc::EBADF as i64)));
+    /// fio's `fio_mmapio_queue` for `DDIR_SYNC`/`DDIR_DATASYNC`: `msync(MS_SYNC)` of the
+    /// mapping (fsync when nothing is mapped yet).
+    fn sync(&mut self, u: &Unit<'_>, _data_only: bool) -> i64 {
+        let m = &self.maps[u.index];
+        if m.ptr.is_null() {
+            return super::sync_file(u.file.raw(), false);
         }
-        let res = match op.kind {
-            OpKind::Read | OpKind::Write => self.copy(op),
-            OpKind::Trim => trim_sync(&self.files[i], op.offset, op.len),
-            OpKind::Fsync | OpKind::Fdatasync => self.msync(i),
-        };
-        Ok(Queued::Completed(res))
-    }
-
-    fn commit(&mut self) -> Result<usize, EngineError> {
-        Ok(0)
-    }
-
-    fn reap(&mut self, _min: u32, _out: &mut Vec<Completion>) -> Result<(), EngineError> {
-        Ok(())
-    }
-
-    fn buf(&mut self, _slot: u32, len: usize) -> &mut [u8] {
-        self.pool.slot_mut(0, len)
+        // SAFETY: the range is the live mapping returned by mmap.
+        if unsafe { libc::msync(m.ptr.cast(), m.len, libc::MS_SYNC) } < 0 {
+            return super::neg_errno();
+        }
+        0
     }
 }

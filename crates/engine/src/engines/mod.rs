@@ -7,7 +7,10 @@
 //! are reaped (`FIO_Q_BUSY`). Engines own the buffer pool so io_uring can register it
 //! (`fixedbufs`) and the worker never hands raw pointers across the trait.
 
+pub mod cpuio;
+pub mod exec;
 pub mod falloc;
+pub mod fileops;
 pub mod ftruncate;
 pub mod libaio;
 pub mod mmap;
@@ -15,7 +18,9 @@ pub mod null;
 pub mod posixaio;
 pub mod psync;
 pub mod pvsync2;
+pub mod splice;
 pub mod sync;
+pub mod syncio;
 pub mod uring;
 
 use crate::buf::BufPool;
@@ -130,6 +135,20 @@ pub struct EngineConfig {
     pub hipri: bool,
     /// pvsync2: `uncached` (RWF_DONTCACHE, fio's RWF_UNCACHED).
     pub uncached: bool,
+    /// The job's file names, in file-index order (the file-operation engines work on names;
+    /// the diskless ones have no [`EngineFile`]).
+    pub paths: Vec<std::path::PathBuf>,
+    /// filestat/dirstat: `stat_type`.
+    pub stat_type: iolab_job::StatType,
+    /// exec: the program and its options.
+    pub exec: Option<exec::ExecConfig>,
+    /// cpuio: `cpuload` (percent of a CPU), `cpuchunks` (µs), `cpumode=qsort`.
+    pub cpuload: u32,
+    pub cpuchunks: u64,
+    pub cpu_qsort: bool,
+    /// The job reads (fio's `td_read`): the file-operation engines record their samples as
+    /// reads then, else as writes.
+    pub reads: bool,
 }
 
 impl EngineConfig {
@@ -144,6 +163,13 @@ impl EngineConfig {
             reap_max: 0,
             hipri: false,
             uncached: false,
+            paths: Vec::new(),
+            stat_type: iolab_job::StatType::Stat,
+            reads: false,
+            cpuload: 0,
+            cpuchunks: 50_000,
+            cpu_qsort: false,
+            exec: None,
         }
     }
 }
@@ -174,6 +200,23 @@ pub trait IoEngine: Send {
         Vec::new()
     }
 
+    /// Whether the engine's work is a file operation in [`IoEngine::open_file`] (fio's
+    /// `FIO_FAKEIO | FIO_NOSTATS` engines): its units then carry no latency of their own.
+    fn file_ops(&self) -> bool {
+        false
+    }
+
+    /// fio's `->open_file` hook, run when a pass over the files first addresses file `file`
+    /// (each `loops` iteration opens every file again): the time the operation took, or the
+    /// errno it failed with, and the direction whose latencies it joins. `None`: the engine
+    /// has no such hook.
+    fn open_file(
+        &mut self,
+        _file: u32,
+    ) -> Option<Result<(iolab_core::IoDir, iolab_core::Nanos), i32>> {
+        None
+    }
+
     /// The slot's buffer, `len` bytes.
     fn buf(&mut self, slot: u32, len: usize) -> &mut [u8] {
         self.pool().slot_mut(slot as usize, len)
@@ -189,7 +232,23 @@ pub struct EngineEntry {
 }
 
 /// Engines that move no data: they have no write-then-read-back round trip.
-pub const DATALESS: &[&str] = &["null", "falloc", "ftruncate"];
+pub const DATALESS: &[&str] = &[
+    "null",
+    "cpuio",
+    "exec",
+    "falloc",
+    "ftruncate",
+    "filecreate",
+    "filestat",
+    "filedelete",
+    "dircreate",
+    "dirstat",
+    "dirdelete",
+];
+
+/// Engines that open no target file (fio's `FIO_DISKLESSIO`): the runner lays nothing out.
+pub const DISKLESS: &[&str] =
+    &["null", "cpuio", "exec", "filecreate", "dircreate", "dirstat", "dirdelete"];
 
 /// The engine table: adding an engine is one file and one line here.
 pub const ENGINES: &[EngineEntry] = &[
@@ -248,6 +307,60 @@ pub const ENGINES: &[EngineEntry] = &[
         ctor: ftruncate::Ftruncate::boxed,
     },
     EngineEntry {
+        name: "filecreate",
+        aliases: &[],
+        help: "open(O_CREAT) per file, timed as its latency; no data",
+        ctor: fileops::FileOps::filecreate,
+    },
+    EngineEntry {
+        name: "filestat",
+        aliases: &[],
+        help: "stat/lstat/statx (stat_type) per file, timed as its latency; no data",
+        ctor: fileops::FileOps::filestat,
+    },
+    EngineEntry {
+        name: "filedelete",
+        aliases: &[],
+        help: "unlink() per file, timed as its latency; no data",
+        ctor: fileops::FileOps::filedelete,
+    },
+    EngineEntry {
+        name: "dircreate",
+        aliases: &[],
+        help: "mkdir() per directory, timed as its latency; no data (fio 3.34)",
+        ctor: fileops::FileOps::dircreate,
+    },
+    EngineEntry {
+        name: "dirstat",
+        aliases: &[],
+        help: "stat/lstat/statx (stat_type) per directory, timed; no data (fio 3.34)",
+        ctor: fileops::FileOps::dirstat,
+    },
+    EngineEntry {
+        name: "dirdelete",
+        aliases: &[],
+        help: "rmdir() per directory, timed as its latency; no data (fio 3.34)",
+        ctor: fileops::FileOps::dirdelete,
+    },
+    EngineEntry {
+        name: "cpuio",
+        aliases: &[],
+        help: "burns cpuload % of a CPU in cpuchunks (noop spin or qsort); no I/O",
+        ctor: cpuio::Cpuio::boxed,
+    },
+    EngineEntry {
+        name: "exec",
+        aliases: &[],
+        help: "runs program (arguments with %r, %n) for the runtime; its exit status is a note",
+        ctor: exec::Exec::boxed,
+    },
+    EngineEntry {
+        name: "splice",
+        aliases: &[],
+        help: "splice()/vmsplice() through a pipe, as fio's splice engine, depth 1",
+        ctor: splice::Splice::boxed,
+    },
+    EngineEntry {
         name: "sync",
         aliases: &[],
         help: "lseek + read/write, depth 1",
@@ -263,17 +376,8 @@ pub const ENGINES: &[EngineEntry] = &[
 
 /// fio engines iolab does not run, each with the reason (fio 3.33 `--enghelp` lists them).
 pub const REFUSED: &[(&str, &str)] = &[
-    ("filecreate", "times open(O_CREAT) per file in fio's open hook; iolab creates files during set-up, before the clock starts"),
-    ("filestat", "times stat()/statx() per file in fio's open hook; iolab's runner has no per-file open timing yet"),
-    ("filedelete", "times unlink() per file in fio's open hook; iolab's runner has no per-file open timing yet"),
-    ("dircreate", "times mkdir() per directory in fio's open hook; iolab's runner has no per-file open timing yet"),
-    ("dirstat", "times stat() per directory in fio's open hook; iolab's runner has no per-file open timing yet"),
-    ("dirdelete", "times rmdir() per directory in fio's open hook; iolab's runner has no per-file open timing yet"),
-    ("splice", "splice() through a pipe is not implemented yet; use psync"),
     ("netsplice", "network I/O is outside iolab (it measures storage)"),
     ("net", "network I/O is outside iolab (it measures storage)"),
-    ("cpuio", "CPU burning (cpuload/cpuchunks) is not implemented; iolab measures storage"),
-    ("exec", "running a program as the job is not implemented"),
     ("sg", "SCSI generic passthrough (SG_IO) is not implemented"),
     ("io_uring_cmd", "NVMe passthrough (uring_cmd on /dev/ngXnY) is not implemented"),
     ("e4defrag", "EXT4_IOC_MOVE_EXT defragmentation is not implemented"),
@@ -308,7 +412,23 @@ pub fn lookup(name: &str) -> Result<&'static EngineEntry, EngineError> {
 pub fn is_sync_engine(name: &str) -> bool {
     matches!(
         name,
-        "psync" | "pvsync" | "vsync" | "sync" | "pvsync2" | "mmap" | "falloc" | "ftruncate"
+        "psync"
+            | "pvsync"
+            | "vsync"
+            | "sync"
+            | "pvsync2"
+            | "mmap"
+            | "falloc"
+            | "ftruncate"
+            | "splice"
+            | "cpuio"
+            | "exec"
+            | "filecreate"
+            | "filestat"
+            | "filedelete"
+            | "dircreate"
+            | "dirstat"
+            | "dirdelete"
     )
 }
 

@@ -1,31 +1,22 @@
 //! `ioengine=psync` (pread/pwrite) and `pvsync`/`vsync` (preadv/pwritev with one iovec):
 //! fio's engines/sync.c `fio_psyncio_queue` and `fio_pvsyncio_queue`. Synchronous, depth 1.
 
-use super::{
-    sync_file, trim_sync, Caps, Completion, EngineConfig, EngineFile, IoEngine, IoOp, OpKind,
-    Queued,
-};
-use crate::buf::BufPool;
+use super::syncio::{SyncEngine, SyncOp, Unit};
+use super::{EngineConfig, IoEngine, OpKind};
 use crate::error::EngineError;
 
+/// pread/pwrite, or preadv/pwritev with one iovec when `vectored`.
 pub struct Psync {
-    pool: BufPool,
-    files: Vec<EngineFile>,
     vectored: bool,
 }
 
 impl Psync {
-    pub fn new(cfg: &EngineConfig, vectored: bool) -> Result<Self, EngineError> {
-        let pool = BufPool::try_new(1, cfg.slot_size, 4096, "psync")?;
-        Ok(Psync { pool, files: cfg.files.clone(), vectored })
-    }
-
     pub fn boxed_psync(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
-        Ok(Box::new(Psync::new(cfg, false)?))
+        SyncEngine::boxed(cfg, Psync { vectored: false })
     }
 
     pub fn boxed_pvsync(cfg: &EngineConfig) -> Result<Box<dyn IoEngine>, EngineError> {
-        Ok(Box::new(Psync::new(cfg, true)?))
+        SyncEngine::boxed(cfg, Psync { vectored: true })
     }
 }
 
@@ -63,7 +54,7 @@ pub(crate) fn pio(
     }
 }
 
-impl IoEngine for Psync {
+impl SyncOp for Psync {
     fn name(&self) -> &'static str {
         if self.vectored {
             "pvsync"
@@ -72,40 +63,7 @@ impl IoEngine for Psync {
         }
     }
 
-    fn caps(&self) -> Caps {
-        Caps { sync: true, no_io: false, trim: true, fsync: true, max_depth: 1 }
-    }
-
-    fn pool(&mut self) -> &mut BufPool {
-        &mut self.pool
-    }
-
-    fn queue(&mut self, op: IoOp) -> Result<Queued, EngineError> {
-        let Some(file) = self.files.get(op.file as usize) else {
-            return Ok(Queued::Completed(-(libc::EBADF as i64)));
-        };
-        let res = match op.kind {
-            OpKind::Read | OpKind::Write => {
-                let ptr = self.pool.slot_ptr(0);
-                let len = (op.len as usize).min(self.pool.slot_size());
-                pio(file.raw(), op.kind, ptr, len, op.offset, self.vectored)
-            }
-            OpKind::Trim => trim_sync(file, op.offset, op.len),
-            OpKind::Fsync => sync_file(file.raw(), false),
-            OpKind::Fdatasync => sync_file(file.raw(), true),
-        };
-        Ok(Queued::Completed(res))
-    }
-
-    fn commit(&mut self) -> Result<usize, EngineError> {
-        Ok(0)
-    }
-
-    fn reap(&mut self, _min: u32, _out: &mut Vec<Completion>) -> Result<(), EngineError> {
-        Ok(())
-    }
-
-    fn buf(&mut self, _slot: u32, len: usize) -> &mut [u8] {
-        self.pool.slot_mut(0, len)
+    fn do_io(&mut self, u: &Unit<'_>) -> Result<i64, EngineError> {
+        Ok(pio(u.file.raw(), u.op.kind, u.buf, u.len, u.op.offset, self.vectored))
     }
 }

@@ -92,6 +92,10 @@ struct WorkloadSource<'a> {
 }
 
 impl RequestSource for WorkloadSource<'_> {
+    fn passes(&self) -> u64 {
+        self.wl.passes()
+    }
+
     #[inline]
     fn next_into(&mut self, r: &mut IoRequest) -> bool {
         let more = self.wl.next_into(r);
@@ -122,6 +126,8 @@ struct VerifyPhase {
 
 /// Everything a clone's thread owns.
 struct CloneThread {
+    /// `prio`/`prioclass`: set on the thread before its I/O (fio backend.c `thread_main`).
+    ioprio: Option<u16>,
     targets: Vec<Target>,
     ctor: fn(&EngineConfig) -> Result<Box<dyn engines::IoEngine>, EngineError>,
     ecfg: EngineConfig,
@@ -146,8 +152,16 @@ pub(super) fn start_clone(
 ) -> Result<RunningClone, EngineError> {
     let (job, plan) = (js.job, js.plan);
     let paths = iolab_workload::clone_files(job, clone);
-    let layouts: Vec<FileLayout> =
-        paths.iter().map(|p| FileLayout { size: iolab_core::input::existing_size(p) }).collect();
+    // cpuio and exec have no file and fio gives them none: one block per pass (their jobs
+    // are time_based).
+    let nominal = matches!(plan.engine.as_str(), "cpuio" | "exec")
+        .then(|| job.bs.read.max.max(job.bs.write.max));
+    let layouts: Vec<FileLayout> = paths
+        .iter()
+        .map(|p| FileLayout {
+            size: nominal.unwrap_or_else(|| iolab_core::input::existing_size(p)),
+        })
+        .collect();
     let input = WorkerInput { job, clone_index: clone, thread_number, files: &layouts };
     let wl = Workload::new(&input)
         .map_err(|source| EngineError::Workload { job: job.name.clone(), source })?;
@@ -159,13 +173,15 @@ pub(super) fn start_clone(
     let seed = config::data_seed(job, thread_number);
     let vplan = config::verify_plan(job, &dcfg, &plan.wcfg)?;
     let targets = open_targets(cx.opts, js, &paths, &wl, &dcfg, seed, &vplan)?;
-    let ecfg = engine_config(job, plan, &targets)?;
+    let ecfg = engine_config(job, plan, &targets, &paths)?;
     let ctor = engines::lookup(&plan.engine)?.ctor;
     let fill = VerifyFill::new(&dcfg, seed, vplan.stamp);
     // A read job with verify= checks what an earlier job wrote, block by block.
     let verify = vplan.inline.then(|| VerifyCheck::new(&dcfg, seed, None, paths.clone()));
-    // The null engine moves no data: its buffers say nothing about the target.
-    let probe = cx.opts.read_probe.clone().filter(|_| plan.engine != "null").map(|p| (js.ji, p, 0));
+    // A dataless engine (null, the file operations) moves no data: its buffers say nothing
+    // about the target.
+    let dataless = engines::DATALESS.contains(&plan.engine.as_str());
+    let probe = cx.opts.read_probe.clone().filter(|_| !dataless).map(|p| (js.ji, p, 0));
     let check = (probe.is_some() || verify.is_some()).then_some(ProbedCheck { probe, verify });
     let stop = Arc::new(AtomicBool::new(cx.stop.load(Ordering::Relaxed)));
     if let Ok(mut v) = cx.clone_stops.lock() {
@@ -184,6 +200,7 @@ pub(super) fn start_clone(
         pcts: cx.opts.percentiles.clone(),
     });
     let t = CloneThread {
+        ioprio: job.ioprio(),
         targets,
         ctor,
         ecfg,
@@ -258,8 +275,9 @@ fn open_targets(
     let reads = job.rw.has_read() || opts.prefill || vplan.phase;
     let writes = ((job.rw.has_write() || job.rw.has_trim()) && !vplan.only) || opts.prefill;
     let mut targets: Vec<Target> = Vec::new();
-    if plan.engine == "null" {
-        // fio's null engine needs no file: `size` is enough.
+    if engines::DISKLESS.contains(&plan.engine.as_str()) {
+        // fio's FIO_DISKLESSIO engines (null, filecreate, the directory engines) need no
+        // file laid out: `size` is enough.
         return Ok(targets);
     }
     for (fi, (p, region)) in paths.iter().zip(wl.regions()).enumerate() {
@@ -315,6 +333,7 @@ fn engine_config(
     job: &Job,
     plan: &JobPlan,
     targets: &[Target],
+    paths: &[PathBuf],
 ) -> Result<EngineConfig, EngineError> {
     let efiles = targets
         .iter()
@@ -327,6 +346,22 @@ fn engine_config(
     ecfg.sqthread_poll = job.sqthread_poll();
     ecfg.hipri = job.hipri();
     ecfg.uncached = job.uncached() != 0;
+    ecfg.paths = paths.to_vec();
+    ecfg.stat_type = job.stat_type();
+    ecfg.reads = job.rw.has_read();
+    ecfg.cpuload = u32::try_from(job.cpuload()).unwrap_or(u32::MAX);
+    ecfg.cpuchunks = job.cpuchunks();
+    ecfg.cpu_qsort = job.cpumode_qsort();
+    if plan.engine == "exec" {
+        ecfg.exec = Some(engines::exec::ExecConfig {
+            program: job.program().unwrap_or_default(),
+            arguments: job.arguments(),
+            grace_time: job.grace_time(),
+            std_redirect: job.std_redirect(),
+            name: job.name.clone(),
+            runtime: job.runtime.map(|r| std::time::Duration::from_nanos(r.0)),
+        });
+    }
     // init.c fixup_options: an unset (0) or too small max is raised to the min, and
     // td_io_getevents raises it to the events asked for (at least one). So by default fio
     // reaps ONE completion per getevents and resubmits it at once, which keeps the device
@@ -346,6 +381,9 @@ impl CloneThread {
     }
 
     fn run_inner(self) -> Result<WorkerOutcome, EngineError> {
+        if let Some(v) = self.ioprio {
+            set_ioprio(v)?;
+        }
         let CloneThread { targets, ctor, ecfg, wl, mut fill, mut check, verify, .. } = self;
         let (wcfg, stop) = (&self.wcfg, &*self.stop);
         // `targets` (and so the fds the engine uses) outlive the engine.
@@ -384,6 +422,25 @@ impl CloneThread {
         }
         Ok(out)
     }
+}
+
+/// fio backend.c: `ioprio_set(IOPRIO_WHO_PROCESS, 0, class, prio)` before `td_io_init`; `who`
+/// 0 is the calling thread, whose I/O context then carries the priority.
+fn set_ioprio(value: u16) -> Result<(), EngineError> {
+    const IOPRIO_WHO_PROCESS: libc::c_long = 1;
+    // SAFETY: ioprio_set takes three integers and touches no memory of ours.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_ioprio_set,
+            IOPRIO_WHO_PROCESS,
+            0 as libc::c_long,
+            value as libc::c_long,
+        )
+    };
+    if r < 0 {
+        return Err(EngineError::io("ioprio", "ioprio_set", crate::error::last_os_error()));
+    }
+    Ok(())
 }
 
 /// backend.c `do_verify`: sync and drop the cache first, so the check reads what reached the

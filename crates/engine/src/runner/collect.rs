@@ -55,6 +55,9 @@ impl Collected {
                             lat,
                             hist_prefix: logs.hist_prefix,
                             hist_coarseness: logs.hist_coarseness,
+                            log_prio: logs.log_prio,
+                            ioprio: logs.ioprio,
+                            store_compressed: logs.store_compressed,
                         });
                     }
                     self.finished.push((c.job_idx, n as u32, jr));

@@ -37,6 +37,14 @@ pub struct JobPlan {
 /// Resolve one job (probing io_uring and the TSC).
 pub fn plan_job(job: &Job, opts: &RunOptions) -> Result<JobPlan, EngineError> {
     let (engine, mut notes) = resolve_engine(job)?;
+    if job.log_store_compressed() && job.write_hist_log().is_some() {
+        return Err(EngineError::Job {
+            job: job.name.clone(),
+            what: "log_store_compressed with write_hist_log is not supported by iolab: the \
+                   histogram log's .fz form is not implemented; drop one of them"
+                .to_string(),
+        });
+    }
     notes.extend(unhandled_notes(job));
     let (wcfg, clock_note) = worker_config(job, opts)?;
     notes.extend(clock_note.map(|n| format!("job {}: {n}", job.name)));
@@ -61,6 +69,16 @@ pub fn plan_job(job: &Job, opts: &RunOptions) -> Result<JobPlan, EngineError> {
 /// The engine a job will use and why it differs from what it asked for.
 pub fn resolve_engine(job: &Job) -> Result<(String, Vec<String>), EngineError> {
     engines::lookup(&job.ioengine)?;
+    if job.openfiles().is_some() && !iolab_job::typed::FILE_OP_ENGINES.contains(&&*job.ioengine) {
+        return Err(EngineError::Job {
+            job: job.name.clone(),
+            what: format!(
+                "openfiles is not supported by iolab with ioengine={}: iolab keeps all of a \
+                 job's files open; drop the option or lower nrfiles",
+                job.ioengine
+            ),
+        });
+    }
     let uring = match job.ioengine.as_str() {
         "io_uring" => engines::uring::probe().map_err(|e| e.to_string()),
         _ => Ok(()),
@@ -117,6 +135,12 @@ pub struct LogSettings {
     pub log_avg: Nanos,
     pub window: LogWindow,
     pub log_offset: bool,
+    /// `log_prio`: the prio column is the full ioprio value.
+    pub log_prio: bool,
+    /// The ioprio value set on the job's thread (`prio`/`prioclass`; 0 when neither).
+    pub ioprio: u16,
+    /// `log_store_compressed`: fio's `.fz` files.
+    pub store_compressed: bool,
 }
 
 impl LogSettings {
@@ -139,6 +163,9 @@ impl LogSettings {
             log_avg: Nanos::from_millis(job.log_avg_msec()),
             window: job.log_window_value(),
             log_offset: job.log_offset(),
+            log_prio: job.log_prio(),
+            ioprio: job.ioprio().unwrap_or(0),
+            store_compressed: job.log_store_compressed(),
         }
     }
 

@@ -120,6 +120,13 @@ pub struct JobLogs {
     /// `write_hist_log` prefix and `log_hist_coarseness`.
     pub hist_prefix: Option<String>,
     pub hist_coarseness: u32,
+    /// `log_prio`: the prio column is `0x%04x` of [`JobLogs::ioprio`] (else 1 for the
+    /// realtime class, 0 otherwise).
+    pub log_prio: bool,
+    /// The ioprio value the job's I/O was issued with (`prio`/`prioclass`; 0 when neither).
+    pub ioprio: u16,
+    /// `log_store_compressed`: write fio's `.fz` files.
+    pub store_compressed: bool,
 }
 
 /// Live view for a progress display: one slot per clone, filled once the clone runs.

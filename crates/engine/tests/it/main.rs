@@ -5,7 +5,10 @@
 #![allow(clippy::unwrap_used)]
 
 mod common;
+mod cpuio;
 mod engine_truth;
+mod exec;
+mod fileops;
 mod jobs;
 mod loopdev;
 mod safety;

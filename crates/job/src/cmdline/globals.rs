@@ -46,6 +46,8 @@ pub enum Action {
     Help,
     Cmdhelp(Option<String>),
     Enghelp(Option<String>),
+    /// `--inflate-log=FILE`: print a `.fz` log as text.
+    InflateLog(PathBuf),
 }
 
 /// fio's global settings after its flags.
@@ -183,6 +185,7 @@ fn apply_flag(
         "help" => g.action = Some(Action::Help),
         "cmdhelp" => g.action = Some(Action::Cmdhelp(value.map(str::to_string))),
         "enghelp" => g.action = Some(Action::Enghelp(value.map(str::to_string))),
+        "inflate-log" => g.action = Some(Action::InflateLog(need()?.into())),
         "showcmd" => g.showcmd = true,
         "readonly" => g.readonly = true,
         "parse-only" => g.parse_only = true,

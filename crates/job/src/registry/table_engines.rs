@@ -211,22 +211,29 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     .min_val(0)
     .max_val(100)
     .help("Share of pvsync2 I/Os with RWF_HIPRI.", "pvsync2 only."),
-    opt("cpuload", Int, Engine, Unsupported("the cpuio engine does not exist in iolab"))
+    opt("cpuload", Int, Engine, Supported)
         .engine(&["cpuio"])
         .help("Percentage of CPU the cpuio engine burns.", "cpuio only."),
-    opt("cpumode", Str, Engine, Unsupported("the cpuio engine does not exist in iolab"))
+    opt("cpumode", Str, Engine, Supported)
         .def("noop")
         .choices(&["noop", "qsort"])
         .engine(&["cpuio"])
         .help("How cpuio burns CPU: noop or qsort.", "cpuio only."),
-    opt("cpuchunks", Int, Engine, Unsupported("the cpuio engine does not exist in iolab"))
+    opt("cpuchunks", Int, Engine, Supported)
         .def("50000")
         .engine(&["cpuio"])
         .help("Length of cpuio burn cycles (µs).", "cpuio only."),
-    opt("exit_on_io_done", Bool, Engine, Unsupported("the cpuio engine does not exist in iolab"))
-        .def("0")
-        .engine(&["cpuio"])
-        .help("End cpuio jobs when the I/O jobs finish.", "cpuio only."),
+    opt(
+        "exit_on_io_done",
+        Bool,
+        Engine,
+        Unsupported(
+            "not implemented: a cpuio job runs to its own runtime; give it the I/O jobs' runtime",
+        ),
+    )
+    .def("0")
+    .engine(&["cpuio"])
+    .help("End cpuio jobs when the I/O jobs finish.", "cpuio only."),
     opt("pool", Str, Engine, Unsupported("the dfs, rados and rbd engines do not exist in iolab"))
         .engine(&["dfs", "rados", "rbd"])
         .help("Storage pool name (DAOS, RADOS, RBD).", "Remote engines."),
@@ -260,25 +267,25 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         .min_val(0)
         .max_val(1)
         .help("Allocate and free space inside the defrag event.", "e4defrag only."),
-    opt("program", Str, Engine, Unsupported("the exec engine does not exist in iolab"))
+    opt("program", Str, Engine, Supported)
         .engine(&["exec"])
         .help("Program run by the exec engine.", "exec only."),
-    opt("arguments", Str, Engine, Unsupported("the exec engine does not exist in iolab"))
+    opt("arguments", Str, Engine, Supported)
         .engine(&["exec"])
         .help("Arguments for the exec engine's program.", "exec only."),
-    opt("grace_time", Int, Engine, Unsupported("the exec engine does not exist in iolab"))
+    opt("grace_time", Int, Engine, Supported)
         .def("1")
         .engine(&["exec"])
         .min_val(0)
         .help("Seconds before the exec engine kills its program.", "exec only."),
-    opt("std_redirect", Bool, Engine, Unsupported("the exec engine does not exist in iolab"))
+    opt("std_redirect", Bool, Engine, Supported)
         .def("1")
         .engine(&["exec"])
         .help("Redirect the exec program's output to files.", "exec only."),
-    opt("stat_type", Str, Engine, Unsupported("the file-operation engines do not exist in iolab"))
+    opt("stat_type", Str, Engine, Supported)
         .def("stat")
         .choices(&["stat", "lstat", "statx"])
-        .engine(&["filestat"])
+        .engine(&["filestat", "dirstat"])
         .help(
             "stat call measured by the filestat/dirstat engines: stat, lstat, statx.",
             "filestat and dirstat.",

@@ -71,16 +71,12 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             `iodepth` is shared by all its files; `file_service_type` picks the file for each \
             I/O. Ignored when `filename` lists files (as in fio).",
     ),
-    opt(
-        "openfiles",
-        Int,
-        Files,
-        Unsupported("iolab keeps all of a job's files open; drop the option or lower nrfiles"),
-    )
-    .help(
+    opt("openfiles", Int, Files, Supported).help(
         "Keep at most this many of the job's files open at once.",
-        "Opening and closing files changes the I/O path, so a limit is refused rather than \
-            silently lifted.",
+        "Accepted with the file-operation engines (filecreate … dirdelete), whose operation is \
+            the open and whose descriptors close at once. Refused with every other engine: \
+            iolab keeps all of a job's files open, and opening and closing files changes the \
+            I/O path, so a limit is refused rather than silently lifted.",
     ),
     opt("file_service_type", Special, Files, Supported)
         .set(a::set_file_service_type)

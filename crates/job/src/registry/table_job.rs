@@ -199,30 +199,15 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     .min_val(-20)
     .max_val(19)
     .help("CPU nice value for the job.", "Only matters when the CPU is contended."),
-    opt(
-        "prio",
-        Int,
-        Cpu,
-        Ignored("iolab issues I/O at the inherited I/O priority; run it under ionice(1) instead"),
-    )
-    .min_val(0)
-    .max_val(7)
-    .help(
+    opt("prio", Int, Cpu, Supported).min_val(0).max_val(7).help(
         "I/O priority level (ioprio) within the class.",
         "fio calls ioprio_set for the job; the block scheduler (bfq, mq-deadline) may honour \
             it.",
     ),
-    opt(
-        "prioclass",
-        Int,
-        Cpu,
-        Ignored(
-            "iolab issues I/O at the inherited I/O priority class; run it under ionice(1) instead",
-        ),
-    )
-    .min_val(0)
-    .max_val(3)
-    .help("I/O priority class (realtime, best-effort, idle).", "See `prio`."),
+    opt("prioclass", Int, Cpu, Supported)
+        .min_val(0)
+        .max_val(3)
+        .help("I/O priority class (realtime, best-effort, idle).", "See `prio`."),
     opt("priohint", Int, Cpu, Ignored("iolab sets no I/O priority hints"))
         .min_val(0)
         .max_val(1023)

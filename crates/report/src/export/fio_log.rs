@@ -66,6 +66,12 @@ pub struct LogParseError {
 
 /// Format entries as fio writes them.
 pub fn format(entries: &[LogEntry]) -> String {
+    format_with(entries, false)
+}
+
+/// [`format`], with the prio column as `0x%04x` when `log_prio` (fio iolog.c
+/// `flush_samples`).
+pub fn format_with(entries: &[LogEntry], log_prio: bool) -> String {
     let mut s = String::with_capacity(entries.len() * 24);
     for e in entries {
         let _ = write!(s, "{}, {}", e.time_ms, e.value);
@@ -76,7 +82,8 @@ pub fn format(entries: &[LogEntry]) -> String {
         if let Some(off) = e.offset {
             let _ = write!(s, ", {off}");
         }
-        let _ = writeln!(s, ", {}", e.prio);
+        let _ =
+            if log_prio { writeln!(s, ", 0x{:04x}", e.prio) } else { writeln!(s, ", {}", e.prio) };
     }
     s
 }
@@ -178,6 +185,39 @@ pub fn log_path(dir: &Path, name: &str, kind: LogKind, jobidx: u32) -> PathBuf {
 /// Write one log atomically.
 pub fn write_log(path: &Path, entries: &[LogEntry]) -> Result<(), ReportError> {
     write_atomic(path, format(entries).as_bytes())
+}
+
+/// Write a log as fio does under `log_prio` (hex prio column) and `log_store_compressed`
+/// (`<path>.fz`, zlib streams of fio's binary samples: `iolab_stats::logfz`). Returns the
+/// path written.
+pub fn write_log_as(
+    path: &Path,
+    entries: &[LogEntry],
+    log_prio: bool,
+    compressed: bool,
+) -> Result<PathBuf, ReportError> {
+    if !compressed {
+        write_atomic(path, format_with(entries, log_prio).as_bytes())?;
+        return Ok(path.to_path_buf());
+    }
+    let mut p = path.as_os_str().to_owned();
+    p.push(".fz");
+    let p = PathBuf::from(p);
+    let samples: Vec<iolab_stats::logfz::FzSample> = entries
+        .iter()
+        .map(|e| iolab_stats::logfz::FzSample {
+            time_ms: e.time_ms,
+            value: e.value,
+            ddir: e.ddir,
+            bs: e.bs,
+            offset: e.offset,
+            prio: e.prio as u16,
+        })
+        .collect();
+    let offset = entries.first().is_some_and(|e| e.offset.is_some());
+    let cols = iolab_stats::logfz::FzColumns { offset, log_prio };
+    write_atomic(&p, &iolab_stats::logfz::encode(&samples, cols))?;
+    Ok(p)
 }
 
 /// Write the windowed bw, iops and clat logs of every job under `dir` with `prefix` as fio's

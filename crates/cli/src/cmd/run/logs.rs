@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use iolab_engine::runner::JobLogs;
-use iolab_report::export::fio_log::{log_path, windowed_entries, write_log, LogEntry, LogKind};
+use iolab_report::export::fio_log::{log_path, windowed_entries, write_log_as, LogEntry, LogKind};
 use iolab_stats::{RunResult, SampleLog};
 
 fn entries(log: &SampleLog) -> Vec<LogEntry> {
@@ -37,9 +37,16 @@ pub fn write_logs(dir: &Path, run: &RunResult, logs: &[JobLogs]) -> anyhow::Resu
                 .with_context(|| format!("writing {}", p.display()))?;
             written.push(p);
         }
-        let mut put = |prefix: &str, kind: LogKind, e: Vec<LogEntry>| -> anyhow::Result<()> {
+        // fio iolog.c flush_samples: the I/O's ioprio under log_prio, else 1 for the realtime
+        // class; averaged windows (bs 0) carry none.
+        let prio = if l.log_prio { l.ioprio } else { u16::from(l.ioprio >> 13 == 1) };
+        let mut put = |prefix: &str, kind: LogKind, mut e: Vec<LogEntry>| -> anyhow::Result<()> {
+            for x in e.iter_mut().filter(|x| x.bs > 0) {
+                x.prio = u32::from(prio);
+            }
             let p = log_path(dir, prefix, kind, l.jobidx);
-            write_log(&p, &e).with_context(|| format!("writing {}", p.display()))?;
+            let p = write_log_as(&p, &e, l.log_prio, l.store_compressed)
+                .with_context(|| format!("writing {}", p.display()))?;
             written.push(p);
             Ok(())
         };

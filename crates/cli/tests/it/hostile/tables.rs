@@ -639,13 +639,44 @@ fn dropin_probes() -> Vec<Probe> {
         ("mmap", Oracle::Ok),
         ("pvsync2", Oracle::Ok),
         ("falloc", Oracle::Ok),
-        ("filecreate", err(&["filecreate", "not supported"])),
-        ("splice", err(&["splice", "not supported"])),
+        ("filecreate", Oracle::Ok),
+        ("filestat", Oracle::Ok),
+        ("filedelete", Oracle::Ok),
+        ("dircreate", Oracle::Ok),
+        ("dirstat", Oracle::Ok),
+        ("dirdelete", Oracle::Ok),
+        ("splice", Oracle::Ok),
+        ("cpuio", err(&["cpuload"])),
+        ("exec", err(&["program"])),
         ("windowsaio", err(&["windowsaio"])),
     ] {
         let e = format!("--ioengine={engine}");
         let a = ["run", "--name=h", "--directory={W}", "--size=64k", "--rw=randrw", e.as_str()];
         v.push(Probe::new("dropin", format!("run {e}"), &a, o).limit(15.0));
+    }
+    // The file-operation engines' options: stat_type's choices; openfiles only where the
+    // open is the operation (every other engine keeps its files open and refuses it by name).
+    for (extra, o) in [
+        (["--ioengine=filestat", "--stat_type=bogus"], err(&["stat_type", "statx"])),
+        (["--ioengine=filestat", "--stat_type=statx"], Oracle::Ok),
+        (["--ioengine=filecreate", "--openfiles=1"], Oracle::Ok),
+        (["--ioengine=psync", "--openfiles=1"], err(&["openfiles", "psync"])),
+        (["--ioengine=filecreate", "--openfiles=many"], err(&["openfiles"])),
+    ] {
+        let mut a = vec!["run", "--name=h", "--directory={W}", "--size=64k", "--nrfiles=4"];
+        a.extend(extra);
+        v.push(Probe::new("dropin", format!("run {}", extra.join(" ")), &a, o).limit(15.0));
+    }
+    // exec: a program that cannot be started is named; cpuio's cpumode has fio's choices.
+    for (extra, o) in [
+        // std_redirect=0: the default would create h.stdout and h.stderr in the working
+        // directory, as fio does, before the spawn fails.
+        (["--ioengine=exec", "--program={W}/none", "--std_redirect=0"], err(&["none"])),
+        (["--ioengine=cpuio", "--cpumode=fast", "--cpuload=50"], err(&["cpumode", "qsort"])),
+    ] {
+        let mut a = vec!["run", "--name=h", "--directory={W}", "--time_based", "--runtime=200ms"];
+        a.extend(extra);
+        v.push(Probe::new("dropin", format!("run {}", extra.join(" ")), &a, o).limit(15.0));
     }
     // Histogram logs: coarseness outside fio's 0..6 is refused by name; a good one runs.
     for (extra, o) in [
@@ -666,6 +697,59 @@ fn dropin_probes() -> Vec<Probe> {
             extra,
         ];
         v.push(Probe::new("dropin", format!("run write_hist_log {extra}"), &a, o));
+    }
+    // Compressed logs: the histogram log's .fz form is refused by name; --inflate-log on
+    // something that is not one names the file.
+    let a = [
+        "run",
+        "--name=h",
+        "--ioengine=null",
+        "--directory={W}",
+        "--size=64k",
+        "--write_hist_log={W}/h",
+        "--log_hist_msec=10",
+        "--log_store_compressed=1",
+    ];
+    let o = err(&["log_store_compressed", "write_hist_log"]);
+    v.push(Probe::new("dropin", "run log_store_compressed with write_hist_log", &a, o));
+    for (what, arg, o) in [
+        ("a text file", "--inflate-log={F}/t.csv", err(&["t.csv", "not a zlib stream"])),
+        ("a missing file", "--inflate-log={W}/none.fz", err(&["none.fz"])),
+        ("no value", "--inflate-log", err(&["inflate-log"])),
+    ] {
+        let p = Probe::new("dropin", format!("fio --inflate-log on {what}"), &["fio", arg], o);
+        v.push(p);
+    }
+    let a = [
+        "run",
+        "--name=h",
+        "--ioengine=null",
+        "--directory={W}",
+        "--size=64k",
+        "--write_lat_log={W}/l",
+        "--log_prio=1",
+        "--log_store_compressed=1",
+        "--prioclass=2",
+        "--prio=7",
+    ];
+    v.push(Probe::new("dropin", "run log_prio compressed", &a, Oracle::Ok));
+    // fio 3.33 stores log_hist_msec in an unsigned int and accepts any integer: -5 is
+    // 4294967291 ms and 2^32 is 0, so both leave the histogram log empty (measured with fio).
+    for extra in ["--log_hist_msec=-5", "--log_hist_msec=4294967296", "--log_hist_msec=0"] {
+        let a = [
+            "run",
+            "--name=h",
+            "--ioengine=null",
+            "--directory={W}",
+            "--size=1m",
+            "--time_based",
+            "--runtime=300ms",
+            "--write_hist_log={W}/h",
+            extra,
+        ];
+        let p = Probe::new("dropin", format!("run write_hist_log {extra}"), &a, Oracle::Ok)
+            .after(After::FileLen("h_clat_hist.1.log", 0));
+        v.push(p);
     }
     // fio's --status-interval reports in each format, with hostile intervals refused.
     for fmt in ["normal", "json", "terse", "json,terse"] {
