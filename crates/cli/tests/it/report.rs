@@ -400,22 +400,104 @@ fn plot_writes_svg_and_png_per_chart() {
     let out = d.join("plots");
     let (listed, _) =
         iolab(&["plot", &json, &p(&d, "fill.json"), "--out-dir", &out.display().to_string()]);
-    let files: Vec<&str> = listed.lines().collect();
     // sim: latency histogram and percentiles, hit ratio, fill, IOPS; fill: two curves.
-    assert_eq!(files.len(), 2 * 7, "{listed}");
+    check_plot_files(&listed, 7);
+}
+
+/// `iolab plot`'s listing: `charts` SVG and PNG pairs, each SVG a drawing of some size with
+/// lines or bars in it, each PNG 760x340 with more than 20 colours (not blank, has text).
+fn check_plot_files(listed: &str, charts: usize) {
+    let files: Vec<&str> = listed.lines().collect();
+    assert_eq!(files.len(), 2 * charts, "{listed}");
     for f in files {
         let path = Path::new(f);
         let len = std::fs::metadata(path).unwrap().len();
+        eprintln!("{f}: {len} bytes");
         if f.ends_with(".svg") {
             let s = std::fs::read_to_string(path).unwrap();
-            assert!(s.starts_with("<svg") && s.contains("<polyline"), "{f}");
+            let marks = s.matches("<polyline").count() + s.matches("<rect").count();
+            assert!(s.starts_with("<svg") && marks > 2, "{f}: {marks} lines or bars");
             assert!(len > 2000, "{f}: {len} bytes");
         } else {
+            assert!(f.ends_with(".png"), "{f}");
             let (colours, dims) = png_colours(path);
             assert_eq!(dims, (760, 340), "{f}");
             assert!(colours > 20, "{f}: only {colours} colours: blank or no text");
         }
     }
+}
+
+/// `iolab plot` of `results` into `d/dir`: as many SVG and PNG pairs as `iolab report` draws
+/// charts for the same results (the same chart code); returns the chart count.
+fn plot_as_report(d: &Path, dir: &str, results: &[&str]) -> usize {
+    let page = d.join(format!("{dir}.html"));
+    let mut args = vec!["report"];
+    args.extend(results);
+    let page_arg = page.display().to_string();
+    args.extend(["-o", &page_arg]);
+    iolab(&args);
+    let n = charts(&std::fs::read_to_string(&page).unwrap()).len();
+    let out = d.join(dir).display().to_string();
+    let mut args = vec!["plot"];
+    args.extend(results);
+    args.extend(["--out-dir", &out]);
+    let (listed, _) = iolab(&args);
+    check_plot_files(&listed, n);
+    n
+}
+
+#[test]
+fn plot_of_a_run_an_mrc_and_a_compare() {
+    let d = scratch("plot-more");
+    // A run with json+ latency bins and its intervals (JSON Lines after the document).
+    let run = p(&d, "run.json");
+    iolab(&[
+        "run",
+        "--name=a",
+        "--ioengine=null",
+        "--rw=randrw",
+        "--bs=4k",
+        "--size=64m",
+        "--time_based",
+        "--runtime=2",
+        "--status-interval=0.5",
+        "--output-format=json+,jsonl",
+        &format!("--output={run}"),
+    ]);
+    // IOPS, bandwidth and latency over time; latency histogram and percentiles.
+    assert_eq!(plot_as_report(&d, "run", &[&run]), 5);
+    // A comparison alone: six metrics as side-by-side bars (no intervals to overlay).
+    let (a, b) = two_runs(&d);
+    let (cmp, _) = iolab(&["compare", &a, &b, "--output-format=json"]);
+    std::fs::write(d.join("cmp.json"), cmp).unwrap();
+    assert_eq!(plot_as_report(&d, "cmp", &[&p(&d, "cmp.json")]), 6);
+    let trace = shared().join("traces/cloudPhysicsIO.oracleGeneral.bin");
+    if !trace.exists() {
+        println!("skip: {} not found", trace.display());
+        return;
+    }
+    // The bundled trace's miss-ratio curves: six policies and the exact LRU curve overlaid.
+    let (ol, _) = iolab(&[
+        "sim",
+        &format!("--trace={}", trace.display()),
+        "--object-level",
+        &format!("--policy={POLICIES}"),
+        "--cache-size=100,1000,5000,10000,20000,48974",
+        "--output-format=json",
+    ]);
+    std::fs::write(d.join("policies.json"), ol).unwrap();
+    let (exact, _) = iolab(&["mrc", &trace.display().to_string(), "--json"]);
+    std::fs::write(d.join("lru.json"), exact).unwrap();
+    let n = plot_as_report(&d, "mrc", &[&p(&d, "policies.json"), &p(&d, "lru.json")]);
+    // The miss ratio of all seven curves overlaid; the byte miss ratio of the exact curve.
+    assert_eq!(n, 2);
+    let svg = std::fs::read_to_string(d.join("mrc/mrc.svg")).unwrap();
+    // The legend: one text line per curve.
+    let texts: Vec<&str> = svg.lines().map(str::trim).collect();
+    for pol in POLICIES.split(',') {
+        assert!(texts.contains(&format!("policies.json {pol}").as_str()), "{pol} in the legend");
+    }
+    assert!(texts.contains(&"lru.json LRU exact"), "the exact curve in the legend");
 }
 
 #[test]
