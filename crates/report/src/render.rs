@@ -12,8 +12,10 @@ use iolab_stats::RunResult;
 use crate::export::{fio_json, terse::Terse};
 use crate::{exporter, Exporter, ReportError};
 
-/// Builds the HTML page of a result (`iolab_viz`, which this crate does not depend on).
-pub type HtmlPage<'a> = dyn Fn(&RunResult) -> Result<Vec<u8>, ReportError> + 'a;
+/// Builds the HTML page of a result (`iolab_viz`, which this crate does not depend on) with
+/// the command's [`Extras::sections`] (`iolab_predict` beside the run's own charts).
+pub type HtmlPage<'a> =
+    dyn Fn(&RunResult, &[(&str, serde_json::Value)]) -> Result<Vec<u8>, ReportError> + 'a;
 
 /// What a command adds to its result's documents.
 pub struct Extras<'a> {
@@ -75,7 +77,7 @@ pub fn render(result: &RunResult, formats: &str, x: &Extras<'_>) -> Result<Vec<u
     let mut out = Vec::new();
     for fmt in formats.split(',') {
         if let ("html", Some(page)) = (fmt, x.html) {
-            out.extend(page(result)?);
+            out.extend(page(result, &x.sections)?);
             continue;
         }
         if x.fio && fmt == "normal" {
@@ -217,7 +219,7 @@ mod tests {
             serde_json::from_slice(&render(&r, "json", &x2).unwrap()).unwrap();
         assert_eq!(doc["iolab_predict"]["result"]["fio version"], "fio-3.33");
         assert!(matches!(render(&r, "html", &x), Err(ReportError::UnknownFormat { .. })));
-        let page = |_: &RunResult| Ok(b"<html>".to_vec());
+        let page = |_: &RunResult, _: &[(&str, serde_json::Value)]| Ok(b"<html>".to_vec());
         let x = Extras { html: Some(&page), terse_version: 2, ..Extras::default() };
         let out = render(&r, "html,terse", &x).unwrap();
         // No job: terse has no line, the page alone.

@@ -3,7 +3,8 @@
 //! them into sections of tables and [`chart::Chart`]s, [`chart`] draws a chart with `plotters`,
 //! [`html`] writes the one-file offline report and [`plot`] the SVG and PNG files. One section
 //! builder per result kind: a run or sim (`run`, `sim`, `latency`), miss-ratio and fill curves
-//! (`model`), trace statistics (`trace`), a comparison (`compare`), a device profile (`calib`).
+//! (`model`), trace statistics (`trace`), a comparison (`compare`), a device profile (`calib`), a run's prediction beside
+//! its measurement (`predict`).
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 mod calib;
@@ -14,6 +15,7 @@ pub mod input;
 mod latency;
 pub mod model;
 pub mod plot;
+mod predict;
 mod run;
 mod sim;
 mod trace;

@@ -31,7 +31,8 @@ pub struct Advice {
 #[derive(Clone, Debug, Default)]
 pub struct Section {
     pub title: String,
-    /// `run`, `sim`, `mrc`, `fill`, `trace`, `compare` or `calibrate` (the page's `data-kind`).
+    /// `run`, `sim`, `mrc`, `fill`, `trace`, `compare`, `predict` or `calibrate` (the page's
+    /// `data-kind`).
     pub kind: String,
     pub tables: Vec<Table>,
     pub charts: Vec<Chart>,
@@ -56,7 +57,10 @@ pub fn build(inputs: &[Input]) -> Result<Report, VizError> {
     let mut fill = Vec::new();
     for (n, input) in inputs.iter().enumerate() {
         match input.kind()? {
-            Kind::Run => sections.push(crate::run::section(input, n)),
+            Kind::Run => {
+                sections.push(crate::run::section(input, n));
+                sections.extend(crate::predict::section(&input.values[0], &input.label, n));
+            }
             Kind::Intervals => match sections.iter_mut().rev().find(|s| s.kind == "run") {
                 // JSON Lines in a file of their own belong to the run named before them.
                 Some(s) => crate::run::add_intervals(s, input, n),

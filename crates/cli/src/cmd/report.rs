@@ -51,8 +51,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 /// `iolab run --output-format=html`: the report page of this run, built from its json+
 /// document with the host it ran on and its JSON Lines intervals (the reader `iolab report`
 /// uses).
-pub fn html_run(r: &RunResult) -> Result<Vec<u8>, ReportError> {
-    let doc = json_doc(r, true, &[("iolab_host", host_section(r))], None);
+pub fn html_run(r: &RunResult, more: &[(&str, serde_json::Value)]) -> Result<Vec<u8>, ReportError> {
+    let doc = json_doc(r, true, &[&[("iolab_host", host_section(r))][..], more].concat(), None);
     let lines = iolab_report::exporter("jsonl")?.render(r)?;
     let page = iolab_viz::html_of("run", &doc, &lines).map_err(|e| ReportError::Html(e.into()))?;
     Ok(page.into_bytes())

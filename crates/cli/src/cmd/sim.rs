@@ -154,7 +154,9 @@ pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
     run_meta.interrupted = report.interrupted;
     let result = jobs::run_result(&mut report, &meta, run_meta);
     let model = serde_json::to_value(&report)?;
-    let html = |r: &iolab_stats::RunResult| super::report::html_sim(r, &model);
+    let html = |r: &iolab_stats::RunResult, _: &[(&str, serde_json::Value)]| {
+        super::report::html_sim(r, &model)
+    };
     let x = Extras {
         after_normal: vec![format!("\n{}", report.model_text())],
         sections: vec![("iolab_sim", model.clone())],

@@ -753,3 +753,73 @@ fn calibrate_sweep_as_html() {
         "one fit-table row per point"
     );
 }
+
+/// A device profile (iolab-calibrate's TOML, version 1) for `--predict`: 100 µs random and
+/// 20 µs sequential service, 2 GB/s, 4 servers, a flat latency shape.
+fn profile(d: &Path) -> String {
+    let dir = "base_us=100\nseq_base_us=20\nxfer_bytes_per_sec=2e9\nservers=4\n\
+               shape=[[0.0,1.0],[1.0,1.0]]\n";
+    let head = "version = 1\nname = \"test-ssd\"\ncapacity = 1073741824\nservers = 4\n";
+    let text = format!("{head}[read]\n{dir}[write]\n{dir}");
+    std::fs::write(d.join("p.toml"), text).unwrap();
+    p(d, "p.toml")
+}
+
+/// The predict-vs-measure charts of a page: IOPS, bandwidth, p50 and p99, each measured and
+/// predicted (2 series) for read and write of the one group (2 points per series).
+fn check_predict(list: &[(String, usize, usize)], html: &str, doc: Option<&serde_json::Value>) {
+    let pred: Vec<_> = list.iter().filter(|c| c.0.contains("-pred-")).collect();
+    assert_eq!(pred.len(), 4, "{list:?}");
+    assert!(pred.iter().all(|c| (c.1, c.2) == (2, 4)), "{pred:?}");
+    assert!(find(list, "j0-iops").2 > 0, "the run's own charts beside them");
+    assert!(html.contains("Predicted vs measured") && html.contains("test-ssd"));
+    assert!(html.contains("<td>read</td>") && html.contains("<td>write</td>"), "table rows");
+    if let Some(doc) = doc {
+        // Each category names the error of its metric in percent, as the JSON has it.
+        for (i, dir) in ["read", "write"].iter().enumerate() {
+            let row = &doc["iolab_predict"]["rows"][i];
+            assert_eq!(row["dir"], *dir);
+            for key in ["iops", "bw", "p50", "p99"] {
+                let e = row["error"][key].as_f64().unwrap() * 100.0;
+                let label = format!("g0 {dir} ({e:+.1} %)");
+                assert!(html.contains(&label), "{label} on the page");
+            }
+        }
+    }
+}
+
+#[test]
+fn predict_vs_measure_as_html() {
+    let d = scratch("predict");
+    let prof = profile(&d);
+    let run = |fmt: &str, out: &str| {
+        iolab(&[
+            "run",
+            "--name=a",
+            "--ioengine=null",
+            "--rw=randrw",
+            "--bs=4k",
+            "--size=64m",
+            "--time_based",
+            "--runtime=2",
+            "--status-interval=0.5",
+            &format!("--predict={prof}"),
+            &format!("--output-format={fmt}"),
+            &format!("--output={out}"),
+        ])
+    };
+    let page = d.join("run.html");
+    run("html", &page.display().to_string());
+    let list = check_page(&page, 1 << 20);
+    check_predict(&list, &std::fs::read_to_string(&page).unwrap(), None);
+    // `iolab report` on the saved JSON: the same charts, and the errors read back.
+    let json = p(&d, "run.json");
+    run("json,jsonl", &json);
+    let text = std::fs::read_to_string(&json).unwrap();
+    let doc: serde_json::Value =
+        serde_json::Deserializer::from_str(&text).into_iter().next().unwrap().unwrap();
+    let page = d.join("report.html");
+    iolab(&["report", &json, "-o", &page.display().to_string()]);
+    let list = check_page(&page, 1 << 20);
+    check_predict(&list, &std::fs::read_to_string(&page).unwrap(), Some(&doc));
+}
