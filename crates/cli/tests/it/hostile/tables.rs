@@ -941,6 +941,26 @@ fn calibrate_probes() -> Vec<Probe> {
         )
         .after(After::Stdout("version = 1")),
     );
+    // A run document's `iolab_predict` (viz's predict-vs-measure section) with rows of the
+    // wrong shape or values: drawn from what is usable, never a panic.
+    let run = r#"{"fio version":"iolab-0.1.0","jobs":[],"iolab_predict":"#;
+    for (what, pred) in [
+        ("rows not an array", r#"{"rows":"x"}"#),
+        (
+            "rows with strings, nulls, NaN and -1e308",
+            r#"{"profile":5,"rows":[{"groupid":"x","dir":7,"measured":null,"predicted":{"iops":"nan","p99_us":-1e308},"error":{"iops":"inf"}}]}"#,
+        ),
+    ] {
+        for (cmd, args) in [
+            ("report", &["report", "{W}/r.json", "-o", "{W}/page.html"][..]),
+            ("plot", &["plot", "{W}/r.json", "--out-dir", "{W}/plots"][..]),
+        ] {
+            v.push(
+                Probe::new("report", format!("{cmd} of iolab_predict {what}"), args, Oracle::Ok)
+                    .prep(Prep::File("r.json", format!("{run}{pred}}}").into_bytes())),
+            );
+        }
+    }
     let unknown =
         b"version = 1\nname = \"x\"\ncapacity = 1000000\nservers = 1\nbogus_key = 3\n".to_vec();
     v.push(
