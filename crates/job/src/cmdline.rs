@@ -7,6 +7,7 @@
 
 pub mod fio_text;
 pub mod globals;
+pub mod personality;
 
 use crate::error::{JobError, JobErrorKind, Location};
 use crate::ini::{self, Env, RawEntry, RawSection};
