@@ -20,7 +20,7 @@ pub enum GenError {
 /// fio's buffer options as `iolab data gen` takes them; with the `clap` feature, also its
 /// flags (one type: no flag-by-flag conversion in the binary).
 #[derive(Clone, Debug, Default)]
-#[cfg_attr(feature = "clap", derive(clap::Args))]
+#[cfg_attr(feature = "clap", derive(clap::Args), group(skip))]
 pub struct GenSpec {
     /// Bytes to write (fio units: 1g = 1 GiB).
     #[cfg_attr(feature = "clap", arg(long, value_parser = size_arg("size", 0)))]

@@ -5,6 +5,8 @@
 //! starting with "global" makes it a global section); options before the first `--name` are
 //! global; `--section=` selects sections to run.
 
+#[cfg(feature = "clap")]
+pub mod clap_split;
 pub mod fio_text;
 pub mod globals;
 pub mod personality;

@@ -26,11 +26,17 @@ pub fn argv_text(os: Vec<OsString>) -> Result<Vec<String>, String> {
     if fio_personality(&lossy).is_none() {
         return Ok(lossy);
     }
+    utf8_args(os).map_err(|shown| format!("fio: argument '{shown}' is not valid UTF-8"))
+}
+
+/// `os` as text; `Err` is the first argument that is not UTF-8, lossily decoded, cut to 100
+/// characters and escaped, for the caller's message.
+pub fn utf8_args(os: impl IntoIterator<Item = OsString>) -> Result<Vec<String>, String> {
     os.into_iter()
         .map(|a| {
             a.into_string().map_err(|bad| {
                 let shown: String = bad.to_string_lossy().chars().take(100).collect();
-                format!("fio: argument '{}' is not valid UTF-8", shown.escape_default())
+                shown.escape_default().to_string()
             })
         })
         .collect()
