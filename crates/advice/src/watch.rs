@@ -1,28 +1,28 @@
 //! [`RunWatch`]: what `iolab run` does around the engine to gather [`Evidence`]. Before the
 //! run it resolves every target to its filesystem and devices (`iolab_stats::topology`),
-//! notes whether target files are sparse, and starts a thread that samples `/proc/diskstats`
-//! for those devices every interval (`iolab_stats::diskseries`); it hands out one
-//! [`ZeroProbe`] per job for the engine's read completions. After the run it builds the
+//! notes whether target files are sparse, and starts the run's one diskstats sampler
+//! (`iolab_stats::diskstats::DiskMonitor`: those devices every interval, all devices for the
+//! runner's `disk_util`, whose handle [`RunWatch::disks`] gives to `RunOptions::disks`); it
+//! hands out one [`ZeroProbe`] per job for the engine's read completions. After the run it builds the
 //! evidence (device figures per reporting group's time window, zero-read samples, CPU per
 //! worker, RAM, data facts from the job), runs the checks and fills `RunResult::advice` and,
 //! when the engine left it empty, `disk_util`.
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use iolab_core::Nanos;
 use iolab_job::{Job, SizeSpec};
 use iolab_stats::diskseries::{DiskSeries, DiskSeriesSampler};
+use iolab_stats::diskstats::{DiskHandle, DiskMonitor, MonitorConfig};
 use iolab_stats::topology::{resolve, Topology};
-use iolab_stats::{DiskUtil, RunResult};
+use iolab_stats::{DiskUtil, JobResult, RunResult};
 
 use crate::{
-    check, job_evidence, mem_total_bytes, Advice, Evidence, PhaseEvidence, QueueLimit, WriteAlloc,
-    ZeroProbe,
+    check, job_evidence, mem_total_bytes, Advice, Evidence, JobEvidence, PhaseEvidence, QueueLimit,
+    WriteAlloc, ZeroProbe,
 };
 
 /// Knobs of the watch.
@@ -75,13 +75,10 @@ pub struct RunWatch {
     jobs: Vec<Job>,
     targets: Vec<JobTargets>,
     probes: Vec<Arc<ZeroProbe>>,
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<(DiskSeriesSampler, Vec<String>)>>,
-    start: Instant,
+    /// The run's diskstats sampler (`None` only when its thread could not start).
+    disks: Option<DiskMonitor>,
     cfg: WatchConfig,
     notes: Vec<String>,
-    /// The interval the sampler closed last, per device (for the live status line).
-    latest: Arc<Mutex<Vec<DiskUtil>>>,
 }
 
 impl std::fmt::Debug for RunWatch {
@@ -128,55 +125,68 @@ fn write_alloc(paths: &[PathBuf], prefill: bool) -> WriteAlloc {
     WriteAlloc::Unknown
 }
 
+/// Each job's targets resolved to their filesystems and devices (`null` jobs have none),
+/// the devices under all of them, and why some could not be resolved.
+fn resolve_targets(
+    jobs: &[Job],
+    paths: Vec<Vec<PathBuf>>,
+    prefill: bool,
+) -> (Vec<JobTargets>, Vec<String>, Vec<String>) {
+    let (mut targets, mut devices, mut notes) = (Vec::new(), Vec::new(), Vec::new());
+    for (job, mut ps) in jobs.iter().zip(paths) {
+        // fio's null engine opens no file: its "files" are names only.
+        if job.ioengine == "null" {
+            ps.clear();
+        }
+        let mut topologies = Vec::new();
+        for p in &ps {
+            match resolve_target(p) {
+                Ok(t) => {
+                    for d in t.devices() {
+                        if !devices.contains(&d) {
+                            devices.push(d);
+                        }
+                    }
+                    topologies.push(t);
+                }
+                Err(e) => notes.push(format!(
+                    "job {}: device view unavailable for {}: {e}",
+                    job.name,
+                    p.display()
+                )),
+            }
+        }
+        let write_alloc = write_alloc(&ps, prefill);
+        targets.push(JobTargets { paths: ps, topologies, write_alloc });
+    }
+    (targets, devices, notes)
+}
+
 impl RunWatch {
     /// Resolve targets and start sampling. `paths[i]` are the files of `jobs[i]` (all clones).
     pub fn start(jobs: &[Job], paths: Vec<Vec<PathBuf>>, cfg: WatchConfig) -> RunWatch {
-        let mut notes = Vec::new();
-        let mut targets = Vec::new();
-        let mut devices: Vec<String> = Vec::new();
-        for (job, mut ps) in jobs.iter().zip(paths) {
-            // fio's null engine opens no file: its "files" are names only.
-            if job.ioengine == "null" {
-                ps.clear();
-            }
-            let mut topologies = Vec::new();
-            for p in &ps {
-                match resolve_target(p) {
-                    Ok(t) => {
-                        for d in t.devices() {
-                            if !devices.contains(&d) {
-                                devices.push(d);
-                            }
-                        }
-                        topologies.push(t);
-                    }
-                    Err(e) => notes.push(format!(
-                        "job {}: device view unavailable for {}: {e}",
-                        job.name,
-                        p.display()
-                    )),
-                }
-            }
-            let write_alloc = write_alloc(&ps, cfg.prefill);
-            targets.push(JobTargets { paths: ps, topologies, write_alloc });
-        }
+        let (targets, devices, mut notes) = resolve_targets(jobs, paths, cfg.prefill);
         let probes = jobs.iter().map(|_| Arc::new(ZeroProbe::new(1))).collect();
-        let stop = Arc::new(AtomicBool::new(false));
-        let start = Instant::now();
-        let latest = Arc::new(Mutex::new(Vec::new()));
-        let thread = (!devices.is_empty()).then(|| {
-            let stop = stop.clone();
-            let latest = latest.clone();
-            let interval = cfg.interval.max(Duration::from_millis(10));
-            std::thread::spawn(move || sample_loop(devices, interval, start, &stop, &latest))
-        });
-        RunWatch { jobs: jobs.to_vec(), targets, probes, stop, thread, start, cfg, notes, latest }
+        let disks = match DiskMonitor::start(MonitorConfig::new(devices, cfg.interval)) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                notes.push(format!("device view: the sampling thread did not start: {e}"));
+                None
+            }
+        };
+        RunWatch { jobs: jobs.to_vec(), targets, probes, disks, cfg, notes }
+    }
+
+    /// The sampler's handle for the runner (`RunOptions::disks`), so one thread reads
+    /// `/proc/diskstats` for the run's `disk_util` and for the device view.
+    pub fn disks(&self) -> Option<DiskHandle> {
+        self.disks.as_ref().map(DiskMonitor::handle)
     }
 
     /// The last closed interval of each device under the targets, updated every sampling
     /// interval while the run goes on (empty until the first interval closes).
     pub fn live_devices(&self) -> Arc<Mutex<Vec<DiskUtil>>> {
-        self.latest.clone()
+        self.disks.as_ref().map(DiskMonitor::latest).unwrap_or_default()
     }
 
     /// The zero probe of job `i` (shared by its clones); feed it one read completion in
@@ -196,58 +206,21 @@ impl RunWatch {
 
     /// Stop sampling, build the evidence, run the checks and store the advice in `result`.
     pub fn finish(mut self, result: &mut RunResult) -> WatchReport {
-        self.stop.store(true, Ordering::SeqCst);
         let mut notes = std::mem::take(&mut self.notes);
-        let sampler = match self.thread.take().map(|t| t.join()) {
-            Some(Ok((mut s, n))) => {
-                notes.extend(n);
-                if let Err(e) = s.tick(Nanos(self.start.elapsed().as_nanos() as u64)) {
-                    notes.push(format!("device view: {e}"));
-                }
-                Some(s)
-            }
-            Some(Err(_)) => {
-                notes.push("device view: the sampling thread panicked".into());
-                None
-            }
-            None => None,
-        };
-        let series = sampler.as_ref().map(|s| s.series()).unwrap_or_default();
-        if result.disk_util.is_empty() {
-            result.disk_util = series.devices.iter().map(|d| d.summary.clone()).collect();
-        } else {
-            // The runner's disk_util is one first-to-last delta, which loses all but one wrap
-            // of a 32-bit counter; the series' summary adds every interval's delta.
-            for u in result.disk_util.iter_mut() {
-                if let Some(d) = series.device(&u.name).filter(|d| !d.points.is_empty()) {
-                    *u = d.summary.clone();
-                }
-            }
-        }
+        let sampler = self.disks.take().and_then(|m| {
+            let rep = m.finish();
+            notes.extend(rep.notes);
+            rep.series
+        });
+        let series = sampler.as_ref().map(DiskSeriesSampler::series).unwrap_or_default();
+        merge_disk_util(result, &series);
         let mut ev = Evidence {
             mem_total_bytes: mem_total_bytes(),
             declared_cache_bytes: self.cfg.declared_cache_bytes,
             ..Default::default()
         };
         if let Some(s) = &sampler {
-            let mut gids: Vec<u32> = result.jobs.iter().map(|j| j.groupid).collect();
-            gids.sort();
-            gids.dedup();
-            for g in gids {
-                let js = result.jobs.iter().filter(|j| j.groupid == g);
-                // The measured part of each job: `start_ns` is after its ramp, and the
-                // runtime counts from there (elapsed_ns also holds the ramp and the wait to be
-                // joined, which would reach into the next phase).
-                let start = js.clone().map(|j| j.start_ns).min().unwrap_or(0);
-                let end = js.map(|j| j.start_ns + j.runtime_ns).max().unwrap_or(0);
-                ev.phases.push(PhaseEvidence {
-                    groupid: g,
-                    start_ns: start,
-                    end_ns: end,
-                    devices: s.window(Nanos(start), Nanos(end)),
-                    devices_inner: s.phase_window(Nanos(start), Nanos(end)),
-                });
-            }
+            ev.phases = phase_evidence(result, s);
         }
         let mut probed = vec![false; self.jobs.len()];
         for j in &result.jobs {
@@ -255,84 +228,92 @@ impl RunWatch {
                 ev.jobs.push(Default::default());
                 continue;
             };
-            let spec = &self.jobs[i];
-            let t = &self.targets[i];
-            let mut e = job_evidence(spec);
-            // After a fallback the result names the engine that ran: judge that one.
-            if let Some(ran) = j.report.engine_ran.as_ref().filter(|r| **r != spec.ioengine) {
-                e.engine_fallback_from = Some(std::mem::replace(&mut e.ioengine, ran.clone()));
-            }
-            e.fs_type = t.topologies.iter().find_map(|t| t.fs.as_ref().map(|f| f.fs_type.clone()));
-            for topo in &t.topologies {
-                if let Some(d) = &topo.device {
-                    if !e.devices.contains(&d.name) {
-                        e.devices.push(d.name.clone());
-                    }
-                }
-            }
+            let mut e = self.evidence_of(i, j);
             // One probe per job spec: its sample is reported once, on the first clone.
-            if !probed[i] {
-                probed[i] = true;
+            if !std::mem::replace(&mut probed[i], true) {
                 e.zero_reads = Some(self.probes[i].sample());
             }
-            e.working_set_bytes = match spec.size {
-                Some(SizeSpec::Bytes(b)) => b,
-                _ => t
-                    .paths
-                    .iter()
-                    .filter_map(|p| std::fs::metadata(p).ok())
-                    .filter(|m| m.is_file())
-                    .map(|m| m.len())
-                    .sum(),
-            };
-            if j.runtime_ns > 0 {
-                e.worker_cpu_pct = vec![j.cpu.usr_pct(j.runtime_ns) + j.cpu.sys_pct(j.runtime_ns)];
-            }
-            // iolab's worker times `lat` from the rate schedule's intended issue time (open
-            // loop) and never quiesces the queue, so its latency is not closed-loop.
-            e.latency_closed_loop = false;
-            e.queue_limits = e.devices.iter().map(|d| QueueLimit::read(d)).collect();
-            e.write_alloc = t.write_alloc;
             ev.jobs.push(e);
         }
         let advice = check(result, &ev);
         result.advice = crate::to_json(&advice);
         WatchReport { evidence: ev, advice, series, notes }
     }
-}
 
-fn sample_loop(
-    devices: Vec<String>,
-    interval: Duration,
-    start: Instant,
-    stop: &AtomicBool,
-    latest: &Mutex<Vec<DiskUtil>>,
-) -> (DiskSeriesSampler, Vec<String>) {
-    let mut s = DiskSeriesSampler::new(devices);
-    let mut notes = Vec::new();
-    let now = || Nanos(start.elapsed().as_nanos() as u64);
-    if let Err(e) = s.tick(now()) {
-        notes.push(format!("device view: {e}"));
-        return (s, notes);
-    }
-    let mut next = interval;
-    while !stop.load(Ordering::SeqCst) {
-        // Sleep in short steps so the end of the run is not delayed by a whole interval.
-        std::thread::sleep(Duration::from_millis(20).min(interval));
-        if start.elapsed() >= next {
-            match s.tick(now()) {
-                Ok(closed) => {
-                    if let Ok(mut l) = latest.lock() {
-                        *l = closed;
-                    }
-                }
-                Err(e) => {
-                    notes.push(format!("device view: {e}"));
-                    break;
+    /// What one clone's result `j` of job `i` and its targets tell the checks.
+    fn evidence_of(&self, i: usize, j: &JobResult) -> JobEvidence {
+        let (spec, t) = (&self.jobs[i], &self.targets[i]);
+        let mut e = job_evidence(spec);
+        // After a fallback the result names the engine that ran: judge that one.
+        if let Some(ran) = j.report.engine_ran.as_ref().filter(|r| **r != spec.ioengine) {
+            e.engine_fallback_from = Some(std::mem::replace(&mut e.ioengine, ran.clone()));
+        }
+        e.fs_type = t.topologies.iter().find_map(|t| t.fs.as_ref().map(|f| f.fs_type.clone()));
+        for topo in &t.topologies {
+            if let Some(d) = &topo.device {
+                if !e.devices.contains(&d.name) {
+                    e.devices.push(d.name.clone());
                 }
             }
-            next += interval;
+        }
+        e.working_set_bytes = match spec.size {
+            Some(SizeSpec::Bytes(b)) => b,
+            _ => t
+                .paths
+                .iter()
+                .filter_map(|p| std::fs::metadata(p).ok())
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+                .sum(),
+        };
+        if j.runtime_ns > 0 {
+            e.worker_cpu_pct = vec![j.cpu.usr_pct(j.runtime_ns) + j.cpu.sys_pct(j.runtime_ns)];
+        }
+        // iolab's worker times `lat` from the rate schedule's intended issue time (open
+        // loop) and never quiesces the queue, so its latency is not closed-loop.
+        e.latency_closed_loop = false;
+        e.queue_limits = e.devices.iter().map(|d| QueueLimit::read(d)).collect();
+        e.write_alloc = t.write_alloc;
+        e
+    }
+}
+
+/// The devices' figures in `result.disk_util`: the series' summaries when the runner left it
+/// empty, else the series' summary in place of each device's runner figure.
+fn merge_disk_util(result: &mut RunResult, series: &DiskSeries) {
+    if result.disk_util.is_empty() {
+        result.disk_util = series.devices.iter().map(|d| d.summary.clone()).collect();
+        return;
+    }
+    // The runner polls every 250 ms; the series' summary is the same wrap-safe sum over the
+    // watch's whole window, and it is what the per-phase figures are read against.
+    for u in result.disk_util.iter_mut() {
+        if let Some(d) = series.device(&u.name).filter(|d| !d.points.is_empty()) {
+            *u = d.summary.clone();
         }
     }
-    (s, notes)
+}
+
+/// The devices' figures over each reporting group's measured window.
+fn phase_evidence(result: &RunResult, s: &DiskSeriesSampler) -> Vec<PhaseEvidence> {
+    let mut gids: Vec<u32> = result.jobs.iter().map(|j| j.groupid).collect();
+    gids.sort_unstable();
+    gids.dedup();
+    let mut phases = Vec::new();
+    for g in gids {
+        let js = result.jobs.iter().filter(|j| j.groupid == g);
+        // The measured part of each job: `start_ns` is after its ramp, and the runtime counts
+        // from there (elapsed_ns also holds the ramp and the wait to be joined, which would
+        // reach into the next phase).
+        let start = js.clone().map(|j| j.start_ns).min().unwrap_or(0);
+        let end = js.map(|j| j.start_ns + j.runtime_ns).max().unwrap_or(0);
+        phases.push(PhaseEvidence {
+            groupid: g,
+            start_ns: start,
+            end_ns: end,
+            devices: s.window(Nanos(start), Nanos(end)),
+            devices_inner: s.phase_window(Nanos(start), Nanos(end)),
+        });
+    }
+    phases
 }

@@ -3,12 +3,14 @@
 //! eta.c), fio's `--status-interval` periodic results ([`crate::status`]) handed to the
 //! caller's renderer, then fio's per-job log files ([`crate::logs`]) and the file notes.
 //!
-//! The live line: per direction IOPS and bandwidth since the last line, and, where the device
+//! The live line: per direction IOPS, bandwidth and completion-latency p50/p99 since the last
+//! line, and, where the device
 //! view samples the devices under the targets, each device's queue depth (`aqu-sz`), await
 //! and utilisation over its last interval, so a depth that never reaches the device shows
 //! while the run goes on. On a terminal it redraws one line (indicatif); with an interval it
 //! prints one line per interval.
 
+use iolab_stats::livehist::{fmt_latency, LivePercentiles, LiveWindow};
 use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -143,6 +145,7 @@ pub fn progress_loop(
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
     );
     let mut last = [[0u64; 2]; 2];
+    let mut window = LiveWindow::default();
     let mut last_t = Instant::now();
     while !done.load(Ordering::SeqCst) {
         let step = Duration::from_millis(100);
@@ -153,9 +156,10 @@ pub fn progress_loop(
             bar.tick();
         }
         let Some((cur, name, eta)) = live_totals(p) else { return };
+        let lat = live_latency(p, &mut window);
         let dt = last_t.elapsed().as_secs_f64().max(1e-3);
         last_t = Instant::now();
-        let mut parts = rates(&cur, &last, dt);
+        let mut parts = rates(&cur, &last, dt, &lat);
         last = cur;
         if let Some(devs) = devices.and_then(|d| d.lock().ok()) {
             parts.extend(devs.iter().map(device_part));
@@ -170,18 +174,36 @@ pub fn progress_loop(
     bar.finish_and_clear();
 }
 
-/// `r: N IOPS X MB/s` per direction that moved since `last`, over `dt` seconds.
-fn rates(cur: &[[u64; 2]; 2], last: &[[u64; 2]; 2], dt: f64) -> Vec<String> {
+/// `r: N IOPS X MB/s p50 L p99 L` per direction that moved since `last`, over `dt` seconds,
+/// with the completion-latency percentiles of the same interval where there are any.
+fn rates(
+    cur: &[[u64; 2]; 2],
+    last: &[[u64; 2]; 2],
+    dt: f64,
+    lat: &[LivePercentiles; 2],
+) -> Vec<String> {
     let mut parts = Vec::new();
     for (d, label) in [(0usize, "r"), (1, "w")] {
         let ios = cur[d][0].saturating_sub(last[d][0]);
         let bytes = cur[d][1].saturating_sub(last[d][1]);
         if ios > 0 {
             let bw = human_bw(bytes as f64 / dt);
-            parts.push(format!("{label}: {:.0} IOPS {bw}", ios as f64 / dt));
+            let pct = lat[d].map_or(String::new(), |(p50, p99)| {
+                format!(" p50 {} p99 {}", fmt_latency(p50), fmt_latency(p99))
+            });
+            parts.push(format!("{label}: {:.0} IOPS {bw}{pct}", ios as f64 / dt));
         }
     }
     parts
+}
+
+/// p50/p99 of each direction's completion latency since the previous line, from the
+/// workers' live histograms (`iolab_stats::livehist`; each worker writes only its own).
+fn live_latency(p: &Progress, w: &mut LiveWindow) -> [LivePercentiles; 2] {
+    let Ok(clones) = p.clones.lock() else { return [None, None] };
+    let lives: Vec<_> = clones.iter().filter_map(|c| c.live.lock().ok()?.clone()).collect();
+    drop(clones);
+    w.step(lives.iter().map(|l| &**l))
 }
 
 /// The running clones' read and write (I/Os, bytes) totals, the last job's name and its ETA;
@@ -241,7 +263,7 @@ mod tests {
     #[test]
     fn rates_per_direction_since_the_last_line() {
         let (last, cur) = ([[10, 40960], [0, 0]], [[110, 450560], [0, 0]]);
-        assert_eq!(rates(&cur, &last, 2.0), vec!["r: 50 IOPS 0.2 MB/s".to_string()]);
-        assert!(rates(&last, &last, 1.0).is_empty());
+        assert_eq!(rates(&cur, &last, 2.0, &[None, None]), vec!["r: 50 IOPS 0.2 MB/s".to_string()]);
+        assert!(rates(&last, &last, 1.0, &[None, None]).is_empty());
     }
 }

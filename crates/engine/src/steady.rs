@@ -115,7 +115,7 @@ fn steady_loop(p: &Progress, done: &AtomicBool, mut trackers: Trackers) -> Track
                 }
             }
             if t.observe(Nanos::from(now - started), &sum) {
-                mine.iter().for_each(|c| c.stop.store(true, Ordering::SeqCst));
+                mine.iter().for_each(|c| c.stop.set());
                 over[k] = true;
             } else if mine.iter().all(|c| c.done.load(Ordering::Relaxed)) {
                 over[k] = true;

@@ -90,31 +90,9 @@ pub fn open_target(
 ) -> Result<Target, EngineError> {
     let path = &spec.path;
     let meta = std::fs::metadata(path).ok();
-    let is_block = meta.as_ref().map(|m| m.file_type().is_block_device()).unwrap_or(false);
-    let exists = meta.is_some();
-    let mut notes = Vec::new();
-    let mut created = false;
-
-    if is_block {
-        if spec.writes {
-            let grant = safety::WriteGrant {
-                allow_destroy: spec.allow_destroy,
-                allow_mounted_write: spec.allow_mounted_write,
-            };
-            notes.extend(safety::check_block_write(path, grant)?);
-        }
-        let file = open_with(path, spec, false)?;
-        let size = block_size(&file, path)?;
-        if spec.needed > size {
-            return Err(EngineError::TooSmall {
-                path: path.clone(),
-                actual: size,
-                needed: spec.needed,
-            });
-        }
-        return Ok(Target { file, path: path.clone(), is_block, size, created, notes });
+    if meta.as_ref().is_some_and(|m| m.file_type().is_block_device()) {
+        return open_block(spec);
     }
-
     if let Some(m) = &meta {
         if !m.is_file() {
             return Err(EngineError::io(
@@ -128,6 +106,48 @@ pub fn open_target(
         }
     }
     let cur = meta.as_ref().map(|m| m.len()).unwrap_or(0);
+    let mut notes = Vec::new();
+    let created = cur < spec.needed && extend_file(spec, meta.is_some(), cur, fill, &mut notes)?;
+    let file = open_with(path, spec, true)?;
+    let size = file.metadata().map_err(|e| EngineError::io(path, "stat", e))?.len();
+    Ok(Target { file, path: path.clone(), is_block: false, size, created, notes })
+}
+
+/// A block device target: the write checks of `safety.rs` first, then its size against the
+/// job's region.
+fn open_block(spec: &TargetSpec) -> Result<Target, EngineError> {
+    let path = &spec.path;
+    let mut notes = Vec::new();
+    if spec.writes {
+        let grant = safety::WriteGrant {
+            allow_destroy: spec.allow_destroy,
+            allow_mounted_write: spec.allow_mounted_write,
+        };
+        notes.extend(safety::check_block_write(path, grant)?);
+    }
+    let file = open_with(path, spec, false)?;
+    let size = block_size(&file, path)?;
+    if spec.needed > size {
+        return Err(EngineError::TooSmall {
+            path: path.clone(),
+            actual: size,
+            needed: spec.needed,
+        });
+    }
+    Ok(Target { file, path: path.clone(), is_block: true, size, created: false, notes })
+}
+
+/// Grow a regular file of `cur` bytes (or create it) to the job's region (fio filesetup.c
+/// `extend_file`): laid out with the job's data when `spec.layout`, else truncated up.
+/// Returns whether the file was created.
+fn extend_file(
+    spec: &TargetSpec,
+    exists: bool,
+    cur: u64,
+    fill: &mut dyn FnMut(&mut [u8], u64),
+    notes: &mut Vec<String>,
+) -> Result<bool, EngineError> {
+    let path = &spec.path;
     if spec.needed > i64::MAX as u64 {
         return Err(EngineError::io(
             path,
@@ -142,42 +162,33 @@ pub fn open_target(
             ),
         ));
     }
-    if cur < spec.needed {
-        if exists && !spec.writes {
-            // A read-only job never extends a file it did not create.
-            return Err(EngineError::TooSmall {
-                path: path.clone(),
-                actual: cur,
-                needed: spec.needed,
-            });
-        }
-        if !exists && path.starts_with("/dev") && !path.starts_with("/dev/shm") {
-            // A typo in a device name would otherwise become a RAM-backed file in devtmpfs
-            // and a benchmark of memory.
-            return Err(EngineError::MissingDevice { path: path.clone() });
-        }
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            if !parent.exists() {
-                std::fs::create_dir_all(parent).map_err(|e| EngineError::io(parent, "mkdir", e))?;
-            }
-        }
-        let f = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .map_err(|e| EngineError::io(path, "create", e))?;
-        created = !exists;
-        if spec.layout {
-            lay_out(&f, path, cur, spec.needed, fill)?;
-            notes.push(format!("{}: laid out {} bytes", path.display(), spec.needed - cur));
-        } else {
-            f.set_len(spec.needed).map_err(|e| EngineError::io(path, "ftruncate", e))?;
+    if exists && !spec.writes {
+        // A read-only job never extends a file it did not create.
+        return Err(EngineError::TooSmall { path: path.clone(), actual: cur, needed: spec.needed });
+    }
+    if !exists && path.starts_with("/dev") && !path.starts_with("/dev/shm") {
+        // A typo in a device name would otherwise become a RAM-backed file in devtmpfs and a
+        // benchmark of memory.
+        return Err(EngineError::MissingDevice { path: path.clone() });
+    }
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if !parent.exists() {
+            std::fs::create_dir_all(parent).map_err(|e| EngineError::io(parent, "mkdir", e))?;
         }
     }
-    let file = open_with(path, spec, true)?;
-    let size = file.metadata().map_err(|e| EngineError::io(path, "stat", e))?.len();
-    Ok(Target { file, path: path.clone(), is_block, size, created, notes })
+    let f = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|e| EngineError::io(path, "create", e))?;
+    if spec.layout {
+        lay_out(&f, path, cur, spec.needed, fill)?;
+        notes.push(format!("{}: laid out {} bytes", path.display(), spec.needed - cur));
+    } else {
+        f.set_len(spec.needed).map_err(|e| EngineError::io(path, "ftruncate", e))?;
+    }
+    Ok(!exists)
 }
 
 fn open_with(path: &Path, spec: &TargetSpec, regular: bool) -> Result<File, EngineError> {

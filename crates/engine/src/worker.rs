@@ -18,11 +18,11 @@
 
 use crate::engines::{Completion, IoEngine, IoOp, OpKind, Queued};
 use crate::error::EngineError;
+use iolab_core::stop::StopCheck;
 use iolab_core::{IoDir, IoRequest, Nanos};
 use iolab_data::VerifyFailure;
 use iolab_stats::recorder::LatTriple;
 use iolab_stats::Recorder;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Where the requests come from: the one trait in `core`, shared with the simulator.
 pub use iolab_core::RequestSource;
@@ -233,7 +233,7 @@ pub fn run_worker<E, S>(
     fill: &mut dyn BufFill,
     check: Option<&mut dyn ReadCheck>,
     cfg: &WorkerConfig,
-    stop: &AtomicBool,
+    stop: &dyn StopCheck,
     live: Option<&LiveSlot>,
 ) -> Result<WorkerOutcome, EngineError>
 where
@@ -278,7 +278,7 @@ struct Worker<'a, 'f, 'c, E: ?Sized, S: ?Sized> {
     fill: &'a mut (dyn BufFill + 'f),
     check: Option<&'a mut (dyn ReadCheck + 'c)>,
     cfg: &'a WorkerConfig,
-    stop: &'a AtomicBool,
+    stop: &'a dyn StopCheck,
     live: Option<&'a LiveSlot>,
     t0: crate::clock::Clock,
     shape: Shape,
@@ -326,7 +326,7 @@ where
         fill: &'a mut (dyn BufFill + 'f),
         check: Option<&'a mut (dyn ReadCheck + 'c)>,
         cfg: &'a WorkerConfig,
-        stop: &'a AtomicBool,
+        stop: &'a dyn StopCheck,
         live: Option<&'a LiveSlot>,
     ) -> Self {
         let caps = engine.caps();
@@ -436,7 +436,7 @@ where
                 }
             }
         }
-        if self.stop.load(Ordering::Relaxed) {
+        if self.stop.is_set() {
             self.stream_done = true;
         }
     }
@@ -966,11 +966,11 @@ const WAIT_SLICE_NS: u64 = 20_000_000;
 /// `deadline` (the end of `runtime`) comes first or `stop` is set: then it returns at the
 /// deadline, not at `at`, so a think time or rate gap longer than the runtime never
 /// outlasts it.
-fn wait_until(t0: &crate::clock::Clock, at: u64, deadline: u64, stop: &AtomicBool) -> bool {
+fn wait_until(t0: &crate::clock::Clock, at: u64, deadline: u64, stop: &dyn StopCheck) -> bool {
     loop {
         let t = t0.elapsed_ns();
         // Nothing is issued at or after the end of the runtime, even when it was due then.
-        if t >= deadline || stop.load(Ordering::Relaxed) {
+        if t >= deadline || stop.is_set() {
             return false;
         }
         if t >= at {

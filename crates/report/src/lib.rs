@@ -1,6 +1,7 @@
 //! iolab's exporters: a [`RunResult`](iolab_stats::RunResult) rendered as fio-like text, fio's
 //! JSON and json+ (same field names and units, so fio's consumers read it), JSON Lines status
-//! intervals, CSV, and fio's bandwidth/IOPS/latency log files. One file per exporter under
+//! intervals, CSV, fio's bandwidth/IOPS/latency log files, and the offline HTML page (drawn by
+//! iolab-viz). One file per exporter under
 //! [`export`], one trait, one registry ([`exporter`]); every output file is written by
 //! [`output`] (atomically, or through for devices and FIFOs).
 //!
@@ -47,6 +48,8 @@ pub enum ReportError {
     /// The HTML page (built by `iolab_viz` through [`render::HtmlPage`]).
     #[error("html report: {0}")]
     Html(#[source] Box<dyn std::error::Error + Send + Sync>),
+    #[error("html page: {0}")]
+    Page(#[from] iolab_viz::VizError),
 }
 
 /// Renders a whole run into one document.
@@ -68,6 +71,7 @@ pub const FORMATS: &[(&str, MakeExporter)] = &[
     ("jsonl", || Box::new(export::jsonl::Jsonl)),
     ("csv", || Box::new(export::csv::Csv)),
     ("terse", || Box::new(export::terse::Terse { version: 3 })),
+    ("html", || Box::new(export::html::Html)),
 ];
 
 /// Look an exporter up by its `--output-format` name.
@@ -102,7 +106,7 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "unknown output format 'tersely'; expected one of: normal, json, json+, jsonl, csv, \
-             terse"
+             terse, html"
         );
     }
 }

@@ -18,7 +18,7 @@ use iolab_core::Nanos;
 use serde::{Deserialize, Serialize};
 
 use crate::diskstats::{
-    counter_delta, delta, DiskCounters, DiskStatsError, DiskStatsSampler, NFIELDS,
+    counter_delta, delta, read, same_device, DiskCounters, DiskStatsError, NFIELDS,
 };
 use crate::result::{DiskUtil, IostatX, SampleStats};
 
@@ -56,10 +56,13 @@ impl DiskSeries {
     }
 }
 
-/// Samples the diskstats file at each [`tick`](Self::tick).
+/// The per-interval samples of the selected devices: read at each [`tick`](Self::tick), or
+/// handed in by [`crate::diskstats::DiskMonitor`] (which reads the file once for everything
+/// it keeps) through [`push`](Self::push).
 #[derive(Debug)]
 pub struct DiskSeriesSampler {
-    reader: DiskStatsSampler,
+    path: PathBuf,
+    devices: Vec<String>,
     /// (time since start in ns, counters of the selected devices).
     snaps: Vec<(u64, Vec<DiskCounters>)>,
 }
@@ -71,19 +74,27 @@ impl DiskSeriesSampler {
     }
 
     pub fn with_path(path: impl Into<PathBuf>, devices: Vec<String>) -> Self {
-        DiskSeriesSampler { reader: DiskStatsSampler::with_path(path, devices), snaps: Vec::new() }
+        DiskSeriesSampler { path: path.into(), devices, snaps: Vec::new() }
     }
 
     /// Take a sample at `now` (ns since the run started; the first call is the start).
     /// Returns the interval just closed for each device (empty on the first call).
     pub fn tick(&mut self, now: Nanos) -> Result<Vec<DiskUtil>, DiskStatsError> {
-        let cur = self.reader.read()?;
+        let cur = read(&self.path, &[])?;
+        Ok(self.push(now, &cur))
+    }
+
+    /// Keep the selected devices of a sample read at `now`; returns the interval it closes
+    /// for each device, as [`tick`](Self::tick) does.
+    pub fn push(&mut self, now: Nanos, sample: &[DiskCounters]) -> Vec<DiskUtil> {
+        let keep = |c: &&DiskCounters| self.devices.is_empty() || self.devices.contains(&c.name);
+        let cur: Vec<DiskCounters> = sample.iter().filter(keep).cloned().collect();
         let out = match self.snaps.last() {
             Some((t, prev)) => pair(prev, &cur, now.0.saturating_sub(*t)),
             None => Vec::new(),
         };
         self.snaps.push((now.0, cur));
-        Ok(out)
+        out
     }
 
     /// Number of samples taken.
@@ -170,11 +181,7 @@ impl DiskSeriesSampler {
 /// that disappeared or appeared between them is left out for that interval.
 fn pair(a: &[DiskCounters], b: &[DiskCounters], window_ns: u64) -> Vec<DiskUtil> {
     b.iter()
-        .filter_map(|c| {
-            a.iter()
-                .find(|p| p.major == c.major && p.minor == c.minor && p.name == c.name)
-                .map(|p| delta(p, c, window_ns))
-        })
+        .filter_map(|c| a.iter().find(|p| same_device(p, c)).map(|p| delta(p, c, window_ns)))
         .collect()
 }
 
@@ -186,9 +193,7 @@ fn summed(snaps: &[(u64, Vec<DiskCounters>)]) -> Vec<DiskUtil> {
     let (Some((t0, first)), Some((t1, last))) = (snaps.first(), snaps.last()) else {
         return Vec::new();
     };
-    let same = |a: &DiskCounters, b: &DiskCounters| {
-        a.major == b.major && a.minor == b.minor && a.name == b.name
-    };
+    let same = same_device;
     let mut acc: Vec<DiskCounters> = last
         .iter()
         .filter(|c| first.iter().any(|f| same(f, c)))

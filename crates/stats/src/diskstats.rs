@@ -14,10 +14,17 @@
 //! the new value. Derived figures follow sysstat's `iostat -x` (rd_sec → rkB/s = sectors/2,
 //! r_await = Δms reading / Δreads, aqu-sz = Δtime_in_queue / Δt, %util = Δio_ticks / Δt) and
 //! fio's `disk_util` (diskutil.c: ios, merges, ticks, in_queue, util = io_ticks / elapsed).
+//!
+//! [`DiskTotals`] keeps a run's wrap-safe sums; [`monitor::DiskMonitor`] is the one thread
+//! that reads the file during a run, for the runner's `disk_util` and the advice's
+//! per-interval series alike.
 
 use std::path::{Path, PathBuf};
 
 use crate::result::{DiskUtil, IostatX};
+
+pub mod monitor;
+pub use monitor::{DiskHandle, DiskMark, DiskMonitor, MonitorConfig, MonitorReport};
 
 /// Number of counter fields after `major minor name` in the newest layout.
 pub const NFIELDS: usize = 17;
@@ -139,69 +146,47 @@ pub fn delta(prev: &DiskCounters, cur: &DiskCounters, window_ns: u64) -> DiskUti
     }
 }
 
-/// Samples a diskstats file (normally `/proc/diskstats`) for a set of devices. Between
-/// [`start`](Self::start) and [`finish`](Self::finish), [`poll`](Self::poll) (fio
-/// diskutil.c samples every 250 ms) adds each interval's wrap-safe delta to a running total,
-/// so a 32-bit counter that wraps several times over the run is still counted exactly.
-#[derive(Debug)]
-pub struct DiskStatsSampler {
-    path: PathBuf,
-    devices: Vec<String>,
-    start: Option<(std::time::Instant, Vec<DiskCounters>)>,
-    /// The last sample read, and the deltas summed since the start (same devices).
+/// Read and parse a diskstats file now, keeping only `devices` (kernel names such as
+/// `nvme0n1`, `sda`, `dm-0`; empty keeps all).
+pub fn read(path: &Path, devices: &[String]) -> Result<Vec<DiskCounters>, DiskStatsError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|source| DiskStatsError::Io { path: path.into(), source })?;
+    let mut v = parse(&text, path)?;
+    if !devices.is_empty() {
+        v.retain(|c| devices.contains(&c.name));
+    }
+    Ok(v)
+}
+
+/// The same device in two samples (major:minor and name).
+pub(crate) fn same_device(a: &DiskCounters, b: &DiskCounters) -> bool {
+    a.major == b.major && a.minor == b.minor && a.name == b.name
+}
+
+/// Running totals since a first sample: each [`add`](Self::add)ed sample contributes its
+/// wrap-safe delta from the one before, so a 32-bit counter that wraps several times over a
+/// run is still counted exactly when samples come often enough (fio diskutil.c samples every
+/// 250 ms; [`monitor::DiskMonitor`] does the sampling).
+#[derive(Clone, Debug)]
+pub struct DiskTotals {
+    /// The last sample added, and the deltas summed since the first (same devices).
     last: Vec<DiskCounters>,
     sums: Vec<DiskCounters>,
 }
 
-impl DiskStatsSampler {
-    /// Sample `devices` (kernel names such as `nvme0n1`, `sda`, `dm-0`); empty means all.
-    pub fn new(devices: Vec<String>) -> Self {
-        Self::with_path("/proc/diskstats", devices)
+impl DiskTotals {
+    /// Totals of zero for each device in the first sample.
+    pub fn new(first: Vec<DiskCounters>) -> Self {
+        let sums = first.iter().map(zeroed).collect();
+        DiskTotals { last: first, sums }
     }
 
-    pub fn with_path(path: impl Into<PathBuf>, devices: Vec<String>) -> Self {
-        DiskStatsSampler {
-            path: path.into(),
-            devices,
-            start: None,
-            last: Vec::new(),
-            sums: Vec::new(),
-        }
-    }
-
-    /// Read and parse the file now, keeping only the selected devices.
-    pub fn read(&self) -> Result<Vec<DiskCounters>, DiskStatsError> {
-        let text = std::fs::read_to_string(&self.path)
-            .map_err(|source| DiskStatsError::Io { path: self.path.clone(), source })?;
-        let mut v = parse(&text, &self.path)?;
-        if !self.devices.is_empty() {
-            v.retain(|c| self.devices.contains(&c.name));
-        }
-        Ok(v)
-    }
-
-    /// Take the starting sample.
-    pub fn start(&mut self) -> Result<(), DiskStatsError> {
-        let s = self.read()?;
-        self.sums = s.iter().map(|c| DiskCounters { fields: [0; NFIELDS], ..c.clone() }).collect();
-        self.last = s.clone();
-        self.start = Some((std::time::Instant::now(), s));
-        Ok(())
-    }
-
-    /// Read a sample now and add its deltas since the previous one to the totals (nothing
-    /// before [`start`](Self::start)).
-    pub fn poll(&mut self) -> Result<(), DiskStatsError> {
-        if self.start.is_none() {
-            return Ok(());
-        }
-        let cur = self.read()?;
-        let same = |a: &DiskCounters, b: &DiskCounters| {
-            a.major == b.major && a.minor == b.minor && a.name == b.name
-        };
+    /// Add the deltas from the previous sample to `cur`. A device that went away keeps its
+    /// totals; one that came back counts from here.
+    pub fn add(&mut self, cur: Vec<DiskCounters>) {
         for s in self.sums.iter_mut() {
-            let prev = self.last.iter().find(|p| same(p, s));
-            let now = cur.iter().find(|c| same(c, s));
+            let prev = self.last.iter().find(|p| same_device(p, s));
+            let now = cur.iter().find(|c| same_device(c, s));
             if let (Some(p), Some(c)) = (prev, now) {
                 for k in 0..NFIELDS {
                     s.fields[k] =
@@ -209,40 +194,46 @@ impl DiskStatsSampler {
                 }
             }
         }
-        // A device that went away keeps its totals; one that came back starts from here.
         for c in cur {
-            match self.last.iter_mut().find(|p| same(p, &c)) {
+            match self.last.iter_mut().find(|p| same_device(p, &c)) {
                 Some(p) => *p = c,
                 None => self.last.push(c),
             }
         }
-        Ok(())
     }
 
-    /// Totals since [`start`](Self::start) for each device present at the start, the sum of
-    /// every polled interval's wrap-safe delta plus the one up to now (empty if never
-    /// started).
-    pub fn finish(&mut self) -> Result<Vec<DiskUtil>, DiskStatsError> {
-        let Some((t0, _)) = &self.start else {
-            return Ok(Vec::new());
-        };
-        let window = t0.elapsed().as_nanos().min(u64::MAX as u128) as u64;
-        self.poll()?;
-        let zero = |c: &DiskCounters| DiskCounters { fields: [0; NFIELDS], ..c.clone() };
-        Ok(self.sums.iter().map(|s| delta(&zero(s), s, window)).collect())
+    /// The summed deltas so far, one entry per device of the first sample.
+    pub fn sums(&self) -> &[DiskCounters] {
+        &self.sums
     }
+
+    /// fio's `disk_util` for each device from `earlier` sums (of this same totals) to now,
+    /// over `window_ns`.
+    pub fn since(&self, earlier: &[DiskCounters], window_ns: u64) -> Vec<DiskUtil> {
+        earlier
+            .iter()
+            .filter_map(|e| self.sums.iter().find(|s| same_device(s, e)).map(|s| (e, s)))
+            .map(|(e, s)| {
+                let mut d = zeroed(s);
+                for k in 0..NFIELDS {
+                    d.fields[k] = s.fields[k].saturating_sub(e.fields[k]);
+                }
+                delta(&zeroed(s), &d, window_ns)
+            })
+            .collect()
+    }
+}
+
+/// A device's counters with every field 0.
+fn zeroed(c: &DiskCounters) -> DiskCounters {
+    DiskCounters { fields: [0; NFIELDS], ..c.clone() }
 }
 
 /// Deltas between two samples, matched by major:minor and name.
 pub fn deltas(before: &[DiskCounters], after: &[DiskCounters], window_ns: u64) -> Vec<DiskUtil> {
     after
         .iter()
-        .filter_map(|a| {
-            before
-                .iter()
-                .find(|b| b.major == a.major && b.minor == a.minor && b.name == a.name)
-                .map(|b| delta(b, a, window_ns))
-        })
+        .filter_map(|a| before.iter().find(|b| same_device(b, a)).map(|b| delta(b, a, window_ns)))
         .collect()
 }
 
@@ -258,38 +249,31 @@ mod tests {
         assert_eq!(counter_delta(1 << 40, 7), 7);
     }
 
-    /// Polled often enough, a 32-bit counter that wraps three times over the run is counted
+    /// Added often enough, a 32-bit counter that wraps three times over the run is counted
     /// exactly; one first-to-last delta would have seen 3·10⁹ mod 2³² of 9·10⁹.
     #[test]
     fn polled_totals_survive_several_wraps() {
-        let dir = std::env::temp_dir().join(format!("iolab-diskstats-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let f = dir.join("diskstats");
         let at = |k: u64| {
             let q = (k * 3_000_000_000) % (1 << 32);
-            format!("7 0 loop0 {q} 0 0 0 0 0 0 0 0 {} {q}\n", k * 100)
+            let line = format!("7 0 loop0 {q} 0 0 0 0 0 0 0 0 {} {q}\n", k * 100);
+            parse(&line, Path::new("diskstats")).unwrap()
         };
-        std::fs::write(&f, at(0)).unwrap();
-        let mut s = DiskStatsSampler::with_path(&f, vec![]);
-        s.start().unwrap();
-        for k in 1..3 {
-            std::fs::write(&f, at(k)).unwrap();
-            s.poll().unwrap();
+        let mut s = DiskTotals::new(at(0));
+        let start = s.sums().to_vec();
+        for k in 1..=3 {
+            s.add(at(k));
         }
-        std::fs::write(&f, at(3)).unwrap();
-        let u = s.finish().unwrap();
+        let u = s.since(&start, 1_000_000_000);
         assert_eq!(u.len(), 1);
         assert_eq!(
             (u[0].read_ios, u[0].in_queue, u[0].io_ticks),
             (9_000_000_000, 9_000_000_000, 300)
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn reads_proc_if_present() {
-        let s = DiskStatsSampler::new(vec![]);
-        match s.read() {
+        match read(Path::new("/proc/diskstats"), &[]) {
             Ok(v) => assert!(v.iter().all(|c| matches!(c.nfields, 11 | 15 | 17))),
             Err(e) => eprintln!("skipped: /proc/diskstats unreadable here: {e}"),
         }

@@ -21,6 +21,7 @@ pub mod diskseries;
 pub mod diskstats;
 pub mod hist;
 pub mod histlog;
+pub mod livehist;
 pub mod logfz;
 pub mod recorder;
 pub mod result;

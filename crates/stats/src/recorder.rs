@@ -7,7 +7,8 @@
 //!
 //! The hot path (`record_submit`, `record_complete`) touches only memory the worker owns:
 //! no locks, no allocation (a direction's histograms are allocated on its first I/O), and the
-//! live counters a progress thread reads are single-writer relaxed stores.
+//! live counters a progress thread reads are single-writer relaxed stores (with one bucket of
+//! the live latency histogram, [`crate::livehist`], per completion).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
@@ -15,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use iolab_core::{IoDir, Nanos};
 
 use crate::hist::LatHist;
+use crate::livehist::LiveHist;
 
 /// Directions in fio's ddir order: read, write, trim, sync.
 pub const DIRS: [IoDir; 4] = [IoDir::Read, IoDir::Write, IoDir::Trim, IoDir::Sync];
@@ -67,6 +69,8 @@ pub struct LiveCounters {
     pub bytes: [AtomicU64; 4],
     /// Sum of completion latencies, ns (divide deltas by `ios` deltas for the interval mean).
     pub clat_sum_ns: [AtomicU64; 4],
+    /// Completion latencies per direction, for the live line's p50/p99 of its last interval.
+    pub clat_hist: [LiveHist; 4],
     pub errors: AtomicU64,
     /// Set by a reader that wants a full copy of the recorder (fio's `--status-interval`
     /// reports, stat.c `__show_running_run_stats`); the worker answers at its next time check.
@@ -338,6 +342,7 @@ impl Recorder {
         d.ios += 1;
         d.bytes += bytes;
         d.clat_sum = d.clat_sum.wrapping_add(clat.0);
+        self.live.clat_hist[i].add(clat.0, 1);
         // Single writer: plain relaxed stores, no read-modify-write.
         self.live.ios[i].store(d.ios, Relaxed);
         self.live.bytes[i].store(d.bytes, Relaxed);
@@ -364,6 +369,7 @@ impl Recorder {
         d.ios += n;
         d.bytes += bytes * n;
         d.clat_sum = d.clat_sum.wrapping_add(clat.0.wrapping_mul(n));
+        self.live.clat_hist[i].add(clat.0, n);
         self.live.ios[i].store(d.ios, Relaxed);
         self.live.bytes[i].store(d.bytes, Relaxed);
         self.live.clat_sum_ns[i].store(d.clat_sum, Relaxed);
@@ -392,6 +398,7 @@ impl Recorder {
         if let Some(c) = clat {
             rec(&mut d.clat, c.0);
             d.clat_sum = d.clat_sum.wrapping_add(c.0);
+            self.live.clat_hist[i].add(c.0, 1);
         }
         if let (true, Some(l)) = (d.lat_own, lat) {
             rec(&mut d.lat, l.0);

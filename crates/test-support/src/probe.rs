@@ -36,10 +36,15 @@ pub fn skip(reason: impl fmt::Display) {
 /// The value, or `None` after printing `skip: <reason>`:
 /// `let Some(lo) = or_skip(LoopDev::new_sized(1 << 20)) else { return };`
 pub fn or_skip<T, E: fmt::Display>(r: Result<T, E>) -> Option<T> {
+    or_skip_to(r, &mut std::io::stdout())
+}
+
+/// [`or_skip`] writing its line to `out`.
+fn or_skip_to<T, E: fmt::Display>(r: Result<T, E>, out: &mut impl std::io::Write) -> Option<T> {
     match r {
         Ok(v) => Some(v),
         Err(e) => {
-            skip(e);
+            let _ = writeln!(out, "skip: {e}");
             None
         }
     }
@@ -145,9 +150,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn or_skip_passes_values_and_turns_errors_into_none() {
-        assert_eq!(or_skip::<u32, Skip>(Ok(7)), Some(7));
-        assert_eq!(or_skip::<u32, Skip>(Err(Skip("probe".into()))), None);
+    fn or_skip_passes_values_and_turns_errors_into_one_skip_line() {
+        let mut out = Vec::new();
+        assert_eq!(or_skip_to::<u32, Skip>(Ok(7), &mut out), Some(7));
+        assert!(out.is_empty());
+        let e = Skip("losetup -f failed: no free loop device".into());
+        assert_eq!(or_skip_to::<u32, Skip>(Err(e), &mut out), None);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "skip: losetup -f failed: no free loop device\n"
+        );
     }
 
     #[test]
@@ -177,7 +189,7 @@ mod tests {
     fn global_lock_survives_a_panic_while_held() {
         let t = std::thread::spawn(|| {
             let _g = global_lock();
-            panic!("poison it");
+            panic!("deliberate panic holding global_lock, to poison it (test of global_lock)");
         });
         assert!(t.join().is_err());
         drop(global_lock());

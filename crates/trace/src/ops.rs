@@ -181,6 +181,22 @@ pub fn stat_text(path: &Path, s: &TraceStats) -> String {
     o
 }
 
+/// `trace stat --json`'s document: the statistics, the trace's path and the verdicts the text
+/// prints (the I/O blender, the time unit) as `notes`.
+#[derive(serde::Serialize)]
+pub struct StatDoc<'a> {
+    pub trace: String,
+    #[serde(flatten)]
+    pub stats: &'a TraceStats,
+    pub notes: Vec<String>,
+}
+
+/// The [`StatDoc`] of `s`, read from `path`.
+pub fn stat_doc<'a>(path: &Path, s: &'a TraceStats) -> StatDoc<'a> {
+    let notes = s.blender_verdict().into_iter().chain(s.time_unit_check()).collect();
+    StatDoc { trace: path.display().to_string(), stats: s, notes }
+}
+
 /// The output format of [`convert`].
 #[derive(Clone, Debug)]
 pub enum Target {

@@ -75,7 +75,20 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
-/// A chart: title, axes, lines, and an optional shaded x range (a steady-state window).
+/// How the series are drawn.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Style {
+    /// Lines through the points (a single point as a dot).
+    #[default]
+    Lines,
+    /// Side-by-side bars, one per series in each category: a point's x is the index of its
+    /// category in `categories`; `bands[s][k]` is the noise band `(low, high)` drawn as a
+    /// whisker over series `s`'s `k`-th bar (NaN: none).
+    Bars { categories: Vec<String>, bands: Vec<Vec<(f64, f64)>> },
+}
+
+/// A chart: title, axes, lines or bars, and an optional shaded x range (a steady-state
+/// window).
 #[derive(Clone, Debug)]
 pub struct Chart {
     /// A file-name-safe identifier, unique within one report.
@@ -90,6 +103,7 @@ pub struct Chart {
     pub y_from_zero: bool,
     /// Where the legend goes (the corner the lines usually leave free).
     pub legend: Corner,
+    pub style: Style,
 }
 
 /// A corner of the plotting area.
@@ -165,6 +179,17 @@ impl Chart {
         }
         if x0 > x1 {
             (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+        }
+        if let Style::Bars { categories, bands } = &self.style {
+            // Every category gets a slot of width 1 around its index; whiskers count in y.
+            (x0, x1) = (-0.5, categories.len().max(1) as f64 - 0.5);
+            for &(lo, hi) in bands.iter().flatten().filter(|b| b.0.is_finite()) {
+                y0 = y0.min(lo);
+                y1 = y1.max(hi);
+            }
+            // Headroom above the tallest bar for the legend.
+            let (y0, y1) = (y0.min(0.0), if y1 > y0.min(0.0) { y1 * 1.25 } else { 1.0 });
+            return ((x0, x1), (y0, y1));
         }
         if let Some((a, b, _)) = &self.band {
             if let (Some(a), Some(b)) = (self.x.scale.to_coord(*a), self.x.scale.to_coord(*b)) {
@@ -279,14 +304,26 @@ pub fn draw<DB: DrawingBackend>(chart: &Chart, root: &DrawingArea<DB, Shift>) ->
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(err)?;
     let (xs, ys) = (chart.x.scale, chart.y.scale);
-    let xf = move |v: &f64| fmt_coord(xs, *v);
+    let cats = match &chart.style {
+        Style::Bars { categories, .. } => Some(categories.clone()),
+        Style::Lines => None,
+    };
+    let ncat = cats.as_ref().map_or(0, Vec::len);
+    let xf = move |v: &f64| match &cats {
+        // A category's name under its slot; nothing between slots.
+        Some(c) if (v - v.round()).abs() < 1e-6 && *v >= 0.0 => {
+            c.get(v.round() as usize).cloned().unwrap_or_default()
+        }
+        Some(_) => String::new(),
+        None => fmt_coord(xs, *v),
+    };
     let yf = move |v: &f64| fmt_coord(ys, *v);
     cc.configure_mesh()
         .x_desc(chart.x.label.as_str())
         .y_desc(chart.y.label.as_str())
         .x_label_formatter(&xf)
         .y_label_formatter(&yf)
-        .x_labels(label_count(xs, x1 - x0, 8))
+        .x_labels(if ncat > 0 { ncat + 1 } else { label_count(xs, x1 - x0, 8) })
         .y_labels(label_count(ys, y1 - y0, 6))
         .light_line_style(TRANSPARENT)
         .bold_line_style(GRID)
@@ -295,7 +332,10 @@ pub fn draw<DB: DrawingBackend>(chart: &Chart, root: &DrawingArea<DB, Shift>) ->
         .draw()
         .map_err(err)?;
     draw_band(chart, &mut cc, y0, y1)?;
-    draw_lines(chart, &coords, &mut cc)?;
+    match &chart.style {
+        Style::Lines => draw_lines(chart, &coords, &mut cc)?,
+        Style::Bars { bands, .. } => draw_bars(chart, &coords, bands, &mut cc)?,
+    }
     let (px, py) = cc.plotting_area().get_pixel_range();
     Ok(Frame { px: (px.start, px.end), py: (py.start, py.end), x: (x0, x1), y: (y0, y1) })
 }
@@ -335,6 +375,51 @@ fn draw_lines<'a, DB: DrawingBackend + 'a>(
             .map_err(err)?;
     }
     Ok(())
+}
+
+/// Side-by-side bars (series `i` of `n` in the `i`-th share of each category's slot), each
+/// with its noise band as a whisker, and the legend.
+fn draw_bars<'a, DB: DrawingBackend + 'a>(
+    chart: &Chart,
+    coords: &[Vec<(f64, f64)>],
+    bands: &[Vec<(f64, f64)>],
+    cc: &mut Cc<'a, DB>,
+) -> DrawResult<()> {
+    let n = coords.len().max(1) as f64;
+    let width = 0.8 / n;
+    for (i, (s, pts)) in chart.series.iter().zip(coords).enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let left = |x: f64| x - 0.4 + i as f64 * width;
+        let bars = pts.iter().map(|&(x, y)| {
+            Rectangle::new(
+                [(left(x) + width * 0.08, 0.0), (left(x) + width * 0.92, y)],
+                color.filled(),
+            )
+        });
+        cc.draw_series(bars)
+            .map_err(err)?
+            .label(s.name.as_str())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], color.filled()));
+        let band = bands.get(i).map(Vec::as_slice).unwrap_or(&[]);
+        let whiskers = pts.iter().zip(band).filter(|(_, b)| b.0.is_finite() && b.1.is_finite());
+        let ink = ShapeStyle { color: BLACK.to_rgba(), filled: false, stroke_width: 2 };
+        cc.draw_series(whiskers.flat_map(|(&(x, _), &(lo, hi))| {
+            let (c, w) = (left(x) + width / 2.0, width / 4.0);
+            [
+                PathElement::new(vec![(c, lo), (c, hi)], ink),
+                PathElement::new(vec![(c - w, lo), (c + w, lo)], ink),
+                PathElement::new(vec![(c - w, hi), (c + w, hi)], ink),
+            ]
+        }))
+        .map_err(err)?;
+    }
+    cc.configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(GRID)
+        .label_font(("sans-serif", 17))
+        .draw()
+        .map_err(err)
 }
 
 fn draw_band<DB: DrawingBackend>(
@@ -454,6 +539,7 @@ mod tests {
             band: Some((0.5, 1.0, "steady state".into())),
             y_from_zero: true,
             legend: Corner::LowerRight,
+            style: Style::Lines,
         };
         let (s, f) = svg(&c).unwrap();
         assert!(s.starts_with("<svg"), "{}", &s[..40]);

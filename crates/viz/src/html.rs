@@ -156,7 +156,12 @@ fn island(c: &Chart, f: &Frame) -> String {
             serde_json::json!({ "n": s.name, "p": p })
         })
         .collect();
+    let cats = match &c.style {
+        chart::Style::Bars { categories, .. } => Some(categories),
+        chart::Style::Lines => None,
+    };
     let v = serde_json::json!({
+        "c": cats,
         "f": [f.px.0, f.px.1, f.py.0, f.py.1],
         "x": [f.x.0, f.x.1],
         "y": [f.y.0, f.y.1],
@@ -244,8 +249,10 @@ figs.forEach(function(f){
  svg.addEventListener('mousemove',function(ev){
   var r=svg.getBoundingClientRect(),vb=svg.viewBox.baseVal,sx=(ev.clientX-r.left)*vb.width/r.width,sy=(ev.clientY-r.top)*vb.height/r.height;
   if(sx<d.f[0]||sx>d.f[1]||sy<d.f[2]||sy>d.f[3]){tip.hidden=true;return;}
-  var cx=d.x[0]+(sx-d.f[0])/(d.f[1]-d.f[0])*(d.x[1]-d.x[0]),lines=[d.xl+': '+fmt(val(d.xs,cx))];
-  d.s.forEach(function(s){if(!s.p.length)return;var p=near(s.p,cx);lines.push((s.n||'value')+': '+fmt(val(d.ys,p[1]))+'  ('+fmt(val(d.xs,p[0]))+')');});
+  var cx=d.x[0]+(sx-d.f[0])/(d.f[1]-d.f[0])*(d.x[1]-d.x[0]);
+  function xv(x){return d.c?(d.c[Math.round(x)]||''):fmt(val(d.xs,x));}
+  var lines=[d.xl+': '+xv(cx)];
+  d.s.forEach(function(s){if(!s.p.length)return;var p=near(s.p,cx);lines.push((s.n||'value')+': '+fmt(val(d.ys,p[1]))+'  ('+xv(p[0])+')');});
   lines.push('('+d.yl+')');
   tip.textContent=lines.join('\n');tip.hidden=false;tip.style.left=(ev.pageX+14)+'px';tip.style.top=(ev.pageY+14)+'px';
  });

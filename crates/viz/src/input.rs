@@ -6,7 +6,10 @@
 //! JSON Lines intervals (`--output-format=json+,jsonl`: `{"time_ms","job","jobidx",…}`); a
 //! file of JSON Lines alone; `iolab mrc --json` (`points[]` of `cache_entries`/`miss_ratio`);
 //! `iolab sim --object-level --output-format=json` (an array of `policy`/`cache_size`/
-//! `miss_ratio`); `iolab fill --json` (`entries`, `table[]` of `passes`/`filled_fraction`).
+//! `miss_ratio`); `iolab fill --json` (`entries`, `table[]` of `passes`/`filled_fraction`);
+//! `iolab trace stat --json` (`footprint_blocks`, `streams`); `iolab compare
+//! --output-format=json` (`files[]`, `rows[]`); a device profile of `iolab calibrate` as JSON
+//! (`version`, `servers`, `read`, `write`, `point[]`).
 
 use crate::VizError;
 use serde_json::Value;
@@ -32,6 +35,12 @@ pub enum Kind {
     PolicyMrc,
     /// `iolab fill --json`.
     Fill,
+    /// `iolab trace stat --json`.
+    TraceStat,
+    /// `iolab compare --output-format=json`.
+    Compare,
+    /// A device profile (`iolab calibrate`) as JSON.
+    Profile,
 }
 
 impl Input {
@@ -94,6 +103,12 @@ impl Input {
             Kind::Mrc
         } else if has("table") && has("entries") {
             Kind::Fill
+        } else if has("footprint_blocks") && has("streams") {
+            Kind::TraceStat
+        } else if has("rows") && has("files") && first["rows"].is_array() {
+            Kind::Compare
+        } else if has("servers") && has("read") && has("write") && has("version") {
+            Kind::Profile
         } else if first.as_array().is_some_and(|a| {
             !a.is_empty()
                 && a.iter().all(|p| p.get("policy").is_some() && p.get("miss_ratio").is_some())
@@ -105,7 +120,8 @@ impl Input {
                 what: format!(
                     "not a result iolab can draw (keys: {}); expected fio/iolab run or sim JSON \
                      (`jobs`), JSON Lines intervals, `iolab mrc --json` (`points`), `iolab \
-                     sim --object-level` JSON or `iolab fill --json` (`table`)",
+                     sim --object-level` JSON, `iolab fill --json` (`table`), `iolab trace stat \
+                     --json`, `iolab compare --output-format=json` or a device profile",
                     keys(first)
                 ),
             });
@@ -185,6 +201,9 @@ mod tests {
             Kind::PolicyMrc
         );
         assert_eq!(k("{\"time_ms\":1,\"job\":\"a\"}"), Kind::Intervals);
+        assert_eq!(k("{\"footprint_blocks\":1,\"streams\":{}}"), Kind::TraceStat);
+        assert_eq!(k("{\"files\":[],\"rows\":[]}"), Kind::Compare);
+        assert_eq!(k("{\"version\":1,\"servers\":4,\"read\":{},\"write\":{}}"), Kind::Profile);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! ten log-spaced bins per decade, and a percentile plot on a nines axis (log latency). Without
 //! bins (plain `json`), the percentile plot uses fio's `percentile` list.
 
-use crate::chart::{Axis, Chart, Corner, Scale, Series};
+use crate::chart::{Axis, Chart, Corner, Scale, Series, Style};
 use crate::run::job_dirs;
 use serde_json::Value;
 
@@ -40,6 +40,7 @@ pub fn charts(doc: &Value, n: usize) -> Vec<Chart> {
             band: None,
             y_from_zero: true,
             legend: Corner::UpperRight,
+            style: Style::Lines,
         });
     }
     if !pct.is_empty() {
@@ -52,6 +53,7 @@ pub fn charts(doc: &Value, n: usize) -> Vec<Chart> {
             band: None,
             y_from_zero: false,
             legend: Corner::UpperLeft,
+            style: Style::Lines,
         });
     }
     out

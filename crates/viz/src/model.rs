@@ -1,7 +1,8 @@
-//! The report as sections of tables, charts and advice, built from result files. Runs and sims
-//! get a section each; all miss-ratio curves share one section (overlaid), as do fill curves.
+//! The report as sections of tables, charts and advice, built from result files. Runs, sims,
+//! trace statistics, comparisons and device profiles get a section each; all miss-ratio curves
+//! share one section (overlaid), as do fill curves.
 
-use crate::chart::{Axis, Chart, Corner, Scale, Series};
+use crate::chart::{Axis, Chart, Corner, Scale, Series, Style};
 use crate::input::{num, text, Input, Kind};
 use crate::VizError;
 use serde_json::Value;
@@ -30,7 +31,7 @@ pub struct Advice {
 #[derive(Clone, Debug, Default)]
 pub struct Section {
     pub title: String,
-    /// `run`, `sim`, `mrc` or `fill` (the page's `data-kind`).
+    /// `run`, `sim`, `mrc`, `fill`, `trace`, `compare` or `calibrate` (the page's `data-kind`).
     pub kind: String,
     pub tables: Vec<Table>,
     pub charts: Vec<Chart>,
@@ -72,6 +73,14 @@ pub fn build(inputs: &[Input]) -> Result<Report, VizError> {
             Kind::Mrc => mrc.extend(mrc_series(input)),
             Kind::PolicyMrc => mrc.extend(policy_series(input)),
             Kind::Fill => fill.push(input),
+            Kind::TraceStat => sections.push(crate::trace::section(input, n)),
+            Kind::Profile => sections.push(crate::calib::section(input, n)),
+            Kind::Compare => {
+                // The compared results given beside it lend their intervals to its overlays.
+                let runs: Vec<&Input> =
+                    inputs.iter().filter(|i| matches!(i.kind(), Ok(Kind::Run))).collect();
+                sections.push(crate::compare::section(&input.values[0], &input.label, &runs, n));
+            }
         }
     }
     if !mrc.is_empty() {
@@ -166,6 +175,7 @@ fn mrc_section(curves: Vec<(Series, Series)>) -> Section {
         band: None,
         y_from_zero: true,
         legend: Corner::LowerLeft,
+        style: Style::Lines,
     };
     let mut charts = vec![chart("mrc", "Miss-ratio curves", "miss ratio", obj)];
     if !bytes.is_empty() {
@@ -229,6 +239,7 @@ fn fill_section(inputs: &[&Input]) -> Section {
         band: None,
         y_from_zero: true,
         legend: Corner::LowerRight,
+        style: Style::Lines,
     };
     Section {
         title: "Cache fill".into(),

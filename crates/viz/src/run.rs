@@ -6,12 +6,12 @@
 //! json+ `bins` keyed by the bucket's value in ns (stat.c `add_lat_percentile_json`'s plat
 //! layout); iolab's extensions as its report crate writes them.
 
-use crate::chart::{downsample, fmt_num, Axis, Chart, Corner, Series};
+use crate::chart::{downsample, fmt_num, Axis, Chart, Corner, Series, Style};
 use crate::input::{num, text, Input};
 use crate::model::{Advice, Section, Table, MAX_POINTS};
 use serde_json::Value;
 
-const DIRS: [&str; 3] = ["read", "write", "trim"];
+pub(crate) const DIRS: [&str; 3] = ["read", "write", "trim"];
 
 /// The section of one run or sim document (plus JSON Lines after it in the same file).
 pub fn section(input: &Input, n: usize) -> Section {
@@ -209,14 +209,14 @@ fn summary(doc: &Value) -> Table {
 
 /// Interval series of one job from the JSON Lines objects.
 #[derive(Default)]
-struct JobSeries {
-    name: String,
+pub(crate) struct JobSeries {
+    pub(crate) name: String,
     /// Per direction: (time s, iops, MiB/s, clat mean µs).
-    dirs: [Vec<(f64, f64, f64, f64)>; 3],
+    pub(crate) dirs: [Vec<(f64, f64, f64, f64)>; 3],
 }
 
 /// `input`'s intervals (its JSON Lines, else fio's status documents) per job clone.
-fn group_intervals(input: &Input) -> Vec<JobSeries> {
+pub(crate) fn group_intervals(input: &Input) -> Vec<JobSeries> {
     let mut by_job: Vec<JobSeries> = Vec::new();
     let mut lines: Vec<Value> = input.intervals().cloned().collect();
     if lines.is_empty() {
@@ -274,6 +274,7 @@ pub fn add_intervals(s: &mut Section, input: &Input, n: usize) {
             band: band.clone(),
             y_from_zero: true,
             legend: Corner::LowerRight,
+            style: Style::Lines,
         };
         s.charts.push(mk("iops", "IOPS per interval", "IOPS", pick(|p| p.1)));
         s.charts.push(mk("bw", "bandwidth per interval", "bandwidth (MiB/s)", pick(|p| p.2)));
@@ -372,6 +373,7 @@ fn devices(doc: &Value, n: usize) -> Vec<Chart> {
             band: None,
             y_from_zero: true,
             legend: Corner::LowerRight,
+            style: Style::Lines,
         };
         out.push(mk(
             "iops",

@@ -1,7 +1,7 @@
 //! The sim's own section parts from `iolab_sim` (iolab-model's `SimReport` as serde writes it):
 //! the tiers table, per-tier read hit ratio and fill over time, predicted IOPS, device use.
 
-use crate::chart::{downsample, fmt_num, Axis, Chart, Corner, Series};
+use crate::chart::{downsample, fmt_num, Axis, Chart, Corner, Series, Style};
 use crate::input::{num, text};
 use crate::model::{Section, Table, MAX_POINTS};
 use serde_json::Value;
@@ -40,6 +40,7 @@ pub fn add(s: &mut Section, sim: &Value, n: usize) {
         band: None,
         y_from_zero: true,
         legend: Corner::UpperLeft,
+        style: Style::Lines,
     };
     s.charts.push(mk(
         "hit",

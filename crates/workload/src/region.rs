@@ -98,6 +98,42 @@ fn start_offset(
     }
 }
 
+/// The region of file `file` when the job gives `filesize=lo[-hi]`: an existing file whose
+/// size is in the range keeps it; otherwise the size is `lo`, or drawn from the range by the
+/// file-size generator and rounded down to the smallest block (fio filesetup.c
+/// `get_rand_file_size`). The region runs from `start` to that size.
+fn filesize_region(
+    job: &Job,
+    file: u32,
+    (lo, hi): (u64, u64),
+    real: u64,
+    start: u64,
+    min_bs: u64,
+    file_size_rng: &mut FioRand,
+) -> Result<u64, WorkloadError> {
+    if real >= lo && real <= hi && real > 0 {
+        return Ok(real.saturating_sub(start));
+    }
+    let want = if lo == hi {
+        lo
+    } else {
+        let r = file_size_rng.next_u64();
+        let v = lo + ((hi - lo) as f64 * (r as f64 / (file_size_rng.max() as f64 + 1.0))) as u64;
+        v - v % min_bs.max(1)
+    };
+    if start > want {
+        return Err(WorkloadError::OffsetPastEnd {
+            job: job.name.clone(),
+            file,
+            offset: start,
+            size: want,
+        });
+    }
+    Ok(want - start)
+}
+
+/// Each file's region (`offset`, `offset_increment`, `size` or `filesize`, split over the
+/// files as fio filesetup.c `setup_files` does), checked to hold at least one block.
 pub(crate) fn compute_regions(
     job: &Job,
     clone_index: u32,
@@ -121,29 +157,8 @@ pub(crate) fn compute_regions(
     for (i, f) in files.iter().enumerate() {
         let real = f.size;
         let start = start_offset(job, i as u32, clone, real, min_bs)?;
-        let mut io_size = if let Some((lo, hi)) = job.filesize {
-            if real >= lo && real <= hi && real > 0 {
-                real.saturating_sub(start)
-            } else {
-                let want = if lo == hi {
-                    lo
-                } else {
-                    let r = file_size_rng.next_u64();
-                    let v = lo
-                        + ((hi - lo) as f64 * (r as f64 / (file_size_rng.max() as f64 + 1.0)))
-                            as u64;
-                    v - v % min_bs.max(1)
-                };
-                if start > want {
-                    return Err(WorkloadError::OffsetPastEnd {
-                        job: job.name.clone(),
-                        file: i as u32,
-                        offset: start,
-                        size: want,
-                    });
-                }
-                want - start
-            }
+        let mut io_size = if let Some(range) = job.filesize {
+            filesize_region(job, i as u32, range, real, start, min_bs, file_size_rng)?
         } else if fs > 0 {
             let mut s = fs;
             if nr_fs_extra > 0 {

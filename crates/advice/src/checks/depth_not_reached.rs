@@ -24,7 +24,7 @@
 //! did more than [`AMPLIFICATION_MIN`] requests per application I/O in the phase, the device
 //! depth is also compared per application I/O (aqu-sz divided by that ratio).
 
-use iolab_stats::{JobResult, RunResult};
+use iolab_stats::{DiskUtil, JobResult, RunResult};
 
 use super::Check;
 use crate::evidence::mean_issued_depth;
@@ -48,100 +48,116 @@ fn run(r: &RunResult, ev: &Evidence) -> Vec<Advice> {
     let mut out = Vec::new();
     for (gid, mut jobs) in ev.groups(r) {
         jobs.retain(|(_, e)| e.ioengine != "null");
-        let asked: f64 = jobs.iter().map(|(_, e)| e.iodepth.max(1) as f64).sum();
-        let depths: Vec<f64> = jobs.iter().filter_map(|(j, _)| mean_issued_depth(j)).collect();
-        if depths.is_empty() {
-            continue;
-        }
-        let issued: f64 = depths.iter().sum();
-        let names: Vec<&String> = {
-            let mut v: Vec<&String> = jobs.iter().flat_map(|(_, e)| &e.devices).collect();
-            v.sort();
-            v.dedup();
-            v
-        };
-        // Rates over the samples inside the phase, so a neighbouring phase's traffic is not
-        // taken for this one's.
-        let devs: Vec<_> = ev
-            .phase_rates(r, gid)
-            .map(|d| d.iter().filter(|d| names.contains(&&d.name)).collect())
-            .unwrap_or_default();
-        let device: f64 = devs.iter().map(|d| d.iostat.aqu_sz).sum();
-        let app_ios: u64 =
-            jobs.iter().map(|(j, _)| j.read.total_ios + j.write.total_ios + j.trim.total_ios).sum();
-        let secs = jobs.iter().map(|(j, _)| j.runtime_ns).max().unwrap_or(0) as f64 / 1e9;
-        let app_rate = if secs > 0.0 { app_ios as f64 / secs } else { 0.0 };
-        let dev_rate: f64 = devs.iter().map(|d| d.iostat.r_s + d.iostat.w_s).sum();
-        let amp = if app_rate > 0.0 { dev_rate / app_rate } else { 1.0 };
-        let (seen, amp_text) = if amp > AMPLIFICATION_MIN {
-            (
-                device / amp,
-                format!(
-                    "; the devices did {amp:.1} requests per application I/O ({dev_rate:.0}/s \
-                     for {app_rate:.0}/s), so per application I/O they saw a depth of {:.2}",
-                    device / amp
-                ),
-            )
-        } else {
-            (device, String::new())
-        };
-        let dev_text = if devs.is_empty() {
-            "no device figures for this phase".to_string()
-        } else {
-            devs.iter()
-                .map(|d| {
-                    format!(
-                        "{} aqu-sz {:.2} (r/s {:.0}, w/s {:.0}, r_await {:.2} ms, w_await \
-                         {:.2} ms, util {:.0}%)",
-                        d.name,
-                        d.iostat.aqu_sz,
-                        d.iostat.r_s,
-                        d.iostat.w_s,
-                        d.iostat.r_await,
-                        d.iostat.w_await,
-                        d.iostat.util
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join("; ")
-        };
-        let foreign = crate::evidence::foreign_io(&jobs, &devs)
-            .map(|f| format!("; {}", f.describe(jobs.iter().any(|(_, e)| !e.direct))))
-            .unwrap_or_default();
-        let evidence = format!(
-            "{} job(s) asked for a total depth of {asked:.0} and issued a mean of {issued:.2} \
-             in flight; {dev_text}{amp_text}{foreign}",
-            jobs.len()
-        );
-        let all_async = !jobs.is_empty()
-            && jobs.iter().all(|(_, e)| ASYNC_ENGINES.contains(&e.ioengine.as_str()));
-        let bar = if all_async { ASYNC_FRACTION } else { FRACTION };
-        let (title, cause) = if asked >= 2.0 && issued <= FRACTION * asked {
-            (
-                format!("asked for depth {asked:.0}, the engine issued {issued:.2}"),
-                engine_cause(&jobs),
-            )
-        } else if issued >= 2.0 && !devs.is_empty() && seen <= bar * issued {
-            let c = device_cause(&jobs, &devs, issued, all_async);
-            (format!("issued depth {issued:.2}, the device saw {seen:.2}"), c)
-        } else {
-            continue;
-        };
-        out.push(Advice {
-            id: ID,
-            severity: Severity::Warning,
-            subject: format!("group {gid}"),
-            title,
-            evidence,
-            why: format!(
-                "A run at a lower queue depth than configured measures a different, usually \
-                 latency-bound operating point; IOPS will not scale with iodepth or numjobs. \
-                 Likely cause: {cause}."
-            ),
-            what_to_do: what_to_do(&jobs),
-        });
+        out.extend(group_advice(r, ev, gid, &jobs));
     }
     out
+}
+
+type Jobs<'a> = [(&'a JobResult, &'a JobEvidence)];
+
+/// The advice for one reporting group, when its depth fell short at the engine or below it.
+fn group_advice(r: &RunResult, ev: &Evidence, gid: u32, jobs: &Jobs<'_>) -> Option<Advice> {
+    let asked: f64 = jobs.iter().map(|(_, e)| e.iodepth.max(1) as f64).sum();
+    let depths: Vec<f64> = jobs.iter().filter_map(|(j, _)| mean_issued_depth(j)).collect();
+    if depths.is_empty() {
+        return None;
+    }
+    let issued: f64 = depths.iter().sum();
+    let devs = group_devices(r, ev, gid, jobs);
+    let (seen, amp_text) = depth_per_app_io(jobs, &devs);
+    let foreign = crate::evidence::foreign_io(jobs, &devs)
+        .map(|f| format!("; {}", f.describe(jobs.iter().any(|(_, e)| !e.direct))))
+        .unwrap_or_default();
+    let evidence = format!(
+        "{} job(s) asked for a total depth of {asked:.0} and issued a mean of {issued:.2} \
+         in flight; {}{amp_text}{foreign}",
+        jobs.len(),
+        devices_text(&devs)
+    );
+    let all_async =
+        !jobs.is_empty() && jobs.iter().all(|(_, e)| ASYNC_ENGINES.contains(&e.ioengine.as_str()));
+    let bar = if all_async { ASYNC_FRACTION } else { FRACTION };
+    let (title, cause) = if asked >= 2.0 && issued <= FRACTION * asked {
+        (format!("asked for depth {asked:.0}, the engine issued {issued:.2}"), engine_cause(jobs))
+    } else if issued >= 2.0 && !devs.is_empty() && seen <= bar * issued {
+        let c = device_cause(jobs, &devs, issued, all_async);
+        (format!("issued depth {issued:.2}, the device saw {seen:.2}"), c)
+    } else {
+        return None;
+    };
+    Some(Advice {
+        id: ID,
+        severity: Severity::Warning,
+        subject: format!("group {gid}"),
+        title,
+        evidence,
+        why: format!(
+            "A run at a lower queue depth than configured measures a different, usually \
+             latency-bound operating point; IOPS will not scale with iodepth or numjobs. \
+             Likely cause: {cause}."
+        ),
+        what_to_do: what_to_do(jobs),
+    })
+}
+
+/// The devices serving the group's jobs, with their rates over the samples inside the
+/// phase, so a neighbouring phase's traffic is not taken for this one's.
+fn group_devices<'a>(
+    r: &'a RunResult,
+    ev: &'a Evidence,
+    gid: u32,
+    jobs: &Jobs<'_>,
+) -> Vec<&'a DiskUtil> {
+    let mut names: Vec<&String> = jobs.iter().flat_map(|(_, e)| &e.devices).collect();
+    names.sort();
+    names.dedup();
+    ev.phase_rates(r, gid)
+        .map(|d| d.iter().filter(|d| names.contains(&&d.name)).collect())
+        .unwrap_or_default()
+}
+
+/// The depth the devices saw (Σ aqu-sz), divided by the requests they did per application
+/// I/O when that exceeds [`AMPLIFICATION_MIN`] (with the sentence saying so).
+fn depth_per_app_io(jobs: &Jobs<'_>, devs: &[&DiskUtil]) -> (f64, String) {
+    let device: f64 = devs.iter().map(|d| d.iostat.aqu_sz).sum();
+    let app_ios: u64 =
+        jobs.iter().map(|(j, _)| j.read.total_ios + j.write.total_ios + j.trim.total_ios).sum();
+    let secs = jobs.iter().map(|(j, _)| j.runtime_ns).max().unwrap_or(0) as f64 / 1e9;
+    let app_rate = if secs > 0.0 { app_ios as f64 / secs } else { 0.0 };
+    let dev_rate: f64 = devs.iter().map(|d| d.iostat.r_s + d.iostat.w_s).sum();
+    let amp = if app_rate > 0.0 { dev_rate / app_rate } else { 1.0 };
+    if amp <= AMPLIFICATION_MIN {
+        return (device, String::new());
+    }
+    let text = format!(
+        "; the devices did {amp:.1} requests per application I/O ({dev_rate:.0}/s for \
+         {app_rate:.0}/s), so per application I/O they saw a depth of {:.2}",
+        device / amp
+    );
+    (device / amp, text)
+}
+
+/// Each device's `iostat -x` figures for the evidence line.
+fn devices_text(devs: &[&DiskUtil]) -> String {
+    if devs.is_empty() {
+        return "no device figures for this phase".to_string();
+    }
+    devs.iter()
+        .map(|d| {
+            format!(
+                "{} aqu-sz {:.2} (r/s {:.0}, w/s {:.0}, r_await {:.2} ms, w_await {:.2} ms, \
+                 util {:.0}%)",
+                d.name,
+                d.iostat.aqu_sz,
+                d.iostat.r_s,
+                d.iostat.w_s,
+                d.iostat.r_await,
+                d.iostat.w_await,
+                d.iostat.util
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn engine_cause(jobs: &[(&JobResult, &JobEvidence)]) -> String {

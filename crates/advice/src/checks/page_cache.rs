@@ -10,10 +10,10 @@
 //! working set below the declared cache size. The working set of a group is the largest job's
 //! (numjobs clones usually share one file, so a sum would overstate it).
 
-use iolab_stats::RunResult;
+use iolab_stats::{JobResult, RunResult};
 
 use super::{mib, Check};
-use crate::{Advice, Evidence, Severity};
+use crate::{Advice, Evidence, JobEvidence, Severity};
 
 pub const ID: &str = "page_cache";
 pub const RATIO: f64 = 2.0;
@@ -26,43 +26,8 @@ fn run(r: &RunResult, ev: &Evidence) -> Vec<Advice> {
     for (gid, jobs) in ev.groups(r) {
         // The null engine moves no data and has no device: nothing to compare.
         let buffered: Vec<_> =
-            jobs.iter().filter(|(_, e)| !e.direct && e.ioengine != "null").collect();
-        let mut facts = Vec::new();
-        if !buffered.is_empty() {
-            let app_r: u64 = buffered.iter().map(|(j, _)| j.read.io_bytes).sum();
-            let app_w: u64 = buffered.iter().map(|(j, _)| j.write.io_bytes).sum();
-            if let Some(devs) = ev.phase_devices(r, gid) {
-                let names: Vec<&String> = buffered.iter().flat_map(|(_, e)| &e.devices).collect();
-                let served = devs.iter().filter(|d| names.contains(&&d.name));
-                let (dr, dw) = served.fold((0u64, 0u64), |(a, b), d| {
-                    (a + d.read_sectors * 512, b + d.write_sectors * 512)
-                });
-                for (what, app, dev) in [("read", app_r, dr), ("wrote", app_w, dw)] {
-                    if app >= MIN_APP_BYTES && app as f64 >= RATIO * dev as f64 {
-                        let ratio = if dev == 0 {
-                            "nothing".to_string()
-                        } else {
-                            format!("{} ({:.1}x less)", mib(dev as f64), app as f64 / dev as f64)
-                        };
-                        facts.push(format!(
-                            "the buffered jobs {what} {} while their devices ({}) moved {ratio}",
-                            mib(app as f64),
-                            join(&names),
-                        ));
-                    }
-                }
-            }
-            let ws = buffered.iter().map(|(_, e)| e.working_set_bytes).max().unwrap_or(0);
-            if let Some(ram) = ev.mem_total_bytes {
-                if ws > 0 && ws < ram {
-                    facts.push(format!(
-                        "working set {} is smaller than RAM (MemTotal {})",
-                        mib(ws as f64),
-                        mib(ram as f64)
-                    ));
-                }
-            }
-        }
+            jobs.iter().copied().filter(|(_, e)| !e.direct && e.ioengine != "null").collect();
+        let facts = buffered_facts(r, ev, gid, &buffered);
         if !facts.is_empty() {
             out.push(Advice {
                 id: ID,
@@ -81,30 +46,74 @@ fn run(r: &RunResult, ev: &Evidence) -> Vec<Advice> {
                     .into(),
             });
         }
-        if let Some(cache) = ev.declared_cache_bytes {
-            let ws = jobs.iter().map(|(_, e)| e.working_set_bytes).max().unwrap_or(0);
-            if ws > 0 && ws < cache {
-                out.push(Advice {
-                    id: ID,
-                    severity: Severity::Warning,
-                    subject: format!("group {gid}"),
-                    title: "the working set fits in the declared cache".into(),
-                    evidence: format!(
-                        "working set {} < declared cache {}",
-                        mib(ws as f64),
-                        mib(cache as f64)
-                    ),
-                    why: "Once the cache holds the working set every access is a cache hit; \
-                          the figures describe the cache, not the media behind it."
-                        .into(),
-                    what_to_do: "Grow size (or the number of files) well past the cache size, \
-                                 or model the hit ratio explicitly with `iolab sim`."
-                        .into(),
-                });
+        let ws = jobs.iter().map(|(_, e)| e.working_set_bytes).max().unwrap_or(0);
+        out.extend(ev.declared_cache_bytes.and_then(|cache| fits_in_cache(gid, ws, cache)));
+    }
+    out
+}
+
+/// What shows the buffered jobs of group `gid` were served from memory: they moved
+/// [`RATIO`]× what their devices did in the phase, or their working set is below MemTotal.
+fn buffered_facts(
+    r: &RunResult,
+    ev: &Evidence,
+    gid: u32,
+    buffered: &[(&JobResult, &JobEvidence)],
+) -> Vec<String> {
+    let mut facts = Vec::new();
+    if buffered.is_empty() {
+        return facts;
+    }
+    let app_r: u64 = buffered.iter().map(|(j, _)| j.read.io_bytes).sum();
+    let app_w: u64 = buffered.iter().map(|(j, _)| j.write.io_bytes).sum();
+    if let Some(devs) = ev.phase_devices(r, gid) {
+        let names: Vec<&String> = buffered.iter().flat_map(|(_, e)| &e.devices).collect();
+        let served = devs.iter().filter(|d| names.contains(&&d.name));
+        let (dr, dw) = served
+            .fold((0u64, 0u64), |(a, b), d| (a + d.read_sectors * 512, b + d.write_sectors * 512));
+        for (what, app, dev) in [("read", app_r, dr), ("wrote", app_w, dw)] {
+            if app >= MIN_APP_BYTES && app as f64 >= RATIO * dev as f64 {
+                let ratio = if dev == 0 {
+                    "nothing".to_string()
+                } else {
+                    format!("{} ({:.1}x less)", mib(dev as f64), app as f64 / dev as f64)
+                };
+                facts.push(format!(
+                    "the buffered jobs {what} {} while their devices ({}) moved {ratio}",
+                    mib(app as f64),
+                    join(&names),
+                ));
             }
         }
     }
-    out
+    let ws = buffered.iter().map(|(_, e)| e.working_set_bytes).max().unwrap_or(0);
+    if let Some(ram) = ev.mem_total_bytes {
+        if ws > 0 && ws < ram {
+            facts.push(format!(
+                "working set {} is smaller than RAM (MemTotal {})",
+                mib(ws as f64),
+                mib(ram as f64)
+            ));
+        }
+    }
+    facts
+}
+
+/// The group's working set `ws` fits in the cache the user declared (`--cache-size`).
+fn fits_in_cache(gid: u32, ws: u64, cache: u64) -> Option<Advice> {
+    (ws > 0 && ws < cache).then(|| Advice {
+        id: ID,
+        severity: Severity::Warning,
+        subject: format!("group {gid}"),
+        title: "the working set fits in the declared cache".into(),
+        evidence: format!("working set {} < declared cache {}", mib(ws as f64), mib(cache as f64)),
+        why: "Once the cache holds the working set every access is a cache hit; the figures \
+              describe the cache, not the media behind it."
+            .into(),
+        what_to_do: "Grow size (or the number of files) well past the cache size, or model \
+                     the hit ratio explicitly with `iolab sim`."
+            .into(),
+    })
 }
 
 fn join(v: &[&String]) -> String {

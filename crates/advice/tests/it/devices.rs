@@ -16,6 +16,7 @@ use std::time::Instant;
 /// loop device over another loop device whose reads are limited to 100 IOPS by a blkio
 /// cgroup. The throttle waits before the lower device accounts a request, so it shows up as
 /// await on `slow`: the outlier check must name `slow` and only it.
+#[allow(clippy::too_many_lines)] // test: three loop devices and a blkio throttle set up and checked in one place
 #[test]
 fn throttled_device_among_three_is_the_outlier() {
     if !is_root() {

@@ -59,6 +59,7 @@ struct Phases {
 /// `fs` on a loop device (direct-io to a backing file on the host disk); eight threads write
 /// a file with O_DIRECT twice: first into holes of a sparse file, then over the blocks the
 /// first pass wrote. `None` (with the reason printed) when the setup is not possible here.
+#[allow(clippy::too_many_lines)] // test set-up: loop device, mkfs, mount, two write passes, read as one story
 fn threads_on_fs(fs: &str) -> Option<Phases> {
     if !is_root() {
         eprintln!("skipped: loop devices and mount need root");

@@ -30,6 +30,9 @@ pub struct Args {
     /// Write the profile to FILE (atomically) instead of stdout.
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
+    /// toml (the profile) or html (an offline page of the sweep: measured against fitted).
+    #[arg(long, default_value = "toml", value_parser = ["toml", "html"])]
+    output_format: String,
     /// Write a preset (hdd-7200, hdd-10k, sata-ssd, nvme, …) as a profile; no I/O.
     #[arg(long, conflicts_with = "target")]
     from_preset: Option<String>,
@@ -54,7 +57,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         lines.for_each(|l| eprintln!("{l}"));
         cal.profile
     };
-    let text = profile.to_toml()?;
-    iolab_report::render::write(text.as_bytes(), args.output.as_deref())?;
+    let text = match args.output_format.as_str() {
+        "html" => super::report::doc_page("calibrate")(&serde_json::to_vec(&profile)?)?,
+        _ => profile.to_toml()?.into_bytes(),
+    };
+    iolab_report::render::write(&text, args.output.as_deref())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -19,7 +19,7 @@ pub struct Args {
     /// the first is the baseline. `-` reads one from stdin.
     #[arg(required = true, num_args = 2..)]
     files: Vec<PathBuf>,
-    /// text, json or csv.
+    /// text, json, csv or html (bars with noise bands, the results' intervals overlaid).
     #[arg(long, default_value = "text")]
     output_format: String,
     /// Write here instead of stdout.
@@ -45,6 +45,6 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     let results = a.files.iter().map(|f| compare::read_result(f)).collect::<Result<Vec<_>, _>>()?;
     let c = compare::Comparison::new(&results, alpha, min_pct)?;
-    iolab_report::render::write(render(&c).as_bytes(), a.output.as_deref())?;
+    iolab_report::render::write(render(&c, &a.files)?.as_bytes(), a.output.as_deref())?;
     Ok(ExitCode::SUCCESS)
 }

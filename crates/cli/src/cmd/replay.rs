@@ -14,7 +14,7 @@ use iolab_engine::replay::{replay, ReplayConfig};
 pub struct Args {
     #[command(flatten)]
     c: ReplayConfig,
-    /// normal, json, json+, terse, jsonl or csv (`iolab run`'s exporters).
+    /// normal, json, json+, terse, jsonl, csv or html (`iolab run`'s exporters).
     #[arg(long, default_value = "normal")]
     output_format: String,
     /// Write the result to FILE (atomically) instead of stdout.

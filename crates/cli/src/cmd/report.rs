@@ -14,7 +14,8 @@ use iolab_stats::RunResult;
 pub struct Args {
     /// Result files: `iolab run`/`sim` JSON (json, json+, optionally followed by jsonl
     /// intervals: `--output-format=json+,jsonl`), JSON Lines, `iolab mrc --json`, `iolab sim
-    /// --object-level --output-format=json`, `iolab fill --json`, fio's JSON.
+    /// --object-level --output-format=json`, `iolab fill --json`, `iolab trace stat --json`,
+    /// `iolab compare --output-format=json`, fio's JSON.
     #[arg(required = true)]
     results: Vec<PathBuf>,
     /// The HTML file to write.

@@ -47,6 +47,9 @@ struct StatArgs {
     stream_window: u64,
     #[arg(long)]
     json: bool,
+    /// Write the statistics as an offline HTML page (`iolab report`'s) to stdout.
+    #[arg(long, conflicts_with = "json")]
+    html: bool,
     #[command(flatten)]
     opts: ReadOptions,
 }
@@ -91,10 +94,18 @@ fn stat(a: StatArgs) -> anyhow::Result<ExitCode> {
     let mut stack = StackDistance::new();
     let name = a.trace.display().to_string();
     let s = ops::stat(&mut *r, &name, bs, a.stream_window, &mut |k| stack.access(k))?;
-    let text = |s: &iolab_trace::stat::TraceStats| ops::stat_text(&a.trace, s);
-    let format = if a.json { "json" } else { "normal" };
+    let doc = ops::stat_doc(&a.trace, &s);
+    let text = |_: &_| ops::stat_text(&a.trace, &s);
+    let format = if a.html {
+        "html"
+    } else if a.json {
+        "json"
+    } else {
+        "normal"
+    };
+    let page = super::report::doc_page("trace stat");
     iolab_report::render::write(
-        &iolab_report::render_document(&s, format, &text, None, None)?,
+        &iolab_report::render_document(&doc, format, &text, None, Some(&page))?,
         None,
     )?;
     Ok(ExitCode::SUCCESS)

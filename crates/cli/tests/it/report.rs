@@ -503,3 +503,171 @@ fn bad_input_is_one_line_naming_the_file() {
         assert!(err.contains(want) && err.lines().count() == 1, "{err}");
     }
 }
+
+#[test]
+fn trace_stat_of_the_bundled_trace_as_html() {
+    let trace = shared().join("traces/cloudPhysicsIO.oracleGeneral.bin");
+    if !trace.exists() {
+        println!("skip: {} not found", trace.display());
+        return;
+    }
+    let d = scratch("trace");
+    let (json, _) = iolab(&["trace", "stat", &trace.display().to_string(), "--json"]);
+    std::fs::write(d.join("stat.json"), &json).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let nonzero = |k: &str| {
+        v[k]["counts"].as_array().unwrap().iter().filter(|c| c.as_u64() > Some(0)).count()
+    };
+    let page = d.join("trace.html");
+    iolab(&["report", &p(&d, "stat.json"), "-o", &page.display().to_string()]);
+    let list = check_page(&page, 256 << 10);
+    // Sequential per stream and in arrival order as two bars; one point per non-empty bucket.
+    assert_eq!(list.len(), 4, "{list:?}");
+    let seq = find(&list, "trace-seq");
+    assert_eq!((seq.1, seq.2), (1, 2));
+    assert_eq!(find(&list, "trace-size").2, nonzero("request_size"));
+    assert_eq!(find(&list, "trace-reuse-distance").2, nonzero("reuse_distance"));
+    assert_eq!(find(&list, "trace-reuse-time").2, nonzero("reuse_time"));
+    let html = std::fs::read_to_string(&page).unwrap();
+    // The blender verdict and the stream figures of `trace stat`'s text (113,872 requests,
+    // 65,601 continuing one of 8,711 streams: 57.6 %; 28,699 in arrival order: 25.2 %).
+    assert!(
+        html.contains("<li>I/O blender: 57.6 % of requests continue a stream, 25.2 %"),
+        "verdict"
+    );
+    assert!(html.contains("<td>57.6 %</td>") && html.contains("<td>25.2 %</td>"));
+    assert!(html.contains("<td>8711</td>"), "stream count");
+    // The same page straight from `iolab trace stat --html`.
+    let (direct, _) = iolab(&["trace", "stat", &trace.display().to_string(), "--html"]);
+    assert_eq!(charts(&direct), charts(&html));
+}
+
+/// Two 2-second null-engine runs (QD1 and QD2) with JSON Lines intervals.
+fn two_runs(d: &Path) -> (String, String) {
+    let run = |name: &str, depth: &str| {
+        let out = p(d, name);
+        iolab(&[
+            "run",
+            "--name=a",
+            "--ioengine=null",
+            "--rw=randrw",
+            "--bs=4k",
+            "--size=64m",
+            "--time_based",
+            "--runtime=2",
+            &format!("--iodepth={depth}"),
+            "--output-format=json,jsonl",
+            &format!("--output={out}"),
+        ]);
+        out
+    };
+    (run("qd1.json", "1"), run("qd2.json", "2"))
+}
+
+#[test]
+fn compare_as_html() {
+    let d = scratch("compare");
+    let (a, b) = two_runs(&d);
+    let page = d.join("compare.html");
+    iolab(&["compare", &a, &b, "--output-format=html", &format!("--output={}", page.display())]);
+    let list = check_page(&page, 256 << 10);
+    // Bars: iops, bw, clat mean, p50, p99, p99.9, each for read and write (2 categories) of
+    // both files (2 series): 4 bars. Overlays: read and write of both files, 2 s at 0.5 s.
+    let bars: Vec<_> = list.iter().filter(|c| !c.0.contains("-ts-")).collect();
+    assert_eq!(bars.len(), 6, "{list:?}");
+    assert!(bars.iter().all(|c| (c.1, c.2) == (2, 4)), "{bars:?}");
+    for id in ["cmp-ts-iops", "cmp-ts-bw", "cmp-ts-lat"] {
+        let c = find(&list, id);
+        assert_eq!(c.1, 4, "{c:?}");
+        assert!((14..=18).contains(&c.2), "{c:?}");
+    }
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("/qd1.json</td>") && html.contains("/qd2.json</td>"), "the files");
+    // Significant or within noise depends on the machine's load; either carries its p-value.
+    assert!(html.contains(" (p=") || html.contains(" (p<0.001)"), "a verdict with its p-value");
+    // The noise band: whiskers (three strokes each) over the bars of the metrics with
+    // per-interval samples (iops, bw: 2 files x 2 directions each).
+    let iops_svg =
+        html.split("data-chart=\"i0-cmp-0\"").nth(1).unwrap().split("</svg>").next().unwrap();
+    let whisker = "stroke=\"#000000\" stroke-width=\"2\"";
+    assert_eq!(iops_svg.matches(whisker).count(), 3 * 4, "whiskers of the iops bars");
+    // `iolab report` on the saved comparison and the runs: the same bars, the overlays, and
+    // each run's own section.
+    let (json, _) = iolab(&["compare", &a, &b, "--output-format=json"]);
+    std::fs::write(d.join("cmp.json"), json).unwrap();
+    let page = d.join("report.html");
+    iolab(&["report", &p(&d, "cmp.json"), &a, &b, "-o", &page.display().to_string()]);
+    let all = check_page(&page, 512 << 10);
+    for c in &list {
+        assert!(all.contains(c), "{c:?} in the report of the saved comparison");
+    }
+    assert!(all.iter().any(|c| c.0 == "i2-j0-iops"), "the second run's own section");
+}
+
+#[test]
+fn replay_of_the_bundled_trace_as_html() {
+    let trace = shared().join("traces/cloudPhysicsIO.oracleGeneral.bin");
+    if !trace.exists() {
+        println!("skip: {} not found", trace.display());
+        return;
+    }
+    let d = scratch("replay");
+    let page = d.join("replay.html");
+    iolab(&[
+        "replay",
+        &trace.display().to_string(),
+        &format!("--filename={}", p(&d, "target")),
+        "--ioengine=psync",
+        "--direct=0",
+        "--iodepth=1",
+        "--limit=3000",
+        "--output-format=html",
+        &format!("--output={}", page.display()),
+    ]);
+    let list = check_page(&page, 256 << 10);
+    // The trace is all reads: one series in the latency charts.
+    assert_eq!(find(&list, "lat-hist").1, 1, "{list:?}");
+    assert_eq!(find(&list, "lat-pct").1, 1, "{list:?}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("<td>read</td>") && html.contains("<td>3000</td>"), "3,000 reads");
+    assert!(html.contains("<th>engine</th><td>psync</td>"), "the engine used");
+}
+
+#[test]
+fn calibrate_sweep_as_html() {
+    let d = scratch("calibrate");
+    let page = d.join("cal.html");
+    let (_, err) = iolab(&[
+        "calibrate",
+        &p(&d, "target.dat"),
+        // Each sweep point gets a share of the budget; on a loaded machine a short one can
+        // end a 1 MiB write point before any I/O completed (calibrate then fails).
+        "--budget=20s",
+        "--size=16MiB",
+        "--max-depth=4",
+        "--output-format=html",
+        "-o",
+        &page.display().to_string(),
+    ]);
+    // stderr prints one line per sweep point: `  randread   bs=4096 qd=1 IOPS …`.
+    let points: Vec<&str> =
+        err.lines().filter(|l| l.contains(" bs=") && l.contains(" qd=")).collect();
+    assert!(!points.is_empty(), "{err}");
+    let list = check_page(&page, 256 << 10);
+    let bars: Vec<_> = list.iter().filter(|c| !c.0.ends_with("cal-err")).collect();
+    // Each pattern: IOPS and p99, measured and fitted, one bar pair per sweep point.
+    let total: usize = bars.iter().filter(|c| c.0.ends_with("-iops")).map(|c| c.2).sum();
+    assert_eq!(total, 2 * points.len(), "{list:?}");
+    assert!(bars.iter().all(|c| c.1 == 2), "{bars:?}");
+    let patterns = bars.len() / 2;
+    let e = find(&list, "cal-err");
+    assert_eq!((e.1, e.2), (2, 2 * patterns));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(
+        html.matches("<tr><td>rand").count()
+            + html.matches("<tr><td>read").count()
+            + html.matches("<tr><td>write").count(),
+        points.len(),
+        "one fit-table row per point"
+    );
+}

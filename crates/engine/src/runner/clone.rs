@@ -10,6 +10,7 @@ use crate::error::EngineError;
 use crate::target::{self, Target, TargetSpec};
 use crate::verify::{VerifyCheck, VerifyFill, VerifyLog, VerifySource};
 use crate::worker::{run_worker, ReadCheck, RequestSource, WorkerConfig, WorkerOutcome};
+use iolab_core::stop::{Stop, StopCheck};
 use iolab_core::{IoRequest, Nanos};
 use iolab_data::DataConfig;
 use iolab_job::Job;
@@ -37,8 +38,7 @@ pub(super) struct RunningClone {
 /// What every clone of the run shares.
 pub(super) struct RunCtx<'a> {
     pub opts: &'a RunOptions,
-    pub stop: &'a AtomicBool,
-    pub clone_stops: &'a Mutex<Vec<Arc<AtomicBool>>>,
+    pub stop: &'a Stop,
     pub progress: Option<&'a Progress>,
     pub run_start: Instant,
 }
@@ -137,7 +137,7 @@ struct CloneThread {
     check: Option<ProbedCheck>,
     verify: Option<VerifyPhase>,
     wcfg: WorkerConfig,
-    stop: Arc<AtomicBool>,
+    stop: Stop,
     live: Arc<Mutex<Option<Arc<LiveCounters>>>>,
     done: Arc<AtomicBool>,
 }
@@ -183,10 +183,8 @@ pub(super) fn start_clone(
     let dataless = engines::DATALESS.contains(&plan.engine.as_str());
     let probe = cx.opts.read_probe.clone().filter(|_| !dataless).map(|p| (js.ji, p, 0));
     let check = (probe.is_some() || verify.is_some()).then_some(ProbedCheck { probe, verify });
-    let stop = Arc::new(AtomicBool::new(cx.stop.load(Ordering::Relaxed)));
-    if let Ok(mut v) = cx.clone_stops.lock() {
-        v.push(stop.clone());
-    }
+    // Set alone by steadystate, and read as set whenever the run's stop is.
+    let stop = cx.stop.child();
     let (live, done) = (Arc::new(Mutex::new(None)), Arc::new(AtomicBool::new(false)));
     if let Some(p) = cx.progress {
         show_progress(p, job, &plan.wcfg, &live, &done, &stop);
@@ -244,7 +242,7 @@ fn show_progress(
     wcfg: &WorkerConfig,
     live: &Arc<Mutex<Option<Arc<LiveCounters>>>>,
     done: &Arc<AtomicBool>,
-    stop: &Arc<AtomicBool>,
+    stop: &Stop,
 ) {
     if let Ok(mut v) = p.clones.lock() {
         v.push(ProgressSlot {
@@ -385,7 +383,7 @@ impl CloneThread {
             set_ioprio(v)?;
         }
         let CloneThread { targets, ctor, ecfg, wl, mut fill, mut check, verify, .. } = self;
-        let (wcfg, stop) = (&self.wcfg, &*self.stop);
+        let (wcfg, stop) = (&self.wcfg, &self.stop);
         // `targets` (and so the fds the engine uses) outlive the engine.
         let mut engine = ctor(&ecfg)?;
         let invalidate = self.invalidate_passes.then_some(&targets[..]);
@@ -480,7 +478,7 @@ fn verify_phase(
     log: VerifyLog,
     v: &VerifyPhase,
     wcfg: &WorkerConfig,
-    stop: &AtomicBool,
+    stop: &dyn StopCheck,
 ) -> Result<(iolab_stats::VerifyResult, u64), EngineError> {
     let mut src = VerifySource::new(&log);
     let mut check = VerifyCheck::new(&v.dcfg, v.seed, Some(log), v.paths.clone());

@@ -19,11 +19,13 @@ use crate::error::EngineError;
 use crate::worker::LatLogs;
 use clone::{JobSetup, RunCtx, RunningClone};
 use collect::Collected;
+use iolab_core::stop::Stop;
 use iolab_core::Nanos;
 use iolab_job::Job;
+use iolab_stats::diskstats::{DiskHandle, DiskMonitor, MonitorConfig};
 use iolab_stats::{LiveCounters, RunResult};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -43,6 +45,9 @@ pub struct RunOptions {
     /// Sampling of read completions for iolab's advice (all-zero blocks): called with the
     /// job's index and the bytes read, on one completed read in `every` per clone.
     pub read_probe: Option<ReadProbe>,
+    /// The diskstats sampler already running around the run (the advice watch's,
+    /// `DiskMonitor::handle`); `None`: the runner starts one for its `disk_util`.
+    pub disks: Option<DiskHandle>,
 }
 
 /// Called with (job index, bytes read) for a sampled read completion.
@@ -70,16 +75,8 @@ impl Default for RunOptions {
             interval: iolab_stats::DEFAULT_INTERVAL,
             prefill: false,
             read_probe: None,
+            disks: None,
         }
-    }
-}
-
-/// Sets its flag when dropped.
-struct SetOnDrop(Arc<AtomicBool>);
-
-impl Drop for SetOnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
     }
 }
 
@@ -143,40 +140,37 @@ pub struct ProgressSlot {
     pub expected: Option<Nanos>,
     pub live: Arc<Mutex<Option<Arc<LiveCounters>>>>,
     pub done: Arc<AtomicBool>,
-    /// Ends this clone alone (fio's steadystate ends a job when attained); Ctrl-C's run-wide
-    /// stop is forwarded to it.
-    pub stop: Arc<AtomicBool>,
+    /// Ends this clone alone (fio's steadystate ends a job when attained); a child of the
+    /// run's stop, so it also reads as set when the run stops.
+    pub stop: Stop,
 }
 
-/// Run all jobs in order and return the result. `stop` ends every worker (Ctrl-C); the
-/// result is then marked interrupted by the caller.
+/// Run all jobs in order and return the result. `stop` (the run's [`Stop`], or a caller's
+/// own flag) ends every worker (Ctrl-C); the result is then marked interrupted by the caller.
 pub fn run_jobs(
     jobs: &[Job],
     opts: &RunOptions,
-    stop: Arc<AtomicBool>,
+    stop: impl Into<Stop>,
     progress: Option<Arc<Progress>>,
 ) -> Result<RunOutput, EngineError> {
+    let stop = stop.into();
     let run_start = Instant::now();
     // fio's steadystate: a stop condition watching the clones' live counters (steady.rs).
     let progress = progress.unwrap_or_default();
     let steady = crate::steady::Monitor::start(jobs, &progress)?;
     let progress = Some(progress);
-    // Each clone has its own stop flag (so one job can be ended alone); a forwarder copies
-    // the run-wide stop (Ctrl-C) onto all of them.
-    let clone_stops: Arc<Mutex<Vec<Arc<AtomicBool>>>> = Arc::default();
-    let run_over = Arc::new(AtomicBool::new(false));
-    // Ends the forwarder on every way out of this function, early errors included.
-    let _over = SetOnDrop(run_over.clone());
-    let disks = Arc::new(Mutex::new(iolab_stats::diskstats::DiskStatsSampler::new(Vec::new())));
-    let disks_ok = disks.lock().map(|mut d| d.start().is_ok()).unwrap_or(false);
-    spawn_forwarder(clone_stops.clone(), stop.clone(), run_over, disks.clone(), disks_ok)?;
-    let cx = RunCtx {
-        opts,
-        stop: &stop,
-        clone_stops: &clone_stops,
-        progress: progress.as_deref(),
-        run_start,
+    // fio's disk_util: all devices sampled from here, filtered to those under the jobs' files
+    // at the end. The run's own sampler (when the caller runs none) ends when dropped.
+    let own_disks = match opts.disks {
+        Some(_) => None,
+        None => Some(
+            DiskMonitor::start(MonitorConfig::totals_only())
+                .map_err(|e| EngineError::io("thread", "spawn", e))?,
+        ),
     };
+    let disks = opts.disks.clone().or_else(|| own_disks.as_ref().map(DiskMonitor::handle));
+    let disk_mark = disks.as_ref().and_then(DiskHandle::mark);
+    let cx = RunCtx { opts, stop: &stop, progress: progress.as_deref(), run_start };
     let mut result = RunResult::default();
     let mut disk_names: Vec<String> = Vec::new();
     let mut got = run_groups(&cx, jobs, &mut result.notes, &mut disk_names)?;
@@ -187,10 +181,9 @@ pub fn run_jobs(
     got.finished.sort_by_key(|(ji, tn, _)| (*ji, *tn));
     result.jobs = got.finished.into_iter().map(|(_, _, j)| j).collect();
     result.groups = iolab_stats::groups(&result.jobs, &opts.percentiles);
-    if disks_ok {
-        if let Ok(all) = disks.lock().map_err(|_| ()).and_then(|mut d| d.finish().map_err(|_| ())) {
-            result.disk_util = all.into_iter().filter(|u| disk_names.contains(&u.name)).collect();
-        }
+    if let (Some(d), Some(m)) = (&disks, &disk_mark) {
+        result.disk_util =
+            d.since(m).into_iter().filter(|u| disk_names.contains(&u.name)).collect();
     }
     result.meta.percentile_list = opts.percentiles.clone();
     result.meta.iolab_version = env!("CARGO_PKG_VERSION").to_string();
@@ -222,7 +215,7 @@ fn run_groups(
             running = rest;
             got.join_all(mine, jobs, cx.opts);
         }
-        if got.first_err.is_some() || cx.stop.load(Ordering::Relaxed) {
+        if got.first_err.is_some() || cx.stop.is_set() {
             break;
         }
         let plan = config::plan_job(job, cx.opts)?;
@@ -245,38 +238,4 @@ fn run_groups(
     }
     got.join_all(running, jobs, cx.opts);
     Ok(got)
-}
-
-/// fio's disk_util: all devices now, filtered to those under the jobs' files at the end;
-/// polled every 250 ms as fio's diskutil.c does, so 32-bit counters that wrap during a long
-/// run are summed interval by interval. The same thread forwards the run-wide stop.
-fn spawn_forwarder(
-    stops: Arc<Mutex<Vec<Arc<AtomicBool>>>>,
-    stop: Arc<AtomicBool>,
-    over: Arc<AtomicBool>,
-    disks: Arc<Mutex<iolab_stats::diskstats::DiskStatsSampler>>,
-    disks_ok: bool,
-) -> Result<(), EngineError> {
-    let mut polled = Instant::now();
-    std::thread::Builder::new()
-        .name("iolab-stop".into())
-        .spawn(move || {
-            while !over.load(Ordering::Relaxed) {
-                if disks_ok && polled.elapsed() >= std::time::Duration::from_millis(250) {
-                    polled = Instant::now();
-                    if let Ok(mut d) = disks.lock() {
-                        // A failed read leaves the totals as they were; finish reads again.
-                        let _ = d.poll();
-                    }
-                }
-                if stop.load(Ordering::Relaxed) {
-                    if let Ok(v) = stops.lock() {
-                        v.iter().for_each(|s| s.store(true, Ordering::Relaxed));
-                    }
-                }
-                std::thread::sleep(std::time::Duration::from_millis(10));
-            }
-        })
-        .map_err(|e| EngineError::io("thread", "spawn", e))?;
-    Ok(())
 }

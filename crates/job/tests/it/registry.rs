@@ -86,6 +86,7 @@ fn aliases_resolve_to_their_canonical_entry() {
     }
 }
 
+#[allow(clippy::too_many_lines)] // test: the policy table of every option status, listed in full
 #[test]
 fn status_policy_of_the_team() {
     let supported = [

@@ -430,31 +430,75 @@ impl Hierarchy {
         if level == self.tiers.len() {
             return self.write_backing(offset, len);
         }
+        let bypass = self.bypass(level, offset, len, stream);
+        let spec = &self.tiers[level].spec;
+        let mode = spec.write;
+        if bypass || mode == WriteMode::WriteAround || spec.metadata_only {
+            return self.write_around(level, offset, len, stream, now);
+        }
+        let bs = spec.block_size;
+        let mut plan = Plan::default();
+        let rmw = self.write_blocks(level, offset, len, stream, now, &mut plan);
+        // Read-modify-write of partially written blocks that were not cached.
+        let mut pre = Plan::default();
+        for (first, n) in runs(&rmw) {
+            self.tiers[level].stats.rmw_reads += n;
+            pre.merge_parallel(self.below_read(level, first * bs, n * bs, stream, now));
+        }
+        let this = self.write_on(level, offset, len, stream, now);
+        pre.then(this);
+        pre.background.append(&mut plan.background);
+        pre
+    }
+
+    /// A write that is not cached at `level` (bypassed, write-around, or a metadata-only
+    /// tier): cached copies of its blocks are dropped and it goes below, whole records for
+    /// a metadata-only tier.
+    fn write_around(
+        &mut self,
+        level: usize,
+        offset: u64,
+        len: u64,
+        stream: u32,
+        now: Nanos,
+    ) -> Plan {
         let bs = self.tiers[level].spec.block_size;
         let (b0, b1) = block_span(offset, len, bs);
         let (start, end) = (b0 * bs, (b1 + 1) * bs);
-        let partial_head = offset > start;
-        let partial_tail = offset + len < end;
-        let bypass = self.bypass(level, offset, len, stream);
-        let mode = self.tiers[level].spec.write;
-        if bypass || mode == WriteMode::WriteAround || self.tiers[level].spec.metadata_only {
-            let mut plan = Plan::default();
-            for b in b0..=b1 {
-                if self.tiers[level].cache.remove(b) {
-                    self.undirty(level, b);
-                }
+        let mut plan = Plan::default();
+        for b in b0..=b1 {
+            if self.tiers[level].cache.remove(b) {
+                self.undirty(level, b);
             }
-            if self.tiers[level].spec.metadata_only && (partial_head || partial_tail) {
-                // A partial record must be read before the whole record is rewritten.
-                self.tiers[level].stats.rmw_reads += 1;
-                plan.then(self.below_read(level, start, end - start, stream, now));
-                plan.then(self.below_write(level, start, end - start, stream, now));
-                return plan;
-            }
-            plan.then(self.below_write(level, offset, len, stream, now));
+        }
+        if self.tiers[level].spec.metadata_only && (offset > start || offset + len < end) {
+            // A partial record must be read before the whole record is rewritten.
+            self.tiers[level].stats.rmw_reads += 1;
+            plan.then(self.below_read(level, start, end - start, stream, now));
+            plan.then(self.below_write(level, start, end - start, stream, now));
             return plan;
         }
-        let mut plan = Plan::default();
+        plan.then(self.below_write(level, offset, len, stream, now));
+        plan
+    }
+
+    /// Each block of a cached write: counted as a hit or a miss, admitted (its eviction's
+    /// write-back into `plan`), marked dirty under write-back. Returns the partially written
+    /// edge blocks that were admitted without being cached (they need a read first).
+    fn write_blocks(
+        &mut self,
+        level: usize,
+        offset: u64,
+        len: u64,
+        stream: u32,
+        now: Nanos,
+        plan: &mut Plan,
+    ) -> Vec<u64> {
+        let bs = self.tiers[level].spec.block_size;
+        let mode = self.tiers[level].spec.write;
+        let (b0, b1) = block_span(offset, len, bs);
+        let partial_head = offset > b0 * bs;
+        let partial_tail = offset + len < (b1 + 1) * bs;
         let mut rmw = Vec::new();
         for b in b0..=b1 {
             let o = self.access(level, b, true);
@@ -471,18 +515,21 @@ impl Hierarchy {
                 }
             }
             if let Some(v) = o.evicted {
-                self.evicted(level, v, stream, now, &mut plan);
+                self.evicted(level, v, stream, now, plan);
             }
             if mode == WriteMode::WriteBack && self.tiers[level].cache.contains(b) {
                 self.mark_dirty(level, b);
             }
         }
-        // Read-modify-write of partially written blocks that were not cached.
-        let mut pre = Plan::default();
-        for (first, n) in runs(&rmw) {
-            self.tiers[level].stats.rmw_reads += n;
-            pre.merge_parallel(self.below_read(level, first * bs, n * bs, stream, now));
-        }
+        rmw
+    }
+
+    /// The cached write itself at `level` and what it causes below: the write below it too
+    /// (write-through), or a write-back batch first when dirty blocks are over the limit
+    /// (the kernel's `balance_dirty_pages`), plus the blocks the policy did not admit.
+    fn write_on(&mut self, level: usize, offset: u64, len: u64, stream: u32, now: Nanos) -> Plan {
+        let bs = self.tiers[level].spec.block_size;
+        let mode = self.tiers[level].spec.write;
         let dev = self.dev_of(level);
         let mut this = Plan::single(DevReq::new(dev, IoDir::Write, offset, len));
         match mode {
@@ -502,19 +549,18 @@ impl Hierarchy {
             }
             WriteMode::WriteAround => {}
         }
-        // Uncached blocks not admitted (e.g. smq) still have to reach the device below.
-        let unadmitted: Vec<u64> =
-            (b0..=b1).filter(|b| !self.tiers[level].cache.contains(*b)).collect();
         if mode == WriteMode::WriteBack {
+            // Uncached blocks not admitted (e.g. smq) still have to reach the device below.
+            let (b0, b1) = block_span(offset, len, bs);
+            let unadmitted: Vec<u64> =
+                (b0..=b1).filter(|b| !self.tiers[level].cache.contains(*b)).collect();
             for (first, n) in runs(&unadmitted) {
                 let lo = (first * bs).max(offset);
                 let hi = ((first + n) * bs).min(offset + len);
                 this.merge_parallel(self.below_write(level, lo, hi - lo, stream, now));
             }
         }
-        pre.then(this);
-        pre.background.append(&mut plan.background);
-        pre
+        this
     }
 
     fn trim(&mut self, offset: u64, len: u64) -> Plan {

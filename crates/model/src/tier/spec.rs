@@ -146,14 +146,9 @@ pub fn parse_tier(spec: &str, index: usize) -> Result<TierSpec, ModelError> {
     let bytes = size(size_s, spec)?;
     let policy_name = positional.get(2).copied().unwrap_or("lru");
     let policy = policy::lookup(policy_name)?.name.to_string();
-    let write = match positional.get(3).map(|s| s.to_ascii_lowercase()) {
+    let write = match positional.get(3) {
         None => WriteMode::WriteThrough,
-        Some(w) => match w.as_str() {
-            "writethrough" | "wt" | "write-through" => WriteMode::WriteThrough,
-            "writeback" | "wb" | "write-back" => WriteMode::WriteBack,
-            "writearound" | "wa" | "write-around" => WriteMode::WriteAround,
-            _ => return Err(ModelError::UnknownWritePolicy { name: w, spec: spec.into() }),
-        },
+        Some(w) => write_mode(w, spec)?,
     };
     if positional.len() > 4 {
         return Err(ModelError::BadTierSpec {
@@ -161,7 +156,40 @@ pub fn parse_tier(spec: &str, index: usize) -> Result<TierSpec, ModelError> {
             why: format!("unexpected `{}` (options are key=value)", positional[4]),
         });
     }
-    let mut t = TierSpec {
+    let mut t = kind_defaults(&kind, index, bytes, policy, write);
+    for kv in keyed {
+        let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+        if k == "preset" {
+            device = device::preset(v)?;
+        } else {
+            set_option(&mut t, k, v, spec)?;
+        }
+    }
+    check_block_size(&t, spec)?;
+    t.device = device.with_capacity(bytes);
+    Ok(t)
+}
+
+/// The write policy word (`writethrough`/`wt`, `writeback`/`wb`, `writearound`/`wa`).
+fn write_mode(word: &str, spec: &str) -> Result<WriteMode, ModelError> {
+    let w = word.to_ascii_lowercase();
+    Ok(match w.as_str() {
+        "writethrough" | "wt" | "write-through" => WriteMode::WriteThrough,
+        "writeback" | "wb" | "write-back" => WriteMode::WriteBack,
+        "writearound" | "wa" | "write-around" => WriteMode::WriteAround,
+        _ => return Err(ModelError::UnknownWritePolicy { name: w, spec: spec.into() }),
+    })
+}
+
+/// A tier of `kind` with every option at its default (the device is set by the caller).
+fn kind_defaults(
+    kind: &str,
+    index: usize,
+    bytes: u64,
+    policy: String,
+    write: WriteMode,
+) -> TierSpec {
+    TierSpec {
         name: format!("{kind}{index}"),
         device: DeviceSpec::Ram(Default::default()),
         size: bytes,
@@ -180,44 +208,38 @@ pub fn parse_tier(spec: &str, index: usize) -> Result<TierSpec, ModelError> {
         feed_max: 8 << 20,
         feed_boost: 8 << 20,
         feed_interval_ns: 1_000_000_000,
-    };
-    for kv in keyed {
-        let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-        match k {
-            "block" | "block_size" | "recordsize" => t.block_size = size(v, spec)?,
-            "preset" => device = device::preset(v)?,
-            "name" => t.name = v.to_string(),
-            "dirty_ratio" => t.dirty_ratio = float(k, v, 0.0, 1.0)?,
-            "flush_rate" => t.flush_bytes_per_sec = Some(size(v, spec)? as f64),
-            "battery" | "battery_backed" => t.battery_backed = boolean(k, v)?,
-            "metadata_only" => t.metadata_only = boolean(k, v)?,
-            "sequential_cutoff" => t.sequential_cutoff = Some(size(v, spec)?),
-            "migration_threshold" => t.migration_threshold = Some(size(v, spec)?),
-            "fill" => {
-                t.fill = match v {
-                    "miss" => Fill::Miss,
-                    "evict" => Fill::Evict,
-                    _ => {
-                        return Err(ModelError::BadParam {
-                            name: k.into(),
-                            value: v.into(),
-                            why: "expected miss or evict".into(),
-                        })
-                    }
-                }
-            }
-            "feed_max" => t.feed_max = size(v, spec)?,
-            "feed_boost" => t.feed_boost = if v.trim() == "0" { 0 } else { size(v, spec)? },
-            "feed_interval_ms" => t.feed_interval_ns = (float(k, v, 1.0, 1e7)? * 1e6) as u64,
-            _ => {
-                return Err(ModelError::BadParam {
-                    name: k.into(),
-                    value: v.into(),
-                    why: "unknown tier option".into(),
-                })
+    }
+}
+
+/// One `key=value` tier option (all but `preset`, which picks the device).
+fn set_option(t: &mut TierSpec, k: &str, v: &str, spec: &str) -> Result<(), ModelError> {
+    let bad = |why: &str| ModelError::BadParam { name: k.into(), value: v.into(), why: why.into() };
+    match k {
+        "block" | "block_size" | "recordsize" => t.block_size = size(v, spec)?,
+        "name" => t.name = v.to_string(),
+        "dirty_ratio" => t.dirty_ratio = float(k, v, 0.0, 1.0)?,
+        "flush_rate" => t.flush_bytes_per_sec = Some(size(v, spec)? as f64),
+        "battery" | "battery_backed" => t.battery_backed = boolean(k, v)?,
+        "metadata_only" => t.metadata_only = boolean(k, v)?,
+        "sequential_cutoff" => t.sequential_cutoff = Some(size(v, spec)?),
+        "migration_threshold" => t.migration_threshold = Some(size(v, spec)?),
+        "fill" => {
+            t.fill = match v {
+                "miss" => Fill::Miss,
+                "evict" => Fill::Evict,
+                _ => return Err(bad("expected miss or evict")),
             }
         }
+        "feed_max" => t.feed_max = size(v, spec)?,
+        "feed_boost" => t.feed_boost = if v.trim() == "0" { 0 } else { size(v, spec)? },
+        "feed_interval_ms" => t.feed_interval_ns = (float(k, v, 1.0, 1e7)? * 1e6) as u64,
+        _ => return Err(bad("unknown tier option")),
     }
+    Ok(())
+}
+
+/// A cache block is at least a sector and at most the tier.
+fn check_block_size(t: &TierSpec, spec: &str) -> Result<(), ModelError> {
     if t.block_size < MIN_BLOCK {
         // A 3-byte block made one 256 KiB request walk 87,000 blocks (25 s per fuzz input).
         return Err(ModelError::BadTierSpec {
@@ -235,8 +257,7 @@ pub fn parse_tier(spec: &str, index: usize) -> Result<TierSpec, ModelError> {
             why: format!("block size {} exceeds the tier size {}", t.block_size, t.size),
         });
     }
-    t.device = device.with_capacity(bytes);
-    Ok(t)
+    Ok(())
 }
 
 /// `--backing`: a device spec ([`parse_backing`]: `hdd:7200`), or a device profile file (a

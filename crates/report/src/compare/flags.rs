@@ -1,7 +1,11 @@
 //! `iolab compare`'s flag values: the significance level, the negligible difference and the
 //! output format, each refused with a message naming the flag.
 
-use super::{render_csv, render_json, render_text, CompareError, Comparison};
+use super::{render_csv, render_html, render_json, render_text, CompareError, Comparison};
+use std::path::PathBuf;
+
+/// A comparison's renderer; the HTML page also reads the result files for their series.
+pub type Renderer = fn(&Comparison, &[PathBuf]) -> Result<String, CompareError>;
 
 /// `--alpha`: a finite number (its range is checked by [`Comparison::new`]).
 pub fn parse_alpha(s: &str) -> Result<f64, CompareError> {
@@ -14,12 +18,13 @@ pub fn parse_min_diff(s: &str) -> Result<f64, CompareError> {
     v.ok_or_else(|| CompareError::MinDiff(s.into()))
 }
 
-/// The renderer of `--output-format` (text, also called normal; json; csv).
-pub fn renderer(format: &str) -> Result<fn(&Comparison) -> String, CompareError> {
+/// The renderer of `--output-format` (text, also called normal; json; csv; html).
+pub fn renderer(format: &str) -> Result<Renderer, CompareError> {
     match format {
-        "text" | "normal" => Ok(render_text),
-        "json" => Ok(render_json),
-        "csv" => Ok(render_csv),
+        "text" | "normal" => Ok(|c, _| Ok(render_text(c))),
+        "json" => Ok(|c, _| Ok(render_json(c))),
+        "csv" => Ok(|c, _| Ok(render_csv(c))),
+        "html" => Ok(render_html),
         other => Err(CompareError::UnknownFormat(other.into())),
     }
 }
@@ -36,6 +41,6 @@ mod tests {
         assert!(parse_min_diff("x").unwrap_err().to_string().starts_with("--min-diff"));
         assert!(renderer("normal").is_ok() && renderer("csv").is_ok());
         let e = renderer("xml").unwrap_err().to_string();
-        assert_eq!(e, "--output-format: unknown format 'xml'; expected text, json or csv");
+        assert_eq!(e, "--output-format: unknown format 'xml'; expected text, json, csv or html");
     }
 }

@@ -22,7 +22,7 @@ mod welch;
 
 pub use flags::{parse_alpha, parse_min_diff, renderer};
 pub use read::{read_result, DeviceView, DirView, JobView, ResultView};
-pub use render::{render_csv, render_json, render_text};
+pub use render::{render_csv, render_html, render_json, render_text};
 pub use welch::{welch, Samples, Welch};
 
 use std::path::PathBuf;
@@ -44,8 +44,10 @@ pub enum CompareError {
     Alpha(String),
     #[error("--min-diff must be a percentage in [0, 1000], got '{0}'")]
     MinDiff(String),
-    #[error("--output-format: unknown format '{0}'; expected text, json or csv")]
+    #[error("--output-format: unknown format '{0}'; expected text, json, csv or html")]
     UnknownFormat(String),
+    #[error("html page: {0}")]
+    Page(#[from] iolab_viz::VizError),
 }
 
 /// How a metric is read and which way is better.

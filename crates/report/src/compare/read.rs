@@ -11,7 +11,7 @@ use super::{Better, CompareError, Row, Samples};
 
 /// A result file larger than this is refused: a json+ of a long run with many jobs is a few
 /// MiB; a bigger one is not a result.
-const MAX_BYTES: u64 = 256 << 20;
+pub(super) const MAX_BYTES: u64 = 256 << 20;
 
 /// One direction of one job.
 #[derive(Debug, Clone, Default)]
@@ -76,18 +76,24 @@ pub fn read_result(path: &Path) -> Result<ResultView, CompareError> {
 }
 
 /// fio prints "note:" lines before its JSON, and one document per `--status-interval`: take
-/// the last complete document.
+/// the last complete document with `jobs` (iolab's `--output-format=json,jsonl` follows the
+/// document with JSON Lines intervals), else the last one.
 fn last_document(text: &str) -> Result<Value, String> {
     let start = text.find('{').ok_or("no JSON object in it: not a fio or iolab result")?;
     let mut last = None;
     for doc in serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>() {
         match doc {
+            Ok(v) if v.get("time_ms").is_some() && last.as_ref().is_some_and(has_jobs) => {}
             Ok(v) => last = Some(v),
             Err(e) if last.is_some() && e.is_eof() => break,
             Err(e) => return Err(format!("not valid JSON ({e})")),
         }
     }
     last.ok_or_else(|| "no JSON object in it".into())
+}
+
+fn has_jobs(v: &Value) -> bool {
+    v.get("jobs").is_some_and(Value::is_array)
 }
 
 fn parse(doc: &Value) -> Result<ResultView, String> {

@@ -1,9 +1,11 @@
-//! The comparison as text (a table per job and direction), JSON (ordered, fio's layout) and
+//! The comparison as text (a table per job and direction), JSON (ordered, fio's layout), HTML and
 //! CSV (one line per row and side).
 
 use std::fmt::Write;
 
-use super::{Better, Comparison, Diff, Row};
+use std::path::PathBuf;
+
+use super::{Better, CompareError, Comparison, Diff, Row};
 use crate::json::J;
 
 const TEST_NAME: &str = "Welch's t-test on per-interval samples, two-sided";
@@ -165,6 +167,20 @@ fn row_json(c: &Comparison, r: &Row) -> J {
         .collect();
     o.put("sides", J::Arr(sides));
     o
+}
+
+/// HTML (`--output-format=html`, crate iolab-viz): per metric the results' bars side by side
+/// with their noise bands, the differences table, and the intervals of the `files` that carry
+/// them (`--output-format=json,jsonl` or fio's `--status-interval` documents) overlaid. A
+/// file read from stdin (`-`) has no intervals to lend.
+pub fn render_html(c: &Comparison, files: &[PathBuf]) -> Result<String, CompareError> {
+    let mut runs = Vec::new();
+    for f in files.iter().filter(|f| f.as_os_str() != "-") {
+        let bytes = iolab_core::input::read_bounded(f, "result", super::read::MAX_BYTES)
+            .map_err(|e| CompareError::Format { path: f.clone(), what: e.reason() })?;
+        runs.push(iolab_viz::Input::from_bytes(f, &bytes)?);
+    }
+    Ok(iolab_viz::compare_html(render_json(c).as_bytes(), &runs)?)
 }
 
 /// CSV: `subject,dir,metric,unit,file,value,diff_pct,p,verdict`, one line per row and side.

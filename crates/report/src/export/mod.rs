@@ -3,6 +3,7 @@
 pub mod csv;
 pub mod fio_json;
 pub mod fio_log;
+pub mod html;
 pub mod jsonl;
 pub mod terse;
 pub mod text;

@@ -43,82 +43,9 @@ pub fn render(run: &RunResult) -> String {
     }
     verify_lines(&mut o, run);
     for g in &run.groups {
-        if IoDir::DATA.iter().all(|&d| g.dir(d).max_run_ns == 0) {
-            continue;
-        }
-        let _ = writeln!(o, "\nRun status group {} (all jobs):", g.groupid);
-        let line = |o: &mut String, label: &str, gd: &iolab_stats::GroupDir| {
-            let b = |x: f64| num2str(x as u64, SIG_FIGS, true, N2s::BytePerSec);
-            let s = |x: f64| num2str(x as u64, SIG_FIGS, false, N2s::BytePerSec);
-            let _ = writeln!(
-                o,
-                "{label}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
-                b(gd.agg_bw_bytes),
-                s(gd.agg_bw_bytes),
-                b(gd.min_bw_bytes),
-                b(gd.max_bw_bytes),
-                s(gd.min_bw_bytes),
-                s(gd.max_bw_bytes),
-                num2str(gd.stats.io_bytes, SIG_FIGS, true, N2s::Byte),
-                num2str(gd.stats.io_bytes, SIG_FIGS, false, N2s::Byte),
-                gd.min_run_ns / 1_000_000,
-                gd.max_run_ns / 1_000_000,
-            );
-        };
-        let unified = group_unified(run, g);
-        for (d, label) in IoDir::DATA.iter().zip(["   READ", "  WRITE", "   TRIM"]) {
-            let gd = g.dir(*d);
-            if gd.max_run_ns == 0 || unified == 1 {
-                continue;
-            }
-            line(&mut o, label, gd);
-        }
-        if unified != 0 {
-            let m = mixed_group(run, g);
-            if m.max_run_ns > 0 {
-                line(&mut o, "  MIXED", &m);
-            }
-        }
-        if g.window_ns > 0 && g.window_ns != g.runtime_ns {
-            let _ = writeln!(
-                o,
-                "  iolab: group window {} ms (first start to last end) vs fio's longest-job {} ms",
-                g.window_ns / 1_000_000,
-                g.runtime_ns / 1_000_000
-            );
-        }
+        group_status(&mut o, run, g);
     }
-    if !run.disk_util.is_empty() {
-        o.push_str("\nDisk stats (read/write):\n");
-        for d in &run.disk_util {
-            let _ = writeln!(
-                o,
-                "  {}: ios={}/{}, sectors={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={:.2}%",
-                d.name,
-                d.read_ios,
-                d.write_ios,
-                d.read_sectors,
-                d.write_sectors,
-                d.read_merges,
-                d.write_merges,
-                d.read_ticks,
-                d.write_ticks,
-                d.in_queue,
-                d.util
-            );
-            let x = &d.iostat;
-            if d.window_ns > 0 {
-                // iostat -x figures for the same window: the queue depth the device saw
-                // (aqu-sz) and per-request wait, which fio's line leaves to the reader.
-                let _ = writeln!(
-                    o,
-                    "    iolab: r/s={:.1}, w/s={:.1}, rMB/s={:.2}, wMB/s={:.2}, r_await={:.3}ms, \
-                     w_await={:.3}ms, aqu-sz={:.2}",
-                    x.r_s, x.w_s, x.rmb_s, x.wmb_s, x.r_await, x.w_await, x.aqu_sz
-                );
-            }
-        }
-    }
+    disk_stats(&mut o, run);
     for w in &run.warnings {
         let _ = writeln!(o, "warning: {w}");
     }
@@ -132,6 +59,94 @@ pub fn render(run: &RunResult) -> String {
         o.push_str("note: the run was interrupted; figures cover the time until then\n");
     }
     o
+}
+
+/// One "Run status group" block (fio stat.c `show_group_stats`); nothing for a group that
+/// did no I/O.
+fn group_status(o: &mut String, run: &RunResult, g: &iolab_stats::GroupResult) {
+    if IoDir::DATA.iter().all(|&d| g.dir(d).max_run_ns == 0) {
+        return;
+    }
+    let _ = writeln!(o, "\nRun status group {} (all jobs):", g.groupid);
+    let unified = group_unified(run, g);
+    for (d, label) in IoDir::DATA.iter().zip(["   READ", "  WRITE", "   TRIM"]) {
+        let gd = g.dir(*d);
+        if gd.max_run_ns == 0 || unified == 1 {
+            continue;
+        }
+        group_line(o, label, gd);
+    }
+    if unified != 0 {
+        let m = mixed_group(run, g);
+        if m.max_run_ns > 0 {
+            group_line(o, "  MIXED", &m);
+        }
+    }
+    if g.window_ns > 0 && g.window_ns != g.runtime_ns {
+        let _ = writeln!(
+            o,
+            "  iolab: group window {} ms (first start to last end) vs fio's longest-job {} ms",
+            g.window_ns / 1_000_000,
+            g.runtime_ns / 1_000_000
+        );
+    }
+}
+
+/// One direction's line of a group block: aggregate, minimum and maximum bandwidth, bytes
+/// and run times.
+fn group_line(o: &mut String, label: &str, gd: &iolab_stats::GroupDir) {
+    let b = |x: f64| num2str(x as u64, SIG_FIGS, true, N2s::BytePerSec);
+    let s = |x: f64| num2str(x as u64, SIG_FIGS, false, N2s::BytePerSec);
+    let _ = writeln!(
+        o,
+        "{label}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
+        b(gd.agg_bw_bytes),
+        s(gd.agg_bw_bytes),
+        b(gd.min_bw_bytes),
+        b(gd.max_bw_bytes),
+        s(gd.min_bw_bytes),
+        s(gd.max_bw_bytes),
+        num2str(gd.stats.io_bytes, SIG_FIGS, true, N2s::Byte),
+        num2str(gd.stats.io_bytes, SIG_FIGS, false, N2s::Byte),
+        gd.min_run_ns / 1_000_000,
+        gd.max_run_ns / 1_000_000,
+    );
+}
+
+/// "Disk stats (read/write)" (fio stat.c `print_disk_util`) plus iolab's `iostat -x` line.
+fn disk_stats(o: &mut String, run: &RunResult) {
+    if run.disk_util.is_empty() {
+        return;
+    }
+    o.push_str("\nDisk stats (read/write):\n");
+    for d in &run.disk_util {
+        let _ = writeln!(
+            o,
+            "  {}: ios={}/{}, sectors={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={:.2}%",
+            d.name,
+            d.read_ios,
+            d.write_ios,
+            d.read_sectors,
+            d.write_sectors,
+            d.read_merges,
+            d.write_merges,
+            d.read_ticks,
+            d.write_ticks,
+            d.in_queue,
+            d.util
+        );
+        let x = &d.iostat;
+        if d.window_ns > 0 {
+            // iostat -x figures for the same window: the queue depth the device saw
+            // (aqu-sz) and per-request wait, which fio's line leaves to the reader.
+            let _ = writeln!(
+                o,
+                "    iolab: r/s={:.1}, w/s={:.1}, rMB/s={:.2}, wMB/s={:.2}, r_await={:.3}ms, \
+                 w_await={:.3}ms, aqu-sz={:.2}",
+                x.r_s, x.w_s, x.rmb_s, x.wmb_s, x.r_await, x.w_await, x.aqu_sz
+            );
+        }
+    }
 }
 
 /// `unified_rw_reporting` of a group (its first job's, as fio takes the group's options).
@@ -209,6 +224,7 @@ fn verify_lines(o: &mut String, run: &RunResult) {
     }
 }
 
+/// One job's block (fio stat.c `show_thread_status_normal`).
 fn job(o: &mut String, run: &RunResult, v: &JobView<'_>, pcts: &[f64]) {
     let _ = writeln!(
         o,
@@ -219,28 +235,9 @@ fn job(o: &mut String, run: &RunResult, v: &JobView<'_>, pcts: &[f64]) {
         v.error,
         ctime(run.meta.start_unix_ms / 1000)
     );
-    let group = run.groups.iter().find(|g| g.groupid == v.groupid);
-    // stat.c show_thread_status_normal: "mixed" replaces the directions (unified_rw_reporting
-    // =mixed) or follows them (=both, show_mixed_ddir_status).
-    let unified = unified_rw(v, run);
-    if unified != 1 {
-        for d in IoDir::DATA {
-            let s = v.dir(d);
-            if s.io_bytes == 0 || s.runtime_ns < 1_000_000 {
-                continue;
-            }
-            let agg = group.map(|g| g.dir(d).agg_bw_bytes).unwrap_or(0.0);
-            ddir(o, d.as_str(), s, agg, pcts);
-        }
-    }
-    if unified != 0 {
-        let (m, agg) = mixed_view(v, run, pcts);
-        if m.io_bytes > 0 && m.runtime_ns >= 1_000_000 {
-            ddir(o, "mixed", &m, agg, pcts);
-        }
-    }
-    let mut ld = LatDist::default();
+    job_dirs(o, run, v, pcts);
     let total: u64 = IoDir::DATA.iter().map(|&d| v.dir(d).total_ios).sum();
+    let mut ld = LatDist::default();
     for d in IoDir::DATA {
         ld.add(&v.dir(d).lat);
     }
@@ -262,6 +259,37 @@ fn job(o: &mut String, run: &RunResult, v: &JobView<'_>, pcts: &[f64]) {
         v.cpu.majf,
         v.cpu.minf
     );
+    job_depths(o, v, total);
+    job_issued(o, run, v);
+}
+
+/// A job's direction blocks: each direction, "mixed" instead (`unified_rw_reporting=mixed`)
+/// or after them (`=both`).
+fn job_dirs(o: &mut String, run: &RunResult, v: &JobView<'_>, pcts: &[f64]) {
+    let group = run.groups.iter().find(|g| g.groupid == v.groupid);
+    // stat.c show_thread_status_normal: "mixed" replaces the directions (unified_rw_reporting
+    // =mixed) or follows them (=both, show_mixed_ddir_status).
+    let unified = unified_rw(v, run);
+    if unified != 1 {
+        for d in IoDir::DATA {
+            let s = v.dir(d);
+            if s.io_bytes == 0 || s.runtime_ns < 1_000_000 {
+                continue;
+            }
+            let agg = group.map(|g| g.dir(d).agg_bw_bytes).unwrap_or(0.0);
+            ddir(o, d.as_str(), s, agg, pcts);
+        }
+    }
+    if unified != 0 {
+        let (m, agg) = mixed_view(v, run, pcts);
+        if m.io_bytes > 0 && m.runtime_ns >= 1_000_000 {
+            ddir(o, "mixed", &m, agg, pcts);
+        }
+    }
+}
+
+/// "IO depths" and the submit/complete batch distributions.
+fn job_depths(o: &mut String, v: &JobView<'_>, total: u64) {
     let d = calc_dist(&v.depth.level, total);
     let _ = writeln!(
         o,
@@ -276,6 +304,11 @@ fn job(o: &mut String, run: &RunResult, v: &JobView<'_>, pcts: &[f64]) {
             d[0], d[1], d[2], d[3], d[4], d[5], d[6]
         );
     }
+}
+
+/// "issued rwts", "latency" (the `latency_target` search) and "errors".
+fn job_issued(o: &mut String, run: &RunResult, v: &JobView<'_>) {
+    let sync = v.dir(IoDir::Sync);
     let ds = [v.dir(IoDir::Read), v.dir(IoDir::Write), v.dir(IoDir::Trim), sync];
     let _ = writeln!(
         o,

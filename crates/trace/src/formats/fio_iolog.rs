@@ -53,6 +53,36 @@ fn ddir(act: &[u8]) -> Option<IoDir> {
 
 const ACTIONS: &str = "add, open, close, read, write, trim, sync, datasync (v2 also wait)";
 
+/// The version the first line names (`fio version 2 iolog` or `fio version 3 iolog`).
+fn header_version(line: &[u8]) -> Result<u8, TraceErrorKind> {
+    let t = line.trim_ascii();
+    if t == V2_HEADER.as_bytes() {
+        Ok(2)
+    } else if t == V3_HEADER.as_bytes() {
+        Ok(3)
+    } else {
+        Err(TraceErrorKind::IologHeader { found: String::from_utf8_lossy(t).into_owned() })
+    }
+}
+
+/// A file action (`add`, `open`, `close`): `add` names a file; the others need one added.
+fn file_action(files: &mut Devices, name: &[u8], act: &[u8]) -> Result<(), TraceErrorKind> {
+    match act {
+        b"add" => {
+            files.index(name);
+            Ok(())
+        }
+        b"open" | b"close" if files.get(name).is_some() => Ok(()),
+        b"open" | b"close" => {
+            Err(TraceErrorKind::UnknownFile { name: String::from_utf8_lossy(name).into_owned() })
+        }
+        _ => Err(TraceErrorKind::UnknownOp {
+            found: String::from_utf8_lossy(act).into_owned(),
+            expected: "add, open or close (a file action has no offset)",
+        }),
+    }
+}
+
 impl Parse for FioIolog {
     const NAME: &'static str = "fio-iolog";
 
@@ -61,16 +91,7 @@ impl Parse for FioIolog {
             let version = self.version;
             let Some(line) = self.lines.next_line()? else { return Ok(false) };
             if version == 0 {
-                let t = line.trim_ascii();
-                self.version = if t == V2_HEADER.as_bytes() {
-                    2
-                } else if t == V3_HEADER.as_bytes() {
-                    3
-                } else {
-                    return Err(TraceErrorKind::IologHeader {
-                        found: String::from_utf8_lossy(t).into_owned(),
-                    });
-                };
+                self.version = header_version(line)?;
                 continue;
             }
             let (n, f) = text::split_ws::<6>(line);
@@ -89,24 +110,7 @@ impl Parse for FioIolog {
             let (name, act) = (rest[0], rest[1]);
             match nf {
                 2 => {
-                    match act {
-                        b"add" => {
-                            self.files.index(name);
-                        }
-                        b"open" | b"close" => {
-                            if self.files.get(name).is_none() {
-                                return Err(TraceErrorKind::UnknownFile {
-                                    name: String::from_utf8_lossy(name).into_owned(),
-                                });
-                            }
-                        }
-                        _ => {
-                            return Err(TraceErrorKind::UnknownOp {
-                                found: String::from_utf8_lossy(act).into_owned(),
-                                expected: "add, open or close (a file action has no offset)",
-                            })
-                        }
-                    }
+                    file_action(&mut self.files, name, act)?;
                     continue;
                 }
                 4 => {}

@@ -88,6 +88,7 @@ pub fn watched_run(jobs: &[iolab_job::Job], flags: &Flags, quick: bool) -> anyho
     let run_opts = RunOptions {
         allow_destroy: own.allow_destroy,
         prefill: own.prefill,
+        disks: watch.disks(),
         read_probe: (!quick).then_some(probe),
         ..RunOptions::default()
     };

@@ -287,6 +287,9 @@ fn input_probes() -> Vec<Probe> {
         ("mrc", &["mrc", "{W}/in"]),
         ("replay", &["replay", "{W}/in", "--filename", "{W}/target"]),
         ("data measure", &["data", "measure", "{W}/in"]),
+        ("report", &["report", "{W}/in", "-o", "{W}/page.html"]),
+        ("trace stat --html", &["trace", "stat", "--html", "{W}/in"]),
+        ("compare --output-format=html", &["compare", "{W}/in", "{W}/in", "--output-format=html"]),
         ("sim --backing profile", &["sim", "--backing={W}/in", "--name=x", "--size=1m"]),
         (
             "run --predict",
@@ -318,6 +321,35 @@ fn input_probes() -> Vec<Probe> {
         }
     }
     v
+}
+
+/// The HTML pages written to a path (`--output-format=html`).
+fn html_outputs(t: &str) -> Vec<(&'static str, Vec<&str>)> {
+    vec![
+        (
+            "replay --output-format=html --output",
+            vec![
+                "replay",
+                t,
+                "--filename",
+                "{W}/target",
+                "--limit",
+                "20",
+                "--ioengine",
+                "psync",
+                "--direct",
+                "0",
+                "--output-format",
+                "html",
+                "--output",
+                "{W}/out",
+            ],
+        ),
+        (
+            "calibrate --output-format=html -o",
+            vec!["calibrate", "--from-preset=nvme", "--output-format=html", "-o", "{W}/out"],
+        ),
+    ]
 }
 
 /// Output paths × special files ("io": output replacement).
@@ -356,7 +388,7 @@ fn output_probes() -> Vec<Probe> {
         ),
     ];
     let mut v = Vec::new();
-    for (cname, args) in &cmds {
+    for (cname, args) in cmds.iter().chain(&html_outputs(&t)) {
         v.push(
             // Issue 12: an existing non-regular path is written through, never replaced.
             Probe::new("io", format!("{cname} -> char device"), args, Oracle::Ok)
@@ -482,6 +514,7 @@ fn jobfile_probes() -> Vec<Probe> {
 }
 
 /// Simulator, mrc and trace limits (families "sim" and "perf").
+#[allow(clippy::too_many_lines)] // a table of probes, one row each
 fn sim_mrc_probes() -> Vec<Probe> {
     let t = trace_fixture();
     let mut v = vec![
@@ -604,6 +637,7 @@ fn sim_mrc_probes() -> Vec<Probe> {
 }
 
 /// fio global flags a pasted fio command line carries ("dropin").
+#[allow(clippy::too_many_lines)] // a table of probes, one row each
 fn dropin_probes() -> Vec<Probe> {
     let mut v = Vec::new();
     for flag in [
@@ -861,6 +895,7 @@ fn clock_probes() -> Vec<Probe> {
 }
 
 /// `iolab calibrate` and the device-profile inputs ("calibrate").
+#[allow(clippy::too_many_lines)] // a table of probes, one row per input
 fn calibrate_probes() -> Vec<Probe> {
     let mut v = Vec::new();
     for b in ["0", "NaN", "1e12", "-5s", "abc", "0.5s"] {
