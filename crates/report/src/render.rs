@@ -29,7 +29,7 @@ pub struct Extras<'a> {
     /// A second result rendered in the same format inside one of the `sections`
     /// (`iolab run --predict`: the prediction under `iolab_predict.result`).
     pub inner: Option<Inner<'a>>,
-    /// The `html` format's page; without it `html` is an unknown format.
+    /// The `html` format's page; without it `html` is the `html` exporter's page of the run.
     pub html: Option<&'a HtmlPage<'a>>,
 }
 
@@ -61,8 +61,7 @@ pub fn exporter_versioned(name: &str, version: u8) -> Result<Box<dyn Exporter>, 
     }
 }
 
-/// The formats named in a comma-separated list, each checked against the exporters (`html`
-/// only with a page hook).
+/// The formats named in a comma-separated list, each checked against the exporters.
 pub fn check_formats(formats: &str, html: bool) -> Result<(), ReportError> {
     for f in formats.split(',').filter(|&f| !(html && f == "html")) {
         exporter(f)?;
@@ -216,7 +215,9 @@ mod tests {
         let doc: serde_json::Value =
             serde_json::from_slice(&render(&r, "json", &x2).unwrap()).unwrap();
         assert_eq!(doc["iolab_predict"]["result"]["fio version"], "fio-3.33");
-        assert!(matches!(render(&r, "html", &x), Err(ReportError::UnknownFormat { .. })));
+        // Without a page hook, `html` is the `html` exporter's page of the run.
+        let page = render(&r, "html", &x).unwrap();
+        assert!(page.starts_with(b"<!DOCTYPE html>"), "{}", String::from_utf8_lossy(&page));
         let page = |_: &RunResult| Ok(b"<html>".to_vec());
         let x = Extras { html: Some(&page), terse_version: 2, ..Extras::default() };
         let out = render(&r, "html,terse", &x).unwrap();
