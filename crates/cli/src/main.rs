@@ -2,6 +2,7 @@
 //! benchmarks. This file maps subcommands to their modules and errors to exit codes.
 
 use clap::{Parser, Subcommand};
+use iolab_job::cmdline::personality::{self, fio_personality};
 use std::process::ExitCode;
 
 mod cmd;
@@ -50,7 +51,7 @@ enum Command {
     Plot(cmd::plot::Args),
 }
 
-/// `iolab fio ARGS…`; never parsed by clap (see [`fio_personality`]), listed for `--help`.
+/// `iolab fio ARGS…`; never parsed by clap (see `personality::fio_personality`), listed for `--help`.
 #[derive(clap::Args)]
 struct FioArgs {
     /// fio's flags, job options and job files.
@@ -58,41 +59,14 @@ struct FioArgs {
     rest: Vec<String>,
 }
 
-/// The argument list as text when iolab runs as fio (fio's parser takes text); otherwise
-/// only argv[0] and the subcommand, since clap reports a non-UTF-8 argument itself.
-fn fio_argv() -> Result<Vec<String>, ExitCode> {
-    let os: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let lossy: Vec<String> = os.iter().take(2).map(|a| a.to_string_lossy().into_owned()).collect();
-    if fio_personality(&lossy).is_none() {
-        return Ok(lossy);
-    }
-    os.into_iter()
-        .map(|a| {
-            a.into_string().map_err(|bad| {
-                let shown: String = bad.to_string_lossy().chars().take(100).collect();
-                eprintln!("fio: argument '{}' is not valid UTF-8", shown.escape_default());
-                ExitCode::from(1)
-            })
-        })
-        .collect()
-}
-
-/// fio's arguments when iolab runs as `fio` (argv[0]'s file name, a symlink or hard link) or
-/// as `iolab fio …`; `None` otherwise.
-fn fio_personality(argv: &[String]) -> Option<(String, Vec<String>)> {
-    let argv0 = argv.first()?;
-    let name = std::path::Path::new(argv0).file_name()?.to_string_lossy().into_owned();
-    if name == "fio" {
-        return Some((argv0.clone(), argv[1..].to_vec()));
-    }
-    (argv.get(1)? == "fio").then(|| ("fio".to_string(), argv[2..].to_vec()))
-}
-
 fn main() -> ExitCode {
     signals::install();
-    let argv = match fio_argv() {
+    let argv = match personality::argv_text(std::env::args_os().collect()) {
         Ok(argv) => argv,
-        Err(code) => return code,
+        Err(msg) => {
+            eprintln!("{msg}");
+            return ExitCode::from(1);
+        }
     };
     if let Some((argv0, args)) = fio_personality(&argv) {
         iolab_core::stop::set_grace(std::time::Duration::from_secs(10));

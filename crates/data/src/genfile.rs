@@ -17,30 +17,69 @@ pub enum GenError {
     Write { name: String, source: std::io::Error },
 }
 
-/// fio's buffer options as `iolab data gen` takes them.
+/// fio's buffer options as `iolab data gen` takes them; with the `clap` feature, also its
+/// flags (one type: no flag-by-flag conversion in the binary).
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "clap", derive(clap::Args), group(skip))]
 pub struct GenSpec {
-    /// Total bytes and the size of each block (the dedupe and chunking unit).
+    /// Bytes to write (fio units: 1g = 1 GiB).
+    #[cfg_attr(feature = "clap", arg(long, value_parser = size_arg("size", 0)))]
     pub size: u64,
-    pub bs: u64,
-    pub seed: u64,
-    /// buffer_compress_percentage.
+    /// buffer_compress_percentage: percent of each chunk that compresses away.
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 0))]
     pub compress: u32,
-    /// buffer_compress_chunk, in bytes and as written.
+    /// buffer_compress_chunk (0: one chunk per block).
+    #[cfg_attr(feature = "clap", arg(long, default_value = "512", value_parser = chunk_arg))]
     pub chunk: (u64, String),
-    /// compress_content.
+    /// compress_content: zeros, text or pattern (default: pattern if --pattern, else zeros).
+    #[cfg_attr(feature = "clap", arg(long))]
     pub content: Option<String>,
-    /// dedupe_percentage, dedupe_mode, dedupe_working_set_percentage, dedupe_spread.
+    /// dedupe_percentage: percent of blocks that duplicate another.
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 0))]
     pub dedupe: u32,
+    /// dedupe_mode: repeat (fio default: duplicates next to their twin) or working_set.
+    #[cfg_attr(feature = "clap", arg(long, default_value = "repeat"))]
     pub dedupe_mode: String,
+    /// dedupe_working_set_percentage (working_set mode).
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 5))]
     pub dedupe_working_set: u32,
+    /// dedupe_spread=1: duplicates spread over the whole file instead of adjacent.
+    #[cfg_attr(feature = "clap", arg(long))]
     pub dedupe_spread: bool,
-    /// buffer_pattern.
+    /// buffer_pattern, in fio's forms: 0xdeadbeef, "string", 123, 'file', combined.
+    #[cfg_attr(feature = "clap", arg(long))]
     pub pattern: Option<String>,
-    /// zero_buffers.
+    /// zero_buffers: all zeros.
+    #[cfg_attr(feature = "clap", arg(long))]
     pub zeros: bool,
-    /// fio's default buffers (one random buffer reused with scrambles) instead of refill.
+    /// Write what fio writes with no buffer options: one random buffer reused with small
+    /// scrambles (instead of refill_buffers=1).
+    #[cfg_attr(feature = "clap", arg(long))]
     pub fio_default: bool,
+    /// Block size of each write (the dedupe and chunking unit).
+    #[cfg_attr(feature = "clap", arg(long, default_value = "4k", value_parser = size_arg("bs", 1)))]
+    pub bs: u64,
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 1))]
+    pub seed: u64,
+}
+
+/// A `--what` size flag in fio units (kb_base=1024), at least `min` bytes.
+#[cfg(feature = "clap")]
+pub fn size_arg(what: &'static str, min: u64) -> impl Fn(&str) -> Result<u64, String> + Clone {
+    move |s| {
+        let v = iolab_core::units::parse_size(s, iolab_core::units::KbBase::K1024)
+            .map_err(|e| format!("--{what}: {e}"))?;
+        if v < min {
+            return Err(format!("--{what} must be at least {min} byte"));
+        }
+        Ok(v)
+    }
+}
+
+/// `--chunk`: the size in bytes and the text as written (for the job option).
+#[cfg(feature = "clap")]
+fn chunk_arg(s: &str) -> Result<(u64, String), String> {
+    Ok((size_arg("chunk", 0)(s)?, s.to_string()))
 }
 
 /// Write `total` bytes of `cfg`'s data (seed `seed`, blocks of `bs`) to `w`, named `name` in

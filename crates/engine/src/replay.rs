@@ -37,24 +37,53 @@ pub enum ReplayError {
     Worker(EngineError),
 }
 
-/// What to replay, where and how.
+/// What to replay, where and how; with the `clap` feature, also `iolab replay`'s flags (one
+/// type: no flag-by-flag conversion in the binary).
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "clap", derive(clap::Args), group(skip))]
 pub struct ReplayConfig {
+    /// The trace file (format detected from its name and first bytes unless --format).
     pub trace: PathBuf,
-    /// A format name, or `None` to detect it.
-    pub format: Option<String>,
-    /// File or block device (created and sized to the trace if missing).
+    /// File or block device to replay onto (created and sized to the trace if missing).
+    #[cfg_attr(feature = "clap", arg(long = "filename", value_name = "FILENAME"))]
     pub target: PathBuf,
+    /// Trace format name (see `iolab trace`), instead of detection.
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub format: Option<String>,
+    /// I/O engine (io_uring falls back to psync where unavailable, with a note).
+    #[cfg_attr(feature = "clap", arg(long, default_value = "io_uring"))]
     pub ioengine: String,
+    /// Requests in flight (1 to 65536).
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 32))]
     pub iodepth: u32,
+    /// O_DIRECT (offsets and lengths must be 4 KiB-aligned in the trace).
+    #[cfg_attr(feature = "clap", arg(long, default_value = "1", action = clap::ArgAction::Set, value_parser = zero_or_one))]
     pub direct: bool,
+    /// Issue each request at its trace time (open loop) instead of as fast as possible.
+    #[cfg_attr(feature = "clap", arg(long))]
     pub timed: bool,
-    /// With `timed`: this many times faster than recorded.
+    /// With --timed: replay this many times faster than recorded.
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 1.0))]
     pub speed: f64,
+    /// Replay at most this many records.
+    #[cfg_attr(feature = "clap", arg(long))]
     pub limit: Option<u64>,
-    /// Reads only (writes and trims skipped).
+    /// Replay only reads (skip writes and trims), for a target whose contents must survive.
+    #[cfg_attr(feature = "clap", arg(long))]
     pub read_only: bool,
+    /// Allow writes to a block device that carries a filesystem or partition table.
+    #[cfg_attr(feature = "clap", arg(long))]
     pub allow_destroy: bool,
+}
+
+/// `--direct`: fio's 0 or 1.
+#[cfg(feature = "clap")]
+fn zero_or_one(s: &str) -> Result<bool, String> {
+    match s {
+        "0" => Ok(false),
+        "1" => Ok(true),
+        _ => Err(format!("--direct={s}: expected 0 or 1")),
+    }
 }
 
 impl ReplayConfig {

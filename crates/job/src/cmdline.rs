@@ -5,8 +5,11 @@
 //! starting with "global" makes it a global section); options before the first `--name` are
 //! global; `--section=` selects sections to run.
 
+#[cfg(feature = "clap")]
+pub mod clap_split;
 pub mod fio_text;
 pub mod globals;
+pub mod personality;
 
 use crate::error::{JobError, JobErrorKind, Location};
 use crate::ini::{self, Env, RawEntry, RawSection};

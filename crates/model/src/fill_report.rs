@@ -30,18 +30,32 @@ pub enum FillReportError {
     McDraws { runs: usize, n: u64, draws: f64 },
 }
 
-/// What to compute (`iolab fill`'s flags).
+/// What to compute; with the `clap` feature, also `iolab fill`'s flags (one type: no
+/// flag-by-flag conversion in the binary).
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "clap", derive(clap::Args), group(skip))]
 pub struct FillQuery {
-    /// Cache entries, as written (`1M`).
+    /// Cache entries (a count: 1M = 1,000,000; k, M, G are powers of 1000).
+    #[cfg_attr(feature = "clap", arg(long))]
     pub entries: String,
+    /// Reads per second, to turn reads into wall-clock time.
+    #[cfg_attr(feature = "clap", arg(long))]
     pub iops: Option<f64>,
+    /// An observed number of passes (reads / entries) until the cache was full.
+    #[cfg_attr(feature = "clap", arg(long))]
     pub observed_passes: Option<f64>,
-    /// `uniform`, `randommap` or `zipf:S`.
+    /// uniform (independent draws, fio norandommap), randommap (fio default: each block once
+    /// per pass) or zipf:S.
+    #[cfg_attr(feature = "clap", arg(long, default_value = "uniform"))]
     pub pattern: String,
+    /// Also simulate this many seeded fills and report their spread.
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 0))]
     pub monte_carlo: usize,
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 1))]
     pub seed: u64,
-    /// A working set larger than the cache, as written.
+    /// A working set larger than the cache (same count syntax): LRU steady-state hit ratio and
+    /// the time to reach it.
+    #[cfg_attr(feature = "clap", arg(long))]
     pub working_set: Option<String>,
 }
 

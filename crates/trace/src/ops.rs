@@ -46,15 +46,44 @@ pub fn time_unit(s: &str) -> Result<u64, OpError> {
     })
 }
 
-/// A reader configuration from `--lenient`, `--oracle-time-unit` and `--blkparse-action`.
-pub fn reader_config(lenient: bool, time: &str, action: char) -> Result<ReaderConfig, OpError> {
-    let mut cfg = ReaderConfig { lenient, ..ReaderConfig::default() };
-    cfg.oracle_time_unit_ns = time_unit(time)?;
-    if !matches!(action, 'Q' | 'D' | 'C' | 'G' | 'I' | 'M') {
-        return Err(OpError::BlkparseAction(action));
+/// How to read a trace, as `iolab trace`, `mrc` and `sim --trace` take it; with the `clap`
+/// feature, also their flags (one type: no flag-by-flag conversion in the binary).
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
+pub struct ReadOptions {
+    /// Trace format (default: detected from content and extension). Known: cloudphysics,
+    /// fio-iolog, msr, alibaba, tencent, blkparse, vscsi, oracleGeneral, txt, csv.
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub format: Option<String>,
+    /// Skip malformed records (their count is reported) instead of stopping at the first.
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub lenient: bool,
+    /// Unit of oracleGeneral's clock_time: s (libCacheSim's default), ms, us or ns.
+    #[cfg_attr(feature = "clap", arg(long, default_value = "s"))]
+    pub oracle_time_unit: String,
+    /// blkparse action taken as the request stream (Q queued, D issued, C completed).
+    #[cfg_attr(feature = "clap", arg(long, default_value = "Q"))]
+    pub blkparse_action: char,
+}
+
+impl ReadOptions {
+    /// The reader configuration from `--lenient`, `--oracle-time-unit` and
+    /// `--blkparse-action`.
+    pub fn config(&self) -> Result<ReaderConfig, OpError> {
+        let mut cfg = ReaderConfig { lenient: self.lenient, ..ReaderConfig::default() };
+        cfg.oracle_time_unit_ns = time_unit(&self.oracle_time_unit)?;
+        let action = self.blkparse_action;
+        if !matches!(action, 'Q' | 'D' | 'C' | 'G' | 'I' | 'M') {
+            return Err(OpError::BlkparseAction(action));
+        }
+        cfg.blkparse_action = action as u8;
+        Ok(cfg)
     }
-    cfg.blkparse_action = action as u8;
-    Ok(cfg)
+
+    /// `path` opened in `--format` (or the detected one) with [`ReadOptions::config`].
+    pub fn open(&self, path: &Path) -> Result<Box<dyn TraceReader>, OpError> {
+        Ok(crate::open(path, self.format.as_deref(), &self.config()?)?)
+    }
 }
 
 /// One statistics pass over `r`; `distance` gives a block's reuse distance (the model crate's

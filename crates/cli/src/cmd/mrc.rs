@@ -7,11 +7,12 @@
 //! stream `iolab run` would issue (built by `iolab_engine::iolog`, without I/O), split into blocks of
 //! `--block-size` or the jobs' smallest block size; shared files are one key space.
 
-use super::trace::{size_arg, TraceOpts};
+use super::trace::size_arg;
 use anyhow::{bail, Context};
 use iolab_model::mrc::MrcBuilder;
 use iolab_model::mrc_report::{self, CurveReport, Source};
 use iolab_report::render_document;
+use iolab_trace::ops::ReadOptions;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -50,7 +51,7 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["json", "csv"])]
     html: bool,
     #[command(flatten)]
-    opts: TraceOpts,
+    opts: ReadOptions,
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {

@@ -8,43 +8,12 @@ use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use anyhow::bail;
 use iolab_engine::replay::{replay, ReplayConfig};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The trace file (format detected from its name and first bytes unless --format).
-    trace: PathBuf,
-    /// File or block device to replay onto (created and sized to the trace if missing).
-    #[arg(long)]
-    filename: PathBuf,
-    /// Trace format name (see `iolab trace`), instead of detection.
-    #[arg(long)]
-    format: Option<String>,
-    /// I/O engine (io_uring falls back to psync where unavailable, with a note).
-    #[arg(long, default_value = "io_uring")]
-    ioengine: String,
-    /// Requests in flight (1 to 65536).
-    #[arg(long, default_value_t = 32)]
-    iodepth: u32,
-    /// O_DIRECT (offsets and lengths must be 4 KiB-aligned in the trace).
-    #[arg(long, default_value_t = 1)]
-    direct: u8,
-    /// Issue each request at its trace time (open loop) instead of as fast as possible.
-    #[arg(long)]
-    timed: bool,
-    /// With --timed: replay this many times faster than recorded.
-    #[arg(long, default_value_t = 1.0)]
-    speed: f64,
-    /// Replay at most this many records.
-    #[arg(long)]
-    limit: Option<u64>,
-    /// Replay only reads (skip writes and trims), for a target whose contents must survive.
-    #[arg(long)]
-    read_only: bool,
-    /// Allow writes to a block device that carries a filesystem or partition table.
-    #[arg(long)]
-    allow_destroy: bool,
+    #[command(flatten)]
+    c: ReplayConfig,
     /// normal, json, json+, terse, jsonl, csv or html (`iolab run`'s exporters).
     #[arg(long, default_value = "normal")]
     output_format: String,
@@ -54,22 +23,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    if a.direct > 1 {
-        bail!("--direct={}: expected 0 or 1", a.direct);
-    }
-    let c = ReplayConfig {
-        trace: a.trace,
-        format: a.format,
-        target: a.filename,
-        ioengine: a.ioengine,
-        iodepth: a.iodepth,
-        direct: a.direct != 0,
-        timed: a.timed,
-        speed: a.speed,
-        limit: a.limit,
-        read_only: a.read_only,
-        allow_destroy: a.allow_destroy,
-    };
+    let c = a.c;
     c.validate()?;
     iolab_report::render::check_formats(&a.output_format, false)?;
     if let Some(p) = &a.output {

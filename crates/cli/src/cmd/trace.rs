@@ -8,10 +8,9 @@ use iolab_core::units::{parse_size, KbBase};
 use iolab_model::mrc::stack::StackDistance;
 use iolab_model::mrc_report::check_block_size;
 use iolab_report::render::write_streamed;
-use iolab_trace::ops::{self, Target};
+use iolab_trace::ops::{self, ReadOptions, Target};
 use iolab_trace::write::oracle::OracleOptions;
-use iolab_trace::{ReaderConfig, TraceReader};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
@@ -26,35 +25,6 @@ enum Sub {
     Stat(StatArgs),
     /// Convert between formats.
     Convert(ConvertArgs),
-}
-
-/// How to read a trace; shared by `trace`, `mrc` and `sim --trace`.
-#[derive(clap::Args, Clone, Debug)]
-pub struct TraceOpts {
-    /// Trace format (default: detected from content and extension). Known: cloudphysics,
-    /// fio-iolog, msr, alibaba, tencent, blkparse, vscsi, oracleGeneral, txt, csv.
-    #[arg(long)]
-    pub format: Option<String>,
-    /// Skip malformed records (their count is reported) instead of stopping at the first.
-    #[arg(long)]
-    pub lenient: bool,
-    /// Unit of oracleGeneral's clock_time: s (libCacheSim's default), ms, us or ns.
-    #[arg(long, default_value = "s")]
-    pub oracle_time_unit: String,
-    /// blkparse action taken as the request stream (Q queued, D issued, C completed).
-    #[arg(long, default_value = "Q")]
-    pub blkparse_action: char,
-}
-
-impl TraceOpts {
-    pub fn config(&self) -> anyhow::Result<ReaderConfig> {
-        let a = self.blkparse_action;
-        Ok(ops::reader_config(self.lenient, &self.oracle_time_unit, a)?)
-    }
-
-    pub fn open(&self, path: &Path) -> anyhow::Result<Box<dyn TraceReader>> {
-        Ok(iolab_trace::open(path, self.format.as_deref(), &self.config()?)?)
-    }
 }
 
 pub fn size_arg(s: &str, what: &str) -> anyhow::Result<u64> {
@@ -81,7 +51,7 @@ struct StatArgs {
     #[arg(long, conflicts_with = "json")]
     html: bool,
     #[command(flatten)]
-    opts: TraceOpts,
+    opts: ReadOptions,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -108,7 +78,7 @@ struct ConvertArgs {
     #[arg(long, value_delimiter = ',')]
     files: Vec<String>,
     #[command(flatten)]
-    opts: TraceOpts,
+    opts: ReadOptions,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
