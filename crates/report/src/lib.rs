@@ -78,7 +78,7 @@ pub const FORMATS: &[(&str, MakeExporter)] = &[
 pub fn exporter(name: &str) -> Result<Box<dyn Exporter>, ReportError> {
     FORMATS.iter().find(|(n, _)| *n == name).map(|(_, f)| f()).ok_or_else(|| {
         ReportError::UnknownFormat {
-            name: name.into(),
+            name: name.escape_default().to_string(),
             expected: FORMATS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "),
         }
     })

@@ -116,7 +116,10 @@ pub fn render_document<T: serde::Serialize>(
             let mut known = vec!["normal", "json"];
             known.extend(csv.map(|_| "csv").into_iter().chain(page.map(|_| "html")));
             let expected = known.join(", ");
-            return Err(ReportError::UnknownFormat { name: other.into(), expected });
+            return Err(ReportError::UnknownFormat {
+                name: other.escape_default().to_string(),
+                expected,
+            });
         }
     })
 }

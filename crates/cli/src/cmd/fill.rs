@@ -14,22 +14,13 @@ use std::process::ExitCode;
 pub struct Args {
     #[command(flatten)]
     q: FillQuery,
-    #[arg(long)]
-    json: bool,
-    /// Write the fill curves as an offline HTML page (`iolab report`'s) to stdout.
-    #[arg(long, conflicts_with = "json")]
-    html: bool,
+    #[command(flatten)]
+    out: super::DocFormat,
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let r = FillReport::compute(&a.q)?;
-    let format = if a.html {
-        "html"
-    } else if a.json {
-        "json"
-    } else {
-        "normal"
-    };
+    let format = a.out.name();
     let page = super::report::doc_page("fill");
     let out = render_document(&r, format, &FillReport::text, None, Some(&page))?;
     iolab_report::render::write(&out, None)?;

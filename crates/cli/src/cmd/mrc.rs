@@ -43,13 +43,8 @@ pub struct Args {
     /// Exact cache sizes (entries, comma-separated) instead of the geometric grid.
     #[arg(long, value_delimiter = ',')]
     sizes: Vec<u64>,
-    #[arg(long, conflicts_with = "json")]
-    csv: bool,
-    #[arg(long)]
-    json: bool,
-    /// Write the curve as an offline HTML page (`iolab report`'s) to stdout.
-    #[arg(long, conflicts_with_all = ["json", "csv"])]
-    html: bool,
+    #[command(flatten)]
+    out: super::DocFormat,
     #[command(flatten)]
     opts: ReadOptions,
 }
@@ -92,8 +87,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let interrupted = iolab_core::stop::requested();
     let src = Source { label, format, requests, skipped, interrupted };
     let report = CurveReport::new(src, method, block, &curve, &pts);
-    let format = [(a.html, "html"), (a.json, "json"), (a.csv, "csv")].into_iter().find(|f| f.0);
-    let format = format.map_or("normal", |f| f.1);
+    let format = a.out.name();
     if interrupted && format == "csv" {
         eprintln!("iolab: interrupted: the curve covers the {requests} records read");
     }

@@ -45,11 +45,8 @@ struct StatArgs {
     /// this many requests.
     #[arg(long, default_value_t = 256)]
     stream_window: u64,
-    #[arg(long)]
-    json: bool,
-    /// Write the statistics as an offline HTML page (`iolab report`'s) to stdout.
-    #[arg(long, conflicts_with = "json")]
-    html: bool,
+    #[command(flatten)]
+    out: super::DocFormat,
     #[command(flatten)]
     opts: ReadOptions,
 }
@@ -96,13 +93,7 @@ fn stat(a: StatArgs) -> anyhow::Result<ExitCode> {
     let s = ops::stat(&mut *r, &name, bs, a.stream_window, &mut |k| stack.access(k))?;
     let doc = ops::stat_doc(&a.trace, &s);
     let text = |_: &_| ops::stat_text(&a.trace, &s);
-    let format = if a.html {
-        "html"
-    } else if a.json {
-        "json"
-    } else {
-        "normal"
-    };
+    let format = a.out.name();
     let page = super::report::doc_page("trace stat");
     iolab_report::render::write(
         &iolab_report::render_document(&doc, format, &text, None, Some(&page))?,

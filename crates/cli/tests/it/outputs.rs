@@ -323,3 +323,41 @@ fn live_line_has_a_progress_bar_and_fill_counts_entries() {
     let row: Vec<&str> = out.lines().nth(2).unwrap().split_whitespace().collect();
     assert_eq!(row[..5], ["1", "1000", "-", "63.230%", "632"], "{out}");
 }
+
+/// `mrc`, `fill` and `trace stat` take `--output-format` as `run` and `sim` do: the same bytes
+/// as the shorthand flags, a format the result lacks refused in one line naming the known
+/// ones, and a shorthand beside it refused by clap.
+#[test]
+fn output_format_on_mrc_fill_and_trace_stat_equals_the_shorthands() {
+    let t = "../../../shared/traces/cloudPhysicsIO.csv";
+    let t = Path::new(env!("CARGO_MANIFEST_DIR")).join(t);
+    let t = t.to_str().unwrap();
+    let run = |args: &[&str]| iolab().args(args).output().unwrap();
+    for (a, b) in [
+        (vec!["mrc", t, "--points", "5", "--csv"], "--output-format=csv"),
+        (vec!["mrc", t, "--points", "5", "--json"], "--output-format=json"),
+        (vec!["trace", "stat", t, "--json"], "--output-format=json"),
+        (vec!["fill", "--entries", "10k", "--json"], "--output-format=json"),
+        (vec!["fill", "--entries", "10k", "--html"], "--output-format=html"),
+    ] {
+        let short = run(&a);
+        let mut long = a[..a.len() - 1].to_vec();
+        long.push(b);
+        let long = run(&long);
+        assert!(short.status.success(), "{a:?}: {}", stderr(&short));
+        assert!(short.stdout.len() > 100, "{a:?}");
+        if b.ends_with("html") {
+            // The page embeds nothing run-specific but its sizes; both are whole pages.
+            assert!(long.stdout.starts_with(b"<!DOCTYPE html>"), "{b}");
+        } else {
+            assert_eq!(short.stdout, long.stdout, "{a:?} vs {b}");
+        }
+    }
+    let bad = run(&["fill", "--entries", "10k", "--output-format=csv"]);
+    assert_eq!(bad.status.code(), Some(1));
+    let e = stderr(&bad);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(e.contains("'csv'") && e.contains("normal, json, html"), "{e}");
+    let both = run(&["trace", "stat", t, "--json", "--output-format=html"]);
+    assert_eq!(both.status.code(), Some(2), "{}", stderr(&both));
+}

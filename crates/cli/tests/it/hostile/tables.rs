@@ -184,6 +184,14 @@ fn fill_probes() -> Vec<Probe> {
         ),
         f("1T zipf:1.1", &["--entries", "1T", "--pattern", "zipf:1.1"], Oracle::Ok).limit(40.0),
         f("1T uniform", &["--entries", "1T"], Oracle::Ok),
+        // --output-format: empty, binary, huge, and a format fill has not; one line each.
+        f("output-format=''", &["--entries", "1k", "--output-format="], err(&["format"])),
+        f(
+            "output-format=binary",
+            &["--entries", "1k", "--output-format=\u{1}\u{7f}"],
+            err(&["format"]),
+        ),
+        f("output-format=csv", &["--entries", "1k", "--output-format=csv"], err(&["csv", "html"])),
         f("1M monte-carlo 3", &["--entries", "100k", "--monte-carlo", "3"], Oracle::Ok)
             .after(After::Stdout("3 of 3 runs filled")),
         f("zipf:1e300", &["--entries", "1M", "--pattern", "zipf:1e300"], err(&["zipf"])),
