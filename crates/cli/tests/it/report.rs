@@ -665,8 +665,9 @@ fn compare_as_html() {
     }
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("/qd1.json</td>") && html.contains("/qd2.json</td>"), "the files");
-    // Significant or within noise depends on the machine's load; either carries its p-value.
-    assert!(html.contains(" (p=") || html.contains(" (p<0.001)"), "a verdict with its p-value");
+    // Significant or within noise depends on the machine's load; either carries its p-value
+    // (on an idle machine p<0.001, escaped in the page).
+    assert!(html.contains(" (p=") || html.contains(" (p&lt;0.001)"), "a verdict with its p-value");
     // The noise band: whiskers (three strokes each) over the bars of the metrics with
     // per-interval samples (iops, bw: 2 files x 2 directions each).
     let iops_svg =
