@@ -602,7 +602,7 @@ fn live_ns(s: &str) -> f64 {
 /// engine paced at 2000 IOPS) has the same latency every second, so each full second's
 /// figures agree with the run's own clat percentiles in the final JSON (an independent
 /// HdrHistogram over the whole run): p50 within a factor of 3 (the machine is shared, so a
-/// second can be slower), p99 within 5, p50 ≤ p99. (A target of exactly known latency,
+/// second can be slower), p99 within 5, both floored at 1 µs, p50 ≤ p99. (A target of exactly known latency,
 /// dm-delay, is missing from this kernel; the blkio throttle releases I/O in bursts per slice.)
 #[test]
 fn live_line_shows_last_interval_latency_percentiles() {
@@ -630,8 +630,13 @@ fn live_line_shows_last_interval_latency_percentiles() {
         }
         let (l50, l99) = (at("p50"), at("p99"));
         assert!(l50 <= l99, "{l}");
-        assert!(l50 / p50 < 3.0 && p50 / l50 < 3.0, "live p50 {l50} vs run p50 {p50}: {l}");
-        assert!(l99 / p99 < 5.0 && p99 / l99 < 5.0, "live p99 {l99} vs run p99 {p99}: {l}");
+        // Below 1 µs the null engine's latencies are a few clock reads apart (an idle machine
+        // showed per-second p50s of 20, 30 and 102 ns against the run's 30 ns), so both sides
+        // are floored at 1 µs before the ratio is taken.
+        let ratio = |a: f64, b: f64| a.max(1e3) / b.max(1e3);
+        let within = |a: f64, b: f64, f: f64| ratio(a, b) < f && ratio(b, a) < f;
+        assert!(within(l50, p50, 3.0), "live p50 {l50} vs run p50 {p50}: {l}");
+        assert!(within(l99, p99, 5.0), "live p99 {l99} vs run p99 {p99}: {l}");
         seen += 1;
     }
     assert!(seen >= 2, "at least two full-second live lines with latency:\n{err}");
