@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use iolab_report::render::{host_section, json_doc};
+use iolab_report::render::json_doc;
 use iolab_report::ReportError;
 use iolab_stats::RunResult;
 
@@ -46,16 +46,6 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("writing the report to {}", a.output.display()))?;
     eprintln!("iolab: wrote {} ({} bytes)", a.output.display(), page.len());
     Ok(ExitCode::SUCCESS)
-}
-
-/// `iolab run --output-format=html`: the report page of this run, built from its json+
-/// document with the host it ran on and its JSON Lines intervals (the reader `iolab report`
-/// uses).
-pub fn html_run(r: &RunResult, more: &[(&str, serde_json::Value)]) -> Result<Vec<u8>, ReportError> {
-    let doc = json_doc(r, true, &[&[("iolab_host", host_section(r))][..], more].concat(), None);
-    let lines = iolab_report::exporter("jsonl")?.render(r)?;
-    let page = iolab_viz::html_of("run", &doc, &lines).map_err(|e| ReportError::Html(e.into()))?;
-    Ok(page.into_bytes())
 }
 
 /// `iolab sim --output-format=html`: the page of the predicted run (json+ with the

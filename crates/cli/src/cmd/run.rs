@@ -236,7 +236,7 @@ fn render(
     predicted: Option<&(RunResult, &DeviceProfile)>,
 ) -> anyhow::Result<Vec<u8>> {
     let (fio, result, advice) = (flags.fio, &m.result, &m.watched.advice);
-    let html = super::report::html_run;
+    let html = iolab_report::export::html::run_page;
     let mut x = Extras {
         terse_version: flags.g.terse_version,
         fio,

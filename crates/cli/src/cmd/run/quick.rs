@@ -75,7 +75,7 @@ fn emit(result: &iolab_stats::RunResult, advice: &str, flags: &super::Flags) -> 
         eprint!("{advice}");
         return Ok(());
     }
-    let html = crate::cmd::report::html_run;
+    let html = iolab_report::export::html::run_page;
     let terse_version = flags.g.terse_version;
     let x = iolab_report::Extras { html: Some(&html), terse_version, ..Default::default() };
     iolab_report::render::render_to(result, &flags.formats, &x, output)?;
