@@ -47,30 +47,3 @@ pub fn split_own<F: Args + FromArgMatches>(
 pub fn meta_now(mode: iolab_stats::RunMode, percentiles: Vec<f64>) -> iolab_stats::RunMeta {
     iolab_stats::RunMeta::started(mode, std::env::args().collect(), percentiles)
 }
-
-/// How a result that is not a run (a miss-ratio curve, a fill estimate, trace statistics) is
-/// written: `--output-format`, as `run` and `sim` take it, or one of its shorthands.
-#[derive(clap::Args)]
-pub struct DocFormat {
-    /// normal, json, csv (`mrc` only) or html (an offline page, `iolab report`'s).
-    #[arg(long, value_name = "FORMAT", conflicts_with_all = ["json", "csv", "html"])]
-    output_format: Option<String>,
-    /// The same as --output-format=json.
-    #[arg(long, conflicts_with_all = ["csv", "html"])]
-    json: bool,
-    /// The same as --output-format=csv (`mrc` only).
-    #[arg(long, conflicts_with = "html")]
-    csv: bool,
-    /// The same as --output-format=html: an offline HTML page (`iolab report`'s) on stdout.
-    #[arg(long)]
-    html: bool,
-}
-
-impl DocFormat {
-    /// The format named (`report::render_document` refuses one the result does not have).
-    pub fn name(&self) -> &str {
-        let short = [(self.html, "html"), (self.json, "json"), (self.csv, "csv")];
-        let short = short.into_iter().find(|f| f.0).map_or("normal", |f| f.1);
-        self.output_format.as_deref().unwrap_or(short)
-    }
-}
