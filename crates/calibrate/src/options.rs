@@ -127,7 +127,7 @@ mod tests {
             output_format: "toml".into(),
             from_preset: None,
         };
-        let o = f("60s", "256MiB", 64).options().unwrap();
+        let o = f("60s", "256m", 64).options().unwrap();
         assert_eq!((o.budget_secs, o.new_file_size, o.max_depth), (60.0, 256 << 20, 64));
         assert!(o.allow_write && !o.allow_destroy);
         let e = |b, s, d| f(b, s, d).options().unwrap_err().to_string();

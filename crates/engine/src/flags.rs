@@ -134,8 +134,9 @@ mod tests {
             let e = fio_seeds(bad).unwrap_err();
             assert!(e.starts_with("--fio-seeds=") && !e.contains('\u{1b}'), "{bad:?}: {e}");
         }
-        assert!(seconds(&"9".repeat(100_000)).is_ok_and(|v| v.is_finite()));
-        assert!(seconds(&"9".repeat(400)).is_err(), "1e400 is infinite");
+        assert_eq!(seconds("1e300").unwrap(), 1e300);
+        // 10^100000 parses as infinity: refused, not a profile that never ends.
+        assert!(seconds(&"9".repeat(100_000)).unwrap_err().len() < 400);
     }
 
     #[test]

@@ -110,8 +110,13 @@ mod tests {
             let e = flags(a, m, &["a", "b"]).settings().unwrap_err().to_string();
             assert!(e.starts_with(flag), "{a:?} {m:?}: {e}");
         }
-        // A huge number parses; its range is Comparison::new's to refuse.
-        assert!(flags(&long, "-1", &["a", "b"]).settings().is_ok());
+        // 10^100000 is no finite number; a negative percentage is Comparison::new's to refuse.
+        assert!(flags(&long, "1", &["a", "b"])
+            .settings()
+            .unwrap_err()
+            .to_string()
+            .starts_with("--alpha"));
+        assert!(flags("0.05", "-1", &["a", "b"]).settings().is_ok());
         let e = flags("0.05", "1", &["-", "x", "-"]).settings().unwrap_err().to_string();
         assert_eq!(e, "compare: stdin ('-') can be given once");
     }
