@@ -1,10 +1,57 @@
-//! `iolab calibrate`'s flags as [`CalibrateOptions`] (fio's time and size units, each range
-//! checked with a message naming the flag), and the per-point lines it prints after the fit.
+//! `iolab calibrate`'s flags ([`CalibrateFlags`]; with the `clap` feature, also the binary's
+//! clap flags) as [`CalibrateOptions`] (fio's time and size units, each range checked with a
+//! message naming the flag), and the per-point lines it prints after the fit.
+
+use std::path::PathBuf;
 
 use iolab_core::units::{parse_size, parse_time, KbBase, TimeUnitDefault};
 
 use crate::sweep::{check_budget, CalibrateOptions, Calibration};
 use crate::CalibrateError;
+
+/// What `iolab calibrate` measures (or which preset it writes), and where the profile goes.
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "clap", derive(clap::Args), group(skip))]
+pub struct CalibrateFlags {
+    /// A file (created if missing), a block device or a directory.
+    pub target: Option<PathBuf>,
+    /// Wall-time budget of the whole calibration (e.g. 60s, 2m).
+    #[cfg_attr(feature = "clap", arg(long, default_value = "60s"))]
+    pub budget: String,
+    /// Size of the file iolab creates (a new path or a directory).
+    #[cfg_attr(feature = "clap", arg(long, default_value = "256MiB"))]
+    pub size: String,
+    /// Write to an existing file or block device (the sweep overwrites its data).
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub allow_write: bool,
+    /// As `iolab run --allow-destroy`: write to a block device carrying a signature.
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub allow_destroy: bool,
+    /// Deepest queue swept.
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 64))]
+    pub max_depth: u32,
+    /// Write the profile to FILE (atomically) instead of stdout.
+    #[cfg_attr(feature = "clap", arg(long, short = 'o'))]
+    pub output: Option<PathBuf>,
+    /// toml (the profile) or html (an offline page of the sweep: measured against fitted).
+    #[cfg_attr(feature = "clap", arg(long, default_value = "toml", value_parser = ["toml", "html"]))]
+    pub output_format: String,
+    /// Write a preset (hdd-7200, hdd-10k, sata-ssd, nvme, …) as a profile; no I/O.
+    #[cfg_attr(feature = "clap", arg(long, conflicts_with = "target"))]
+    pub from_preset: Option<String>,
+}
+
+impl CalibrateFlags {
+    /// The sweep's options: `--budget`, `--size` and `--max-depth` checked
+    /// ([`CalibrateOptions::from_flags`]), with `--allow-write` and `--allow-destroy`.
+    pub fn options(&self) -> Result<CalibrateOptions, CalibrateError> {
+        Ok(CalibrateOptions {
+            allow_write: self.allow_write,
+            allow_destroy: self.allow_destroy,
+            ..CalibrateOptions::from_flags(&self.budget, &self.size, self.max_depth)?
+        })
+    }
+}
 
 impl CalibrateOptions {
     /// The options from `--budget`, `--size` and `--max-depth` as typed.
@@ -65,5 +112,37 @@ mod tests {
         assert_eq!(e("60s", "1m", 32), "--size=1m: expected at least 4MiB");
         assert_eq!(e("60s", "64m", 0), "--max-depth=0: expected 1 to 4096");
         assert!(e("forever", "64m", 8).starts_with("--budget=forever: "));
+    }
+
+    #[test]
+    fn the_commands_flags_as_options_hostile_values_refused() {
+        let f = |budget: &str, size: &str, max_depth| CalibrateFlags {
+            target: None,
+            budget: budget.into(),
+            size: size.into(),
+            allow_write: true,
+            allow_destroy: false,
+            max_depth,
+            output: None,
+            output_format: "toml".into(),
+            from_preset: None,
+        };
+        let o = f("60s", "256m", 64).options().unwrap();
+        assert_eq!((o.budget_secs, o.new_file_size, o.max_depth), (60.0, 256 << 20, 64));
+        assert!(o.allow_write && !o.allow_destroy);
+        let e = |b, s, d| f(b, s, d).options().unwrap_err().to_string();
+        for (b, s, d, flag) in [
+            ("", "64m", 8, "--budget="),
+            ("nan", "64m", 8, "--budget="),
+            ("-1", "64m", 8, "--budget="),
+            ("99999999999999999999999", "64m", 8, "--budget="),
+            ("60s", "", 8, "--size="),
+            ("60s", "\u{0}\u{ff}", 8, "--size="),
+            ("60s", "-1", 8, "--size="),
+            ("60s", "64m", 0, "--max-depth="),
+            ("60s", "64m", u32::MAX, "--max-depth="),
+        ] {
+            assert!(e(b, s, d).starts_with(flag), "{b:?} {s:?} {d}: {}", e(b, s, d));
+        }
     }
 }

@@ -17,6 +17,7 @@ pub mod clock;
 pub mod engines;
 pub mod error;
 pub mod finish;
+pub mod flags;
 pub mod iolog;
 pub mod logs;
 pub mod progress;

@@ -6,6 +6,8 @@
 //! time check), so the periodic reports come from the same histograms as the final one; a
 //! clone that has finished reports the last copy it gave.
 
+pub mod reports;
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};

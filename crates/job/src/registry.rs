@@ -32,7 +32,7 @@ mod table_verify;
 mod text;
 
 pub use markdown::markdown;
-pub use text::{describe, listing, listing_where};
+pub use text::{describe, listing, listing_where, StatusFilter};
 
 /// How a value is parsed (mirrors fio's `FIO_OPT_*` types).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -62,6 +62,10 @@ pub enum MrcInputError {
     Sampling { flag: &'static str, value: String, source: crate::mrc::MrcError },
     #[error("the jobs read and write nothing: no block size to model")]
     NoBlockSize,
+    #[error(transparent)]
+    Flag(#[from] iolab_trace::ops::OpError),
+    #[error("--points {0}: need at least 2")]
+    Points(usize),
 }
 
 /// `--block-size`: at least a sector ([`MIN_BLOCK_SIZE`]).
@@ -273,6 +277,56 @@ impl CurveReport {
     }
 }
 
+/// How `iolab mrc` draws its curve, whatever feeds it; with the `clap` feature, also those
+/// flags of the binary.
+#[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "clap", derive(clap::Args), group(skip))]
+pub struct CurveOptions {
+    /// SHARDS fixed-rate sampling, e.g. 0.01 (default: exact).
+    #[cfg_attr(feature = "clap", arg(long, conflicts_with = "shards_size"))]
+    pub shards: Option<f64>,
+    /// SHARDS fixed-size: at most this many sampled keys.
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub shards_size: Option<usize>,
+    /// Split requests into cache blocks of this size (fio size syntax); default: one entry
+    /// per object id, as libCacheSim.
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub block_size: Option<String>,
+    /// Number of cache sizes in the table (geometric from 1 entry to the footprint).
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 40))]
+    pub points: usize,
+    /// Exact cache sizes (entries, comma-separated) instead of the geometric grid.
+    #[cfg_attr(feature = "clap", arg(long, value_delimiter = ','))]
+    pub sizes: Vec<u64>,
+}
+
+/// A curve's inputs checked: the block size (`None`: object ids) and the builder with its
+/// method's name.
+pub type Checked = (Option<u64>, Box<dyn MrcBuilder>, String);
+
+impl CurveOptions {
+    /// `--block-size` (at least a sector), the builder ([`builder`]) and a table of at least
+    /// two points, checked in that order before any input is read.
+    pub fn check(&self) -> Result<Checked, MrcInputError> {
+        let flag = |s: &String| iolab_trace::ops::size_flag("--block-size", s);
+        let block = self.block_size.as_ref().map(flag).transpose()?;
+        let block = block.map(check_block_size).transpose()?;
+        let (b, method) = builder(self.shards, self.shards_size)?;
+        if self.points < 2 && self.sizes.is_empty() {
+            return Err(MrcInputError::Points(self.points));
+        }
+        Ok((block, b, method))
+    }
+
+    /// The table's rows: at `--sizes`, else `--points` geometric sizes.
+    pub fn points(&self, curve: &MissRatioCurve) -> Vec<CurvePoint> {
+        match self.sizes.is_empty() {
+            true => curve.table(self.points),
+            false => curve.at(&self.sizes),
+        }
+    }
+}
+
 #[cfg(test)]
 mod sizing_tests {
     use super::*;
@@ -291,5 +345,38 @@ mod sizing_tests {
         let p =
             load(&["--name=a", "--rw=randread", "--bs=8k", "--name=b", "--rw=write", "--bs=16k"]);
         assert_eq!(jobs_block_size(&p.jobs).unwrap(), 8192);
+    }
+
+    #[test]
+    fn curve_options_checked_before_any_input() {
+        let o = |block: Option<&str>, shards, points, sizes: Vec<u64>| CurveOptions {
+            shards,
+            shards_size: None,
+            block_size: block.map(str::to_string),
+            points,
+            sizes,
+        };
+        let (block, _, method) = o(Some("4k"), None, 40, vec![]).check().unwrap();
+        assert_eq!((block, method.as_str()), (Some(4096), "exact"));
+        assert_eq!(o(None, Some(0.5), 2, vec![]).check().unwrap().0, None);
+        let e = |c: CurveOptions| c.check().err().unwrap().to_string();
+        assert_eq!(e(o(Some("0"), None, 40, vec![])), "--block-size `0` must be at least 1 byte");
+        assert!(e(o(Some("511"), None, 40, vec![]))
+            .starts_with("--block-size 511: expected at least 512"));
+        for bad in ["", "-1", "nan", "99999999999999999999999", "\u{0}\u{ff}"] {
+            assert!(e(o(Some(bad), None, 40, vec![])).starts_with("--block-size `"), "{bad:?}");
+        }
+        for r in [f64::NAN, -1.0, 0.0, 2.0, 1e-300] {
+            assert!(e(o(None, Some(r), 40, vec![])).starts_with("--shards "), "{r}");
+        }
+        assert_eq!(e(o(None, None, 1, vec![])), "--points 1: need at least 2");
+        // Exact sizes need no grid; the table is at those sizes.
+        let c = o(None, None, 0, vec![1, 3]);
+        let (_, mut b, _) = c.check().unwrap();
+        for k in [1, 2, 1, 3, 1] {
+            b.access(k, 1);
+        }
+        let sizes: Vec<u64> = c.points(&b.finish()).iter().map(|p| p.size).collect();
+        assert_eq!(sizes, [1, 3]);
     }
 }

@@ -124,6 +124,38 @@ pub fn render_document<T: serde::Serialize>(
     })
 }
 
+/// How a result that is not a run (a miss-ratio curve, a fill estimate, trace statistics) is
+/// written: `--output-format`, as `run` and `sim` take it, or one of its shorthands; with the
+/// `clap` feature, also those flags.
+#[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "clap", derive(clap::Args), group(skip))]
+pub struct DocFormat {
+    /// normal, json, csv (`mrc` only) or html (an offline page, `iolab report`'s).
+    #[cfg_attr(
+        feature = "clap",
+        arg(long, value_name = "FORMAT", conflicts_with_all = ["json", "csv", "html"])
+    )]
+    pub output_format: Option<String>,
+    /// The same as --output-format=json.
+    #[cfg_attr(feature = "clap", arg(long, conflicts_with_all = ["csv", "html"]))]
+    pub json: bool,
+    /// The same as --output-format=csv (`mrc` only).
+    #[cfg_attr(feature = "clap", arg(long, conflicts_with = "html"))]
+    pub csv: bool,
+    /// The same as --output-format=html: an offline HTML page (`iolab report`'s) on stdout.
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub html: bool,
+}
+
+impl DocFormat {
+    /// The format named ([`render_document`] refuses one the result does not have).
+    pub fn name(&self) -> &str {
+        let short = [(self.html, "html"), (self.json, "json"), (self.csv, "csv")];
+        let short = short.into_iter().find(|f| f.0).map_or("normal", |f| f.1);
+        self.output_format.as_deref().unwrap_or(short)
+    }
+}
+
 /// fio's JSON (json+ with `plus`) with the command's sections after fio's keys, in fio's
 /// layout; `inner` renders a second result inside one of them.
 pub fn json_doc(
@@ -244,5 +276,28 @@ mod tests {
         assert!(html.starts_with(b"<p>{"));
         let e = render_document(&v, "csv", &text, None, Some(&page)).unwrap_err().to_string();
         assert_eq!(e, "unknown output format 'csv'; expected one of: normal, json, html");
+    }
+
+    #[test]
+    fn a_document_format_from_the_flag_or_a_shorthand() {
+        let f = |output_format: Option<&str>, json, csv, html| {
+            let output_format = output_format.map(str::to_string);
+            DocFormat { output_format, json, csv, html }.name().to_string()
+        };
+        assert_eq!(f(None, false, false, false), "normal");
+        assert_eq!(
+            (f(None, true, false, false), f(None, false, true, false)),
+            ("json".into(), "csv".into())
+        );
+        assert_eq!(f(None, false, false, true), "html");
+        assert_eq!(f(Some("csv"), false, false, false), "csv");
+        // The name is given as written; render_document refuses a hostile one, escaped.
+        let v = serde_json::json!({});
+        let text = |_: &serde_json::Value| String::new();
+        for bad in ["", "\u{0}\u{1b}[2J", "-1", "NaN", &"x".repeat(100_000)] {
+            let name = f(Some(bad), false, false, false);
+            let e = render_document(&v, &name, &text, None, None).unwrap_err().to_string();
+            assert!(e.starts_with("unknown output format '") && !e.contains('\u{1b}'), "{e:.80}");
+        }
     }
 }

@@ -30,6 +30,20 @@ pub enum OpError {
          (footprint and reuse would take too long and too much memory); use a larger --block-size"
     )]
     TooManyBlocks { bs: u64, name: String, record: u64 },
+    #[error("{flag} `{value}`: {why}")]
+    Size { flag: &'static str, value: String, why: String },
+    #[error("{flag} `{value}` must be at least 1 byte")]
+    ZeroSize { flag: &'static str, value: String },
+}
+
+/// A size flag (`--block-size 4k`) in fio's units with kb_base=1024, at least 1 byte.
+pub fn size_flag(flag: &'static str, s: &str) -> Result<u64, OpError> {
+    let value = || iolab_core::units::quote(s);
+    match iolab_core::units::parse_size(s, iolab_core::units::KbBase::K1024) {
+        Ok(0) => Err(OpError::ZeroSize { flag, value: value() }),
+        Ok(v) => Ok(v),
+        Err(e) => Err(OpError::Size { flag, value: value(), why: e.to_string() }),
+    }
 }
 
 /// Most block accesses `trace stat` walks (about a minute and a few GiB at worst).
@@ -209,6 +223,67 @@ pub enum Target {
     Csv,
 }
 
+/// `trace convert`'s output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum To {
+    Iolog,
+    Oracle,
+    Csv,
+}
+
+/// `trace convert`'s output options; with the `clap` feature, also its flags.
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "clap", derive(clap::Args), group(skip))]
+pub struct ConvertOptions {
+    #[cfg_attr(feature = "clap", arg(long, value_enum))]
+    pub to: To,
+    /// oracleGeneral output: clock_time unit (s, ms, us, ns).
+    #[cfg_attr(feature = "clap", arg(long, default_value = "s"))]
+    pub out_time_unit: String,
+    /// oracleGeneral output: give every object the size of its first request (libCacheSim).
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub first_size: bool,
+    /// iolog output: file names for device indices 0, 1, ... (comma-separated); default: the
+    /// names the input trace carries, else iolab.N.
+    #[cfg_attr(feature = "clap", arg(long, value_delimiter = ','))]
+    pub files: Vec<String>,
+}
+
+impl ConvertOptions {
+    /// The writer's target (`--out-time-unit` checked).
+    pub fn target(&self) -> Result<Target, OpError> {
+        Ok(match self.to {
+            To::Iolog => Target::Iolog { files: self.files.clone() },
+            To::Csv => Target::Csv,
+            To::Oracle => Target::Oracle(oracle::OracleOptions {
+                time_unit_ns: time_unit(&self.out_time_unit)?,
+                first_size: self.first_size,
+            }),
+        })
+    }
+}
+
+/// `trace stat`'s own options; with the `clap` feature, also its flags.
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "clap", derive(clap::Args), group(skip))]
+pub struct StatOptions {
+    /// Block size for footprint and reuse (fio size syntax: 4k = 4096).
+    #[cfg_attr(feature = "clap", arg(long, default_value = "4k"))]
+    pub block_size: String,
+    /// A request continues a sequential stream if it starts where the stream ended within
+    /// this many requests.
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 256))]
+    pub stream_window: u64,
+}
+
+impl StatOptions {
+    /// `--block-size` in bytes, at least 1 ([`size_flag`]).
+    pub fn block_size(&self) -> Result<u64, OpError> {
+        size_flag("--block-size", &self.block_size)
+    }
+}
+
 /// Every record of `r` to `out` (named `name` in errors) as `to`; returns the records written.
 pub fn convert(
     r: &mut dyn TraceReader,
@@ -260,4 +335,47 @@ fn convert_iolog(
     }
     w.finish()?;
     Ok(n)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_size_flag_in_fios_units_or_a_refusal_naming_it() {
+        assert_eq!(size_flag("--block-size", "4k").unwrap(), 4096);
+        assert_eq!(size_flag("--block-size", "1").unwrap(), 1);
+        let e = |s: &str| size_flag("--block-size", s).unwrap_err().to_string();
+        assert_eq!(e("0"), "--block-size `0` must be at least 1 byte");
+        for bad in ["", "-1", "nan", "NaN", "99999999999999999999999", "4q", "\u{0}\u{1b}"] {
+            let msg = e(bad);
+            assert!(msg.starts_with("--block-size `"), "{bad:?}: {msg}");
+            assert!(!msg.contains('\u{1b}') && !msg.contains('\n'), "{bad:?}: {msg}");
+        }
+        assert!(e(&"7".repeat(100_000)).len() < 400);
+    }
+
+    #[test]
+    fn convert_targets_and_stat_sizes_from_their_flags() {
+        let c = |to, unit: &str| ConvertOptions {
+            to,
+            out_time_unit: unit.into(),
+            first_size: true,
+            files: vec!["a".into()],
+        };
+        let t = c(To::Oracle, "ms").target().unwrap();
+        assert!(matches!(t, Target::Oracle(o) if o.time_unit_ns == 1_000_000 && o.first_size));
+        assert!(
+            matches!(c(To::Iolog, "").target().unwrap(), Target::Iolog { files } if files == ["a"])
+        );
+        assert!(matches!(c(To::Csv, "bogus").target().unwrap(), Target::Csv));
+        for bad in ["", "S", "-1", "nan", "\u{0}"] {
+            let e = c(To::Oracle, bad).target().unwrap_err().to_string();
+            assert!(e.starts_with("time unit `"), "{bad:?}: {e}");
+        }
+        let s = |b: &str| StatOptions { block_size: b.into(), stream_window: 256 }.block_size();
+        assert_eq!(s("4k").unwrap(), 4096);
+        assert!(s("nan").unwrap_err().to_string().starts_with("--block-size `nan`: "));
+    }
 }

@@ -15,13 +15,13 @@ pub struct Args {
     #[command(flatten)]
     q: FillQuery,
     #[command(flatten)]
-    out: super::DocFormat,
+    out: iolab_report::render::DocFormat,
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let r = FillReport::compute(&a.q)?;
     let format = a.out.name();
-    let page = super::report::doc_page("fill");
+    let page = iolab_report::export::html::doc_page("fill");
     let out = render_document(&r, format, &FillReport::text, None, Some(&page))?;
     iolab_report::render::write(&out, None)?;
     // 128 + the signal after a stop request (the Monte Carlo runs end early), else success.

@@ -1,12 +1,14 @@
-//! One module per subcommand; each has `Args` (clap) and `run(Args) -> Result<ExitCode>`.
+//! The subcommand table (`Cli`, clap) and one module per subcommand; each has `Args` (clap)
+//! and `run(Args) -> Result<ExitCode>`.
 //!
 //! `run`, `sim` and `parse` mix iolab's flags with fio's job files and `--option=value`
 //! arguments in any order: their `Args` flatten a clap flag struct (so `--help` lists every
 //! flag) beside the fio arguments, and [`split_own`] re-reads the whole list
 //! (`iolab_job::cmdline::clap_split`, which takes the flag names from clap).
 
-use clap::{Args, FromArgMatches};
+use clap::{Args, FromArgMatches, Parser, Subcommand};
 use iolab_job::SplitArgs;
+use std::process::ExitCode;
 
 pub mod calibrate;
 pub mod compare;
@@ -22,6 +24,109 @@ pub mod report;
 pub mod run;
 pub mod sim;
 pub mod trace;
+
+#[derive(Parser)]
+#[command(
+    name = "iolab",
+    version,
+    about = "Measure storage with fio job files; predict cached, tiered stacks"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Real I/O from fio job files or fio-style arguments (no job: a quick built-in profile).
+    Run(run::Args),
+    /// Speak fio's command-line language exactly (as when iolab is run under the name `fio`).
+    Fio(FioArgs),
+    /// The same workload through cache tiers and device models.
+    Sim(sim::Args),
+    /// Sweep a file, device or directory with real I/O and fit a device profile (TOML).
+    Calibrate(calibrate::Args),
+    /// Resolve job files to JSON with every warning; no I/O.
+    Parse(parse::Args),
+    /// The option registry, like `fio --cmdhelp`.
+    Options(options::Args),
+    /// Generate data of a given compressibility/dedupe; measure a file's real ratios.
+    Data(data::Args),
+    /// Trace statistics and format conversion.
+    Trace(trace::Args),
+    /// Real I/O from a block trace.
+    Replay(replay::Args),
+    /// Miss-ratio curve of a trace or a job, exact or sampled.
+    Mrc(mrc::Args),
+    /// How many reads and how long to fill a cache.
+    Fill(fill::Args),
+    /// Result files side by side: differences, and whether each is beyond run-to-run noise.
+    Compare(compare::Args),
+    /// One offline HTML report of result files.
+    Report(report::Args),
+    /// The report's charts as SVG and PNG files.
+    Plot(plot::Args),
+}
+
+/// `iolab fio ARGS…`; never parsed by clap (see `personality::fio_personality`), listed for `--help`.
+#[derive(clap::Args)]
+struct FioArgs {
+    /// fio's flags, job options and job files.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    rest: Vec<String>,
+}
+
+/// A subcommand run: `Err` is the fio personality's exit, already final. `run`, `sim` and
+/// `parse` mix their flags with fio's arguments: clap reads them from the split
+/// ([`split_own`]); the whole-argv parse is only for their `--help`.
+pub fn run_subcommand(argv: &[String]) -> Result<anyhow::Result<ExitCode>, ExitCode> {
+    let help = std::env::args_os().skip(2).any(|a| a == "--help" || a == "-h");
+    Ok(match argv.get(1).map(String::as_str) {
+        Some("run") if !help => {
+            iolab_core::stop::set_grace(std::time::Duration::from_secs(10));
+            raw_args().and_then(|a| run::run_args(&a, run::Personality::Iolab))
+        }
+        Some("sim") if !help => {
+            iolab_core::stop::set_grace(std::time::Duration::from_secs(10));
+            raw_args().and_then(|a| sim::run_args(&a))
+        }
+        Some("parse") if !help => raw_args().and_then(|a| parse::run_args(&a)),
+        _ => return dispatch(Cli::parse()),
+    })
+}
+
+/// Run a subcommand clap has parsed whole; `Err` is the fio personality's exit, already final.
+fn dispatch(cli: Cli) -> Result<anyhow::Result<ExitCode>, ExitCode> {
+    if matches!(
+        cli.command,
+        Command::Run(_)
+            | Command::Data(_)
+            | Command::Trace(_)
+            | Command::Replay(_)
+            | Command::Mrc(_)
+            | Command::Fill(_)
+            | Command::Calibrate(_)
+    ) {
+        // These poll the stop and write what they gathered, marked interrupted.
+        iolab_core::stop::set_grace(std::time::Duration::from_secs(10));
+    }
+    Ok(match cli.command {
+        Command::Run(a) => run::run(a),
+        Command::Fio(a) => return Err(crate::fio_exit(fio::run("fio", &a.rest))),
+        Command::Sim(a) => sim::run(a),
+        Command::Calibrate(a) => calibrate::run(a),
+        Command::Parse(a) => parse::run(a),
+        Command::Options(a) => options::run(a),
+        Command::Data(a) => data::run(a),
+        Command::Trace(a) => trace::run(a),
+        Command::Replay(a) => replay::run(a),
+        Command::Mrc(a) => mrc::run(a),
+        Command::Fill(a) => fill::run(a),
+        Command::Compare(a) => compare::run(a),
+        Command::Report(a) => report::run(a),
+        Command::Plot(a) => plot::run(a),
+    })
+}
 
 /// The arguments after the subcommand's name, as text (clap has already refused non-UTF-8
 /// in the fio arguments; this refuses it in a flag's value too).
@@ -46,31 +151,4 @@ pub fn split_own<F: Args + FromArgMatches>(
 /// The result's meta for a command starting now (`RunMeta::started`).
 pub fn meta_now(mode: iolab_stats::RunMode, percentiles: Vec<f64>) -> iolab_stats::RunMeta {
     iolab_stats::RunMeta::started(mode, std::env::args().collect(), percentiles)
-}
-
-/// How a result that is not a run (a miss-ratio curve, a fill estimate, trace statistics) is
-/// written: `--output-format`, as `run` and `sim` take it, or one of its shorthands.
-#[derive(clap::Args)]
-pub struct DocFormat {
-    /// normal, json, csv (`mrc` only) or html (an offline page, `iolab report`'s).
-    #[arg(long, value_name = "FORMAT", conflicts_with_all = ["json", "csv", "html"])]
-    output_format: Option<String>,
-    /// The same as --output-format=json.
-    #[arg(long, conflicts_with_all = ["csv", "html"])]
-    json: bool,
-    /// The same as --output-format=csv (`mrc` only).
-    #[arg(long, conflicts_with = "html")]
-    csv: bool,
-    /// The same as --output-format=html: an offline HTML page (`iolab report`'s) on stdout.
-    #[arg(long)]
-    html: bool,
-}
-
-impl DocFormat {
-    /// The format named (`report::render_document` refuses one the result does not have).
-    pub fn name(&self) -> &str {
-        let short = [(self.html, "html"), (self.json, "json"), (self.csv, "csv")];
-        let short = short.into_iter().find(|f| f.0).map_or("normal", |f| f.1);
-        self.output_format.as_deref().unwrap_or(short)
-    }
 }

@@ -7,10 +7,9 @@
 //! stream `iolab run` would issue (built by `iolab_engine::iolog`, without I/O), split into blocks of
 //! `--block-size` or the jobs' smallest block size; shared files are one key space.
 
-use super::trace::size_arg;
 use anyhow::{bail, Context};
 use iolab_model::mrc::MrcBuilder;
-use iolab_model::mrc_report::{self, CurveReport, Source};
+use iolab_model::mrc_report::{self, CurveOptions, CurveReport, Source};
 use iolab_report::render_document;
 use iolab_trace::ops::ReadOptions;
 use std::path::PathBuf;
@@ -27,24 +26,10 @@ pub struct Args {
     /// fio-style options for --job, after `--` (`-- --size=1g --loops=2`).
     #[arg(last = true, allow_hyphen_values = true)]
     fio: Vec<String>,
-    /// SHARDS fixed-rate sampling, e.g. 0.01 (default: exact).
-    #[arg(long, conflicts_with = "shards_size")]
-    shards: Option<f64>,
-    /// SHARDS fixed-size: at most this many sampled keys.
-    #[arg(long)]
-    shards_size: Option<usize>,
-    /// Split requests into cache blocks of this size (fio size syntax); default: one entry
-    /// per object id, as libCacheSim.
-    #[arg(long)]
-    block_size: Option<String>,
-    /// Number of cache sizes in the table (geometric from 1 entry to the footprint).
-    #[arg(long, default_value_t = 40)]
-    points: usize,
-    /// Exact cache sizes (entries, comma-separated) instead of the geometric grid.
-    #[arg(long, value_delimiter = ',')]
-    sizes: Vec<u64>,
     #[command(flatten)]
-    out: super::DocFormat,
+    curve: CurveOptions,
+    #[command(flatten)]
+    out: iolab_report::render::DocFormat,
     #[command(flatten)]
     opts: ReadOptions,
 }
@@ -56,12 +41,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if !a.job.is_empty() && (a.opts.format.is_some() || a.opts.lenient) {
         bail!("--format/--lenient read a trace; --job has none");
     }
-    let block = a.block_size.as_deref().map(|s| size_arg(s, "--block-size")).transpose()?;
-    let mut block = block.map(mrc_report::check_block_size).transpose()?;
-    let (mut builder, method) = mrc_report::builder(a.shards, a.shards_size)?;
-    if a.points < 2 && a.sizes.is_empty() {
-        bail!("--points {}: need at least 2", a.points);
-    }
+    let (mut block, mut builder, method) = a.curve.check()?;
     let (label, format, requests, skipped) = match &a.trace {
         Some(t) => {
             let mut cfg = a.opts.config()?;
@@ -83,7 +63,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
     };
     let curve = builder.finish();
-    let pts = if a.sizes.is_empty() { curve.table(a.points) } else { curve.at(&a.sizes) };
+    let pts = a.curve.points(&curve);
     let interrupted = iolab_core::stop::requested();
     let src = Source { label, format, requests, skipped, interrupted };
     let report = CurveReport::new(src, method, block, &curve, &pts);
@@ -91,7 +71,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if interrupted && format == "csv" {
         eprintln!("iolab: interrupted: the curve covers the {requests} records read");
     }
-    let page = super::report::doc_page("mrc");
+    let page = iolab_report::export::html::doc_page("mrc");
     let out =
         render_document(&report, format, &CurveReport::text, Some(&CurveReport::csv), Some(&page))?;
     iolab_report::render::write(&out, None)?;

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use iolab_job::registry;
+use iolab_job::registry::{self, StatusFilter};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -24,24 +24,6 @@ pub struct Args {
     /// List only options with this status.
     #[arg(long, value_enum, conflicts_with_all = ["name", "markdown"])]
     status: Option<StatusFilter>,
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum StatusFilter {
-    Supported,
-    Ignored,
-    Unsupported,
-}
-
-impl StatusFilter {
-    fn keeps(self, s: registry::Status) -> bool {
-        matches!(
-            (self, s),
-            (StatusFilter::Supported, registry::Status::Supported)
-                | (StatusFilter::Ignored, registry::Status::Ignored(_))
-                | (StatusFilter::Unsupported, registry::Status::Unsupported(_))
-        )
-    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {

@@ -6,9 +6,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use iolab_report::render::json_doc;
-use iolab_report::ReportError;
-use iolab_stats::RunResult;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -46,21 +43,4 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("writing the report to {}", a.output.display()))?;
     eprintln!("iolab: wrote {} ({} bytes)", a.output.display(), page.len());
     Ok(ExitCode::SUCCESS)
-}
-
-/// `iolab sim --output-format=html`: the page of the predicted run (json+ with the
-/// `iolab_sim` section, as `--output-format=json+` writes it).
-pub fn html_sim(r: &RunResult, sim: &serde_json::Value) -> Result<Vec<u8>, ReportError> {
-    let doc = json_doc(r, true, &[("iolab_sim", sim.clone())], None);
-    let page = iolab_viz::html_of("sim", &doc, b"").map_err(|e| ReportError::Html(e.into()))?;
-    Ok(page.into_bytes())
-}
-
-/// The page of a result document (`mrc`, `fill`, `sim --object-level`) as
-/// `iolab_report::render_document`'s page hook.
-pub fn doc_page(label: &str) -> impl Fn(&[u8]) -> Result<Vec<u8>, ReportError> + '_ {
-    move |doc| match iolab_viz::html_of(label, doc, b"") {
-        Ok(page) => Ok(page.into_bytes()),
-        Err(e) => Err(ReportError::Html(e.into())),
-    }
 }

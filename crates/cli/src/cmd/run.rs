@@ -12,11 +12,11 @@
 //! directory (`--size`, default 256m; `--directory`): sequential 1 MiB reads and writes at
 //! QD8, random 4 KiB reads and writes at QD32 and QD1, about 3.5 s each, and prints one table.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use iolab_calibrate::versus;
+use iolab_engine::flags::RunFlags;
 use iolab_engine::iolog::{self, Sizes};
 use iolab_engine::progress::{run_shown, Show};
 use iolab_engine::runner::{ReadProbe, RunOptions};
@@ -28,13 +28,12 @@ use iolab_stats::RunResult;
 
 mod measure;
 mod quick;
-mod status;
 
 #[derive(clap::Args)]
 #[command(after_help = HELP)]
 pub struct Args {
     #[command(flatten)]
-    flags: OwnFlags,
+    flags: RunFlags,
     /// Job files and fio-style options (`--name=x --rw=randread --bs=4k`) with fio's global
     /// flags (--output-format=normal|json|json+|terse|jsonl|csv|html, --output=FILE,
     /// --status-interval=SECONDS, …), in any order with the flags above. No job: the quick
@@ -49,52 +48,6 @@ Examples:
   iolab run --name=x --rw=randread --bs=4k --size=16m --runtime=1 --filename=iolab.dat
   iolab run --name=x --rw=write --size=8m --filename=iolab.dat --output-format=json";
 
-/// iolab's own flags; fio's global flags (`--output`, `--output-format`, `--status-interval`,
-/// …) come from `iolab_job::cmdline::FIO_FLAGS` and are read by `super::fio::globals`.
-#[derive(clap::Args, Default)]
-pub struct OwnFlags {
-    /// Write to block devices that carry a filesystem or partition table.
-    #[arg(long)]
-    allow_destroy: bool,
-    /// Write every job's region once before it runs (reads of never-written blocks measure
-    /// nothing).
-    #[arg(long)]
-    prefill: bool,
-    /// Quick profile only: measured seconds per phase (default 3).
-    #[arg(long, value_parser = seconds)]
-    phase_time: Option<f64>,
-    /// A cache in front of the media (controller, array, SLC), e.g. 4g, for the advice that
-    /// compares it with the working set.
-    #[arg(long, value_parser = size)]
-    cache_size: Option<u64>,
-    /// The jobs' request streams as a fio iolog v3 (fio `read_iolog`), written before the run.
-    #[arg(long)]
-    write_iolog: Option<PathBuf>,
-    /// Seed every job as fio 3.33 (also 3.34) or current fio (>= 3.35, the default) seeds
-    /// it, to reproduce that fio's random offsets (the job option `iolab_fio_seeds`).
-    #[arg(long, value_name = "3.33|current", value_parser = fio_seeds)]
-    fio_seeds: Option<iolab_workload::FioSeeds>,
-    /// Also predict the jobs on a device profile (`iolab calibrate`; default
-    /// iolab-profile.toml) and show the prediction beside the measurement.
-    #[arg(long, value_name = "PROFILE.toml", num_args = 0..=1, require_equals = true, default_missing_value = "")]
-    predict: Option<String>,
-}
-
-fn fio_seeds(s: &str) -> Result<iolab_workload::FioSeeds, String> {
-    iolab_workload::FioSeeds::parse(s)
-        .ok_or_else(|| format!("--fio-seeds={s}: expected 3.33 (also 3.34) or current"))
-}
-
-fn seconds(s: &str) -> Result<f64, String> {
-    let v = s.trim_end_matches('s').parse().ok().filter(|v: &f64| *v > 0.0);
-    v.ok_or_else(|| format!("--phase-time={s}: expected seconds > 0, e.g. 3"))
-}
-
-fn size(s: &str) -> Result<u64, String> {
-    iolab_core::units::parse_size(s, iolab_core::units::KbBase::K1024)
-        .map_err(|_| format!("--cache-size={s}: expected a size, e.g. 4g"))
-}
-
 /// Who is speaking: iolab (advice, notes and progress on stderr) or fio (fio's output only).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Personality {
@@ -106,7 +59,7 @@ pub enum Personality {
 struct Flags {
     g: super::fio::Globals,
     formats: String,
-    own: OwnFlags,
+    own: RunFlags,
     fio: bool,
 }
 
@@ -124,9 +77,9 @@ pub fn run(_: Args) -> anyhow::Result<ExitCode> {
 pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
     let fio = matches!(who, Personality::Fio { .. });
     let (split, own) = if fio {
-        (iolab_job::split_fio_args(rest, &[]), OwnFlags::default())
+        (iolab_job::split_fio_args(rest, &[]), RunFlags::default())
     } else {
-        super::split_own::<OwnFlags>("run", rest)?
+        super::split_own::<RunFlags>("run", rest)?
     };
     if let (true, Some(a)) = (fio, split.other.first()) {
         bail!("fio: unrecognized option '{a}'");
@@ -177,14 +130,7 @@ fn quick(fio_options: &[String], flags: &Flags) -> anyhow::Result<ExitCode> {
         print!("{}", fio_text::usage("fio"));
         return Ok(ExitCode::from(1));
     }
-    for (set, flag) in [
-        (flags.own.predict.is_some(), "--predict"),
-        (flags.own.write_iolog.is_some(), "--write-iolog"),
-    ] {
-        if set {
-            bail!("{flag} needs a job (job file or --name=…), not the quick profile");
-        }
-    }
+    flags.own.check_quick()?;
     if let Some(p) = &flags.g.output {
         iolab_report::output::check(p, &[])?;
     }
@@ -197,9 +143,7 @@ type Loaded = (LoadOptions, Parsed, Option<DeviceProfile>);
 /// The jobs, read and validated, and the `--predict` profile read; `None` when
 /// `--parse-only` ends the run here.
 fn load_jobs(split: iolab_job::SplitArgs, flags: &Flags) -> anyhow::Result<Option<Loaded>> {
-    if flags.own.phase_time.is_some() {
-        bail!("--phase-time applies to the quick profile (no job); use --runtime= in a job");
-    }
+    flags.own.check_jobs()?;
     if flags.own.prefill && flags.own.allow_destroy {
         eprintln!(
             "iolab: --prefill with --allow-destroy: block devices will be written before reads"

@@ -5,7 +5,28 @@
 use std::fmt::Write;
 
 use super::markdown::{bounds, type_name};
-use super::{by_category, OptionDef};
+use super::{by_category, OptionDef, Status};
+
+/// `iolab options --status`: one [`Status`] to list (with the `clap` feature, its values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum StatusFilter {
+    Supported,
+    Ignored,
+    Unsupported,
+}
+
+impl StatusFilter {
+    /// Whether an option of status `s` is listed.
+    pub fn keeps(self, s: Status) -> bool {
+        matches!(
+            (self, s),
+            (StatusFilter::Supported, Status::Supported)
+                | (StatusFilter::Ignored, Status::Ignored(_))
+                | (StatusFilter::Unsupported, Status::Unsupported(_))
+        )
+    }
+}
 
 /// Every option grouped by category: `  + name            one-line help`.
 pub fn listing() -> String {
@@ -130,5 +151,15 @@ mod tests {
     fn wrap_keeps_words_and_width() {
         let w = wrap("aaa bbb ccc ddd", 7);
         assert_eq!(w, "aaa bbb\nccc ddd\n");
+    }
+
+    #[test]
+    fn a_status_filter_keeps_its_status_only() {
+        let (ok, ign, uns) = (Status::Supported, Status::Ignored("x"), Status::Unsupported("y"));
+        assert!(StatusFilter::Supported.keeps(ok) && !StatusFilter::Supported.keeps(ign));
+        assert!(StatusFilter::Ignored.keeps(ign) && !StatusFilter::Ignored.keeps(uns));
+        assert!(StatusFilter::Unsupported.keeps(uns) && !StatusFilter::Unsupported.keeps(ok));
+        let listed = super::super::OPTIONS.iter().filter(|o| StatusFilter::Ignored.keeps(o.status));
+        assert!(listed.count() > 0);
     }
 }

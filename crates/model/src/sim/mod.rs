@@ -12,6 +12,7 @@
 //! (HdrHistogram percentiles, depth distributions, bandwidth/IOPS interval samples). A
 //! simulated request has no submission latency: `slat` stays at N=0 and `lat` equals `clat`.
 
+pub mod flags;
 pub mod jobs;
 pub mod object;
 pub mod report;

@@ -20,7 +20,7 @@ mod read;
 mod render;
 mod welch;
 
-pub use flags::{parse_alpha, parse_min_diff, renderer};
+pub use flags::{parse_alpha, parse_min_diff, renderer, CompareFlags, Renderer};
 pub use read::{read_result, DeviceView, DirView, JobView, ResultView};
 pub use render::{render_csv, render_html, render_json, render_text};
 pub use welch::{welch, Samples, Welch};
@@ -48,6 +48,8 @@ pub enum CompareError {
     UnknownFormat(String),
     #[error("html page: {0}")]
     Page(#[from] iolab_viz::VizError),
+    #[error("compare: stdin ('-') can be given once")]
+    StdinTwice,
 }
 
 /// How a metric is read and which way is better.

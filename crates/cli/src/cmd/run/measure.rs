@@ -7,9 +7,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use iolab_engine::finish;
+use iolab_engine::status::reports::{Reports, Sink};
 use iolab_job::{LoadOptions, Parsed};
 
-use super::{iolog, run_shown, status, Flags, ReadProbe, RunOptions, RunResult, Show, Sizes};
+use super::{iolog, run_shown, Flags, ReadProbe, RunOptions, RunResult, Show, Sizes};
 
 /// What a measurement gives the renderer.
 pub struct Measured {
@@ -65,7 +66,7 @@ pub type Watched = (RunResult, bool, Option<Vec<u8>>, iolab_advice::RunWatch);
 /// takes no prefill, declared cache or read probe.
 pub fn watched_run(jobs: &[iolab_job::Job], flags: &Flags, quick: bool) -> anyhow::Result<Watched> {
     let status = flags.g.status_interval;
-    let none = super::OwnFlags::default();
+    let none = iolab_engine::flags::RunFlags::default();
     let own = if quick { &none } else { &flags.own };
     let every = Duration::from_millis(if quick { 500 } else { 1000 });
     let watch = iolab_advice::RunWatch::start(
@@ -95,8 +96,8 @@ pub fn watched_run(jobs: &[iolab_job::Job], flags: &Flags, quick: bool) -> anyho
     let show = Show::from_eta(flags.g.eta, flags.g.eta_interval, status, flags.fio);
     // fio's --status-interval: full periodic reports instead of the progress line.
     let reports = status.filter(|_| flags.fio).map(|t| {
-        let sink = flags.g.output.as_ref().map(|_| status::Sink::default());
-        status::Reports::new(jobs, t, &flags.formats, flags.g.terse_version, sink)
+        let sink = flags.g.output.as_ref().map(|_| Sink::default());
+        Reports::new(jobs, t, &flags.formats, flags.g.terse_version, sink)
     });
     if let Some(r) = reports.as_ref().filter(|_| flags.normal()) {
         // fio prints the job header lines before the run, so before any periodic report.
@@ -104,10 +105,10 @@ pub fn watched_run(jobs: &[iolab_job::Job], flags: &Flags, quick: bool) -> anyho
     }
     // Some when periodic reports were made: collected for --output, else already printed.
     let sink = reports.as_ref().map(|r| r.sink.clone());
-    let periodic = reports.map(status::Reports::into_periodic);
+    let periodic = reports.map(Reports::into_periodic);
     let devices = Some(watch.live_devices());
     let (result, interrupted) = run_shown(jobs, &run_opts, show, devices, periodic)?;
-    let kept = |s: status::Sink| s.lock().map(|g| g.clone()).unwrap_or_default();
+    let kept = |s: Sink| s.lock().map(|g| g.clone()).unwrap_or_default();
     let reported = sink.map(|s| s.map(kept).unwrap_or_default());
     Ok((result, interrupted, reported, watch))
 }

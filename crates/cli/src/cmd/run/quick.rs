@@ -4,35 +4,13 @@
 //! The profile runs on one temporary file in the current directory (or `--directory`), removed
 //! afterwards; the device view and the brief advice go beside the table on stderr.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use iolab_job::LoadOptions;
 
-/// `--size` and `--directory`, the only options the quick profile takes.
-fn size_and_dir(fio_options: &[String]) -> anyhow::Result<(String, PathBuf)> {
-    let (mut size, mut dir) = ("256m".to_string(), PathBuf::from("."));
-    for o in fio_options {
-        if let Some(v) = o.strip_prefix("--size=") {
-            size = v.to_string();
-        } else if let Some(v) = o.strip_prefix("--directory=") {
-            dir = PathBuf::from(v);
-        } else {
-            bail!(
-                "'{o}' without a job: define one with --name=NAME (fio style) or give a job file; \
-                 the quick profile takes only --size and --directory"
-            );
-        }
-    }
-    if !dir.is_dir() {
-        bail!("--directory={}: not a directory", dir.display());
-    }
-    Ok((size, dir))
-}
-
 pub fn run_quick(fio_options: &[String], flags: &super::Flags) -> anyhow::Result<ExitCode> {
-    let (size, dir) = size_and_dir(fio_options)?;
+    let (size, dir) = iolab_engine::flags::quick_size_and_dir(fio_options)?;
     let phase_time = flags.own.phase_time.unwrap_or(3.0);
     let started = crate::cmd::meta_now(iolab_stats::RunMode::Measured, Vec::new());
     let plan = iolab_engine::quick::plan(&dir, &size, phase_time);

@@ -1,15 +1,16 @@
-//! fio's `--status-interval=t` periodic reports: `iolab_engine::status` builds a full result
-//! every `t`; here each is rendered in every output format asked for through
+//! fio's `--status-interval=t` periodic reports as the binary emits them: each result
+//! [`super::status_loop`] builds is rendered in every output format asked for through
 //! `iolab_report::render` (normal: the whole job report and the group lines; json: one
 //! document per interval; terse: one line per job) and printed, or collected for `--output`.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use iolab_engine::progress::PeriodicSink;
-use iolab_engine::status::Periodic;
 use iolab_report::render::{render, Extras};
 use iolab_stats::RunResult;
+
+use super::Periodic;
+use crate::progress::PeriodicSink;
 
 /// Where the reports go when `--output` is given: collected, written with the final one.
 pub type Sink = Arc<Mutex<Vec<u8>>>;
@@ -25,6 +26,7 @@ pub struct Reports {
 }
 
 impl Reports {
+    /// Reports of `jobs` every `period` in `formats` (comma-separated, fio's order).
     pub fn new(
         jobs: &[iolab_job::Job],
         period: std::time::Duration,
@@ -63,5 +65,28 @@ impl Reports {
             Ok(out) => self.put(out),
             Err(e) => eprintln!("fio: status report: {e}"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_is_never_periodic_and_reports_collect_in_the_sink() {
+        let sink = Sink::default();
+        let period = std::time::Duration::from_secs(1);
+        let r = Reports::new(&[], period, "normal,html,json", 3, Some(sink.clone()));
+        assert_eq!(r.formats, "normal,json");
+        let (_, mut emit) = r.into_periodic();
+        emit(&RunResult::default());
+        let got = sink.lock().unwrap().clone();
+        let text = String::from_utf8(got).unwrap();
+        assert!(text.contains("\"fio version\""), "{text}");
+        let only_html = Reports::new(&[], period, "html", 3, Some(Sink::default()));
+        let s = only_html.sink.clone().unwrap();
+        let (_, mut emit) = only_html.into_periodic();
+        emit(&RunResult::default());
+        assert!(s.lock().unwrap().is_empty());
     }
 }
