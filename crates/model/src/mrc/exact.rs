@@ -73,7 +73,11 @@ impl ExactMrc {
         // never read by `finish`).
         let d = self.stack.access(key).map_or(0, |d| d as usize);
         if d >= self.hist.len() {
-            self.hist.resize((d + 1).max(self.hist.len() * 2), (0, 0));
+            let n = (d + 1).max(self.hist.len() * 2);
+            let mut h = crate::policy::mem::huge_vec(n);
+            h.extend_from_slice(&self.hist);
+            h.resize(n, (0, 0));
+            self.hist = h;
         }
         if let Some(h) = self.hist.get(d) {
             super::table::prefetch_ptr(h as *const (u64, u64) as *const i8);
