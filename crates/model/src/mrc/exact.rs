@@ -67,7 +67,7 @@ impl ExactMrc {
 
     /// Computes the access's distance and queues its histogram increment; the increment
     /// [`HLAG`] processed accesses earlier is applied now, its line having been prefetched.
-    #[inline]
+    #[inline(always)]
     fn process(&mut self, key: u64, bytes: u64) {
         // A cold miss queues distance 0, which no cache size counts as a hit (slot 0 is
         // never read by `finish`).
@@ -88,6 +88,16 @@ impl ExactMrc {
         }
         self.hring[slot] = (d, bytes);
         self.done += 1;
+    }
+
+    /// Processes the accesses [`MrcBuilder::access`] queued and not yet processed, in order.
+    fn drain_ring(&mut self) {
+        let start = self.seq.saturating_sub(LAG as u64);
+        for s in start..self.seq {
+            let (k, b) = self.ring[(s as usize) % LAG];
+            self.process(k, b);
+        }
+        self.seq = 0;
     }
 
     #[inline]
@@ -119,13 +129,29 @@ impl MrcBuilder for ExactMrc {
         self.seq += 1;
     }
 
-    fn finish(&mut self) -> MissRatioCurve {
-        let start = self.seq.saturating_sub(LAG as u64);
-        for s in start..self.seq {
-            let (k, b) = self.ring[(s as usize) % LAG];
-            self.process(k, b);
+    /// The same pipeline with the batch itself as the ring: key slots are prefetched [`LAG`]
+    /// requests ahead and bitmap lines [`LAG`]/2 ahead by index into the batch, with no copy
+    /// through the ring (accesses still queued by [`MrcBuilder::access`] go first).
+    fn access_objects(&mut self, objs: &[iolab_trace::ObjectRequest]) {
+        self.drain_ring();
+        for o in objs.iter().take(LAG) {
+            self.stack.prefetch(o.obj_id);
         }
-        self.seq = 0;
+        for (i, o) in objs.iter().enumerate() {
+            if let Some(a) = objs.get(i + LAG) {
+                self.stack.prefetch(a.obj_id);
+            }
+            if let Some(m) = objs.get(i + LAG / 2) {
+                self.stack.prefetch_mark(m.obj_id);
+            }
+            self.total += 1;
+            self.total_bytes += o.size;
+            self.process(o.obj_id, o.size);
+        }
+    }
+
+    fn finish(&mut self) -> MissRatioCurve {
+        self.drain_ring();
         for s in self.done.saturating_sub(HLAG as u64)..self.done {
             self.apply((s as usize) % HLAG);
         }

@@ -130,6 +130,8 @@ impl KeyTable {
         self.slots.iter_mut().filter(|s| s.val != EMPTY).map(|s| &mut s.val)
     }
 
+    #[cold]
+    #[inline(never)]
     fn grow(&mut self) {
         let bits = 64 - self.shift + 1;
         let old = std::mem::replace(self, Self::with_log2(bits));
