@@ -171,3 +171,43 @@ impl MrcBuilder for ExactMrc {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iolab_trace::ObjectRequest;
+
+    /// The batch path (the batch as the pipeline's ring) gives the per-access path's curve,
+    /// also when single accesses are still queued in the ring before a batch.
+    #[test]
+    fn object_batches_give_the_per_access_curve() {
+        let mut x = iolab_core::rand::SplitMix64(11);
+        let objs: Vec<ObjectRequest> = (0..50_000)
+            .map(|_| {
+                let obj_id = x.below(3000) * 7;
+                ObjectRequest { obj_id, size: 1 + obj_id % 3, ..Default::default() }
+            })
+            .collect();
+        let mut one = ExactMrc::new();
+        for o in &objs {
+            one.access(o.obj_id, o.size);
+        }
+        let mut batched = ExactMrc::new();
+        // 5 single accesses sit in the ring when the first batch arrives.
+        for o in &objs[..5] {
+            batched.access(o.obj_id, o.size);
+        }
+        for chunk in objs[5..].chunks(4096) {
+            batched.access_objects(chunk);
+        }
+        let (a, b) = (one.finish(), batched.finish());
+        for size in [1u64, 2, 10, 100, 1000, 2999, 3000] {
+            assert_eq!(a.miss_ratio(size), b.miss_ratio(size), "size {size}");
+        }
+        assert!(
+            a.miss_ratio(1000).0 < 0.75 && a.miss_ratio(1000).0 > 0.6,
+            "{:?}",
+            a.miss_ratio(1000)
+        );
+    }
+}
