@@ -5,7 +5,7 @@
 use crate::mrc::curve::{CurvePoint, MissRatioCurve};
 use crate::mrc::{exact::ExactMrc, shards::Shards, split_blocks, MrcBuilder, MIN_BLOCK_SIZE};
 use iolab_core::IoDir;
-use iolab_trace::{TraceError, TraceReader, TraceRecord};
+use iolab_trace::{ObjectRequest, TraceError, TraceReader, TraceRecord};
 use iolab_workload::streams::Streams;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -18,6 +18,9 @@ pub fn trace_accesses(
     b: &mut dyn MrcBuilder,
     block: Option<u64>,
 ) -> Result<(), MrcInputError> {
+    if block.is_none() {
+        return object_accesses(r, b);
+    }
     let mut rec = TraceRecord::default();
     let mut blocks = 0u64;
     while r.read_into(&mut rec)? {
@@ -35,6 +38,20 @@ pub fn trace_accesses(
                 split_blocks(rec.req.file, rec.req.offset, rec.req.len, bs, |k, n| b.access(k, n))
             }
         }
+    }
+    Ok(())
+}
+
+/// The object view of every record, a batch at a time ([`TraceReader::read_objects`] decodes
+/// only the object id and size, and one call to the builder takes a whole batch).
+fn object_accesses(r: &mut dyn TraceReader, b: &mut dyn MrcBuilder) -> Result<(), MrcInputError> {
+    let mut objs = vec![ObjectRequest::default(); 4096];
+    while !iolab_core::stop::requested() {
+        let k = r.read_objects(&mut objs)?;
+        if k == 0 {
+            break;
+        }
+        b.access_objects(&objs[..k]);
     }
     Ok(())
 }

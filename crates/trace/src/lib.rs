@@ -59,6 +59,8 @@ pub struct ObjectRequest {
     /// oracleGeneral's `next_access_vtime`; -1 when the trace has none.
     pub next_access: i64,
     pub write: bool,
+    /// The record's size in bytes (an MRC's byte-weighted ratio; a simulation ignores it).
+    pub size: u64,
 }
 
 impl ObjectRequest {
@@ -69,6 +71,7 @@ impl ObjectRequest {
             obj_id: rec.obj_id,
             next_access: rec.next_access,
             write: rec.req.dir == iolab_core::IoDir::Write,
+            size: rec.size,
         }
     }
 }

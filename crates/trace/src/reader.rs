@@ -117,6 +117,20 @@ pub(crate) trait Parse {
         }
         Ok(more)
     }
+    /// Fills `out` from the front with `next_object`s: returns how many records it filled and
+    /// how it stopped: `Ok(true)` when `out` is full, `Ok(false)` at the end of the trace,
+    /// or the error of the record after the filled ones (which is consumed, as `next` would).
+    /// Formats with fixed-size records override it to decode a block at a time.
+    #[inline]
+    fn next_objects(&mut self, out: &mut [ObjectRequest]) -> (usize, Result<bool, TraceErrorKind>) {
+        for (i, o) in out.iter_mut().enumerate() {
+            match self.next_object(o) {
+                Ok(true) => {}
+                stop => return (i, stop),
+            }
+        }
+        (out.len(), Ok(true))
+    }
     /// (1-based record or line number, byte offset) of the record last attempted.
     fn position(&self) -> (u64, u64);
     fn file_names(&self) -> Vec<String> {
@@ -191,15 +205,17 @@ impl<P: Parse> TraceReader for Reader<P> {
         Ok(recs.len())
     }
     fn read_objects(&mut self, out: &mut [ObjectRequest]) -> Result<usize, TraceError> {
-        for (i, o) in out.iter_mut().enumerate() {
-            loop {
-                match self.parser.next_object(o) {
-                    Ok(true) => break,
-                    Ok(false) => return Ok(i),
-                    Err(kind) => self.failed(kind)?,
-                }
+        let mut i = 0;
+        while i < out.len() {
+            let (n, stop) = self.parser.next_objects(&mut out[i..]);
+            i += n;
+            self.records += n as u64;
+            match stop {
+                Ok(true) => {}
+                Ok(false) => return Ok(i),
+                // Lenient mode skips the bad record and goes on filling.
+                Err(kind) => self.failed(kind)?,
             }
-            self.records += 1;
         }
         Ok(out.len())
     }

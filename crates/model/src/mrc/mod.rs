@@ -95,6 +95,13 @@ pub const MIN_BLOCK_SIZE: u64 = 512;
 pub trait MrcBuilder {
     /// One access to `key` carrying `bytes` (for the byte-weighted ratio).
     fn access(&mut self, key: u64, bytes: u64);
+    /// [`MrcBuilder::access`] for each object request in order (its id and size), in one
+    /// call: the per-access calls inline into the builder's loop.
+    fn access_objects(&mut self, objs: &[iolab_trace::ObjectRequest]) {
+        for o in objs {
+            self.access(o.obj_id, o.size);
+        }
+    }
     /// The curve over everything seen so far (a builder may buffer accesses; this drains them).
     fn finish(&mut self) -> MissRatioCurve;
 }

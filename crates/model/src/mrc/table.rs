@@ -7,18 +7,7 @@
 //! with the work on earlier accesses (the "batching with prefetch of the hash lookups" of
 //! Chen et al., "Improving hash join performance through prefetching", ICDE 2004).
 
-/// Asks the CPU to load the cache line holding `p` (x86-64 `prefetcht0`; nothing elsewhere).
-#[inline(always)]
-pub(crate) fn prefetch_ptr(p: *const i8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint that never faults or reads into the program, so any address
-    // is fine; callers pass pointers derived from live references anyway.
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
+pub(crate) use crate::policy::mem::prefetch_line as prefetch_ptr;
 
 /// Marks an empty slot (no time reaches it: the time axis stops below `u32::MAX`).
 const EMPTY: u32 = u32::MAX;
@@ -44,7 +33,8 @@ impl Default for KeyTable {
 
 impl KeyTable {
     fn with_log2(bits: u32) -> Self {
-        KeyTable { slots: vec![Slot { key: 0, val: EMPTY }; 1 << bits], shift: 64 - bits, len: 0 }
+        let slots = crate::policy::mem::huge_filled(1 << bits, Slot { key: 0, val: EMPTY });
+        KeyTable { slots, shift: 64 - bits, len: 0 }
     }
 
     #[inline]
@@ -140,6 +130,8 @@ impl KeyTable {
         self.slots.iter_mut().filter(|s| s.val != EMPTY).map(|s| &mut s.val)
     }
 
+    #[cold]
+    #[inline(never)]
     fn grow(&mut self) {
         let bits = 64 - self.shift + 1;
         let old = std::mem::replace(self, Self::with_log2(bits));

@@ -24,6 +24,7 @@ pub mod fifo;
 pub mod lfu;
 pub mod lirs;
 pub mod lru;
+pub(crate) mod mem;
 pub mod s3fifo;
 pub mod sieve;
 pub mod smq;

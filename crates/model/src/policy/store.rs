@@ -26,18 +26,7 @@ fn bucket_of(key: u64, shift: u32) -> usize {
     (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize
 }
 
-/// Asks the CPU to load the cache line holding `p` (x86-64 `prefetcht0`; nothing elsewhere).
-#[inline(always)]
-fn prefetch_line(p: *const i8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: callers pass a pointer derived from a live reference; `prefetcht0` never faults
-    // and has no effect the program can observe besides timing.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
+use super::mem::{huge_filled, huge_vec, prefetch_line};
 
 /// One table bucket: key and slot index side by side, so a probe touches one cache line
 /// (separate key and value arrays cost two misses per lookup on a table larger than L2).
@@ -235,9 +224,9 @@ impl<E> Store<E> {
         let n = n.min(Self::MAX_RESERVE);
         let buckets = (n.max(8) * BUCKETS_PER_NODE).next_power_of_two();
         Store {
-            heads: vec![NIL; buckets],
+            heads: huge_filled(buckets, NIL),
             shift: 64 - buckets.trailing_zeros(),
-            nodes: Vec::with_capacity(n),
+            nodes: huge_vec(n),
             free: Vec::new(),
             len: 0,
         }
@@ -294,8 +283,9 @@ impl<E> Store<E> {
         }
     }
 
+    /// Starts loading node `idx` (a hint; an index past the slab does nothing).
     #[inline]
-    fn prefetch_idx(&self, idx: u32) {
+    pub fn prefetch_idx(&self, idx: u32) {
         if let Some(n) = self.nodes.get(idx as usize) {
             prefetch_line(n as *const Node<E> as *const i8);
         }
@@ -369,7 +359,7 @@ impl<E> Store<E> {
     /// Doubles the bucket array and re-threads every chain (nodes keep their indices).
     fn grow(&mut self) {
         let buckets = self.heads.len() * 2;
-        let old = std::mem::replace(&mut self.heads, vec![NIL; buckets]);
+        let old = std::mem::replace(&mut self.heads, huge_filled(buckets, NIL));
         self.shift = 64 - buckets.trailing_zeros();
         for mut i in old {
             while i != NIL {
