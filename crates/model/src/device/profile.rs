@@ -93,6 +93,12 @@ pub struct DirProfile {
     pub seek_linear_us: f64,
     /// Per-command transfer rate, bytes/s.
     pub xfer_bytes_per_sec: f64,
+    /// How many commands' transfers proceed at full rate at once: a transfer started beside
+    /// `b` commands in service takes 1 + b / `xfer_parallel` times as long (processor sharing
+    /// of the data path; the aggregate tends to `xfer_parallel · xfer_bytes_per_sec`).
+    /// 0: transfers are not shared (only the caps limit them).
+    #[serde(default)]
+    pub xfer_parallel: f64,
     /// Internal parallelism c of this direction: a command started with b others in service
     /// takes 1 + b/c times its service time.
     pub servers: u32,
@@ -116,6 +122,11 @@ pub struct DirProfile {
     /// How many submitting threads' CPU work overlaps (≤ the cores) when `host_us` > 0.
     #[serde(default)]
     pub host_parallel: f64,
+    /// The submitting thread's time between a completion and its next submission when it
+    /// had no other I/O in flight (the QD1 round trip outside the completion latency: wake-up,
+    /// reap, submit), µs; with I/O in flight it overlaps and only `host_us` is serial.
+    #[serde(default)]
+    pub host_idle_us: f64,
     /// The caps' accounting window, µs (0: a smooth token bucket). The cgroup blkio throttle
     /// admits a window's budget at once and holds the rest to the window's end (block/
     /// blk-throttle.c `tg_within_iops_limit`, slices of `throtl_slice`), so most commands
@@ -253,6 +264,7 @@ impl DeviceProfile {
             seek_sqrt_us: a * 1e3,
             seek_linear_us: b * 1e3,
             xfer_bytes_per_sec: rate,
+            xfer_parallel: 0.0,
             servers: 1,
             max_bytes_per_sec: 0.0,
             max_iops: 0.0,
@@ -260,6 +272,7 @@ impl DeviceProfile {
             depth_shapes: Vec::new(),
             host_us: 0.0,
             host_parallel: 0.0,
+            host_idle_us: 0.0,
             cap_window_us: 0.0,
         };
         DeviceProfile {
@@ -285,6 +298,7 @@ impl DeviceProfile {
             seek_sqrt_us: 0.0,
             seek_linear_us: 0.0,
             xfer_bytes_per_sec: bw,
+            xfer_parallel: 0.0,
             servers: p.channels.clamp(1, 65536) as u32,
             max_bytes_per_sec: bw,
             max_iops: 0.0,
@@ -292,6 +306,7 @@ impl DeviceProfile {
             depth_shapes: Vec::new(),
             host_us: 0.0,
             host_parallel: 0.0,
+            host_idle_us: 0.0,
             cap_window_us: 0.0,
         };
         DeviceProfile {
@@ -320,6 +335,8 @@ impl DirProfile {
             ("max_iops", self.max_iops),
             ("host_us", self.host_us),
             ("host_parallel", self.host_parallel),
+            ("host_idle_us", self.host_idle_us),
+            ("xfer_parallel", self.xfer_parallel),
             ("cap_window_us", self.cap_window_us),
         ];
         for (k, v) in finite_nonneg {
@@ -531,7 +548,8 @@ impl Profiled {
     /// The host stage the simulator runs before this device (`None` when no direction has
     /// one): [`DirProfile::host_us`] per direction, the smaller overlap of the two.
     pub fn host(p: &DeviceProfile) -> Option<crate::sim::HostCpu> {
-        if p.read.host_us <= 0.0 && p.write.host_us <= 0.0 {
+        let none = |d: &DirProfile| d.host_us <= 0.0 && d.host_idle_us <= 0.0;
+        if none(&p.read) && none(&p.write) {
             return None;
         }
         let par = [&p.read, &p.write]
@@ -541,7 +559,8 @@ impl Profiled {
             .fold(f64::INFINITY, f64::min);
         Some(crate::sim::HostCpu {
             per_io_ns: [p.read.host_us * 1e3, p.write.host_us * 1e3],
-            parallel: par,
+            idle_ns: [p.read.host_idle_us * 1e3, p.write.host_idle_us * 1e3],
+            parallel: if par.is_finite() { par } else { 1.0 },
         })
     }
 }
@@ -563,11 +582,16 @@ impl Device for Profiled {
             Some(op.offset.abs_diff(self.last_pos) as f64 / self.p.capacity.max(1) as f64)
         };
         let dp = self.p.dir(op.dir);
-        let xfer = op.len as f64 / dp.xfer_bytes_per_sec * 1e9;
-        let fixed = self.p.mean_service_ns(op.dir, op.len, jump) - xfer;
+        let alone = op.len as f64 / dp.xfer_bytes_per_sec * 1e9;
+        let fixed = self.p.mean_service_ns(op.dir, op.len, jump) - alone;
+        let xfer = if dp.xfer_parallel > 0.0 {
+            alone * (1.0 + busy as f64 / dp.xfer_parallel)
+        } else {
+            alone
+        };
         // Delays measured at this depth (interrupts, preemption, rotation, queueing) scale
-        // the fixed part, which the commands in service stretch; the transfer does neither:
-        // its sharing is the bandwidth cap's.
+        // the fixed part, which the commands in service stretch; the transfer is shared
+        // among them by `xfer_parallel` (and the caps).
         let shape = dp.shape_at(busy);
         let draw = quantile(shape, self.rng.next_f64()) / shape_mean(shape);
         let stretch = 1.0 + busy as f64 / f64::from(dp.servers.max(1));
