@@ -9,19 +9,26 @@
 //!    with bursty latency whose waits cluster at one window of ≥ 15 ms is blk-throttle: its
 //!    cap is the median of those points and its window their p99.9. Else two threads at half
 //!    the depth doing ≥ 1.1× one thread means the thread's CPU held it: 1/IOPS of the deepest
-//!    point (stalls out) is its CPU per I/O, the ratio (≤ cores) the threads' overlap.
+//!    point is its CPU per I/O, the ratio (≤ cores) the threads' overlap.
 //! 3. **Service time vs size**: the QD1 full-span random points at 4 KiB, 64 KiB and 1 MiB
-//!    give the time per command (body mean + the gap between commands, less the host's
-//!    share; the median behind a throttle); ordinary least squares of t = a + len·k gives the
-//!    per-command transfer rate 1/k.
+//!    give the device's time per command (the body's mean completion latency; the median
+//!    behind a throttle); ordinary least squares of t = a + len·k gives the per-command
+//!    transfer rate 1/k. The QD1 4 KiB point's time per command beyond its mean latency is
+//!    the thread's round trip (`host_idle_us`: outside the latency, as fio's clat).
 //! 4. **Seek distance**: the QD1 4 KiB random point over a small span against the full span:
 //!    the difference over the difference of E[√d] ((8/15)·√(span/capacity) for uniform
 //!    jumps) is the √ coefficient; the fixed part is what remains at d = 0.
 //! 5. **Streaming**: the QD1 128 KiB sequential point minus its transfer time.
 //! 6. **Parallelism (M/M/c-style)**: the c in 1..=1024 whose
-//!    min(cap, 1/host, d / (host + t·(1 + (d − 1)/c))) best matches the QD 1/4/16/64 4 KiB
+//!    min(cap, 1/host, d / ((t + gap/d)·(1 + (d − 1)/c))) best matches the QD 4/16/64 4 KiB
 //!    IOPS (stalls out) in log space (grid search; ties go to the smaller c).
-//! 7. **Bandwidth cap**: the deep 1 MiB sequential point's bandwidth (stalls out).
+//! 7. **Transfer sharing**: the deep 1 MiB sequential point's bandwidth (stalls out) over the
+//!    per-command rate is `xfer_parallel` (transfers beside others in service are stretched,
+//!    processor sharing); behind a throttle that bandwidth is a cap instead.
+//! 8. **Refinement** ([`refine`]): the closed forms above ignore how the simulator's stalls,
+//!    host stage and stretch interact, so the points that pin a parameter are simulated and
+//!    the parameter moved by what the IOPS missed (a few rounds of fixed-point iteration):
+//!    the simulated sweep then reproduces the measured one at those points.
 
 use crate::error::CalibrateError;
 use crate::metrics::{self, Metrics};

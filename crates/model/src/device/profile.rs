@@ -14,8 +14,8 @@
 //!   simulator's queue does the rest: 1 for a disk arm), and a command that starts while `b`
 //!   others are in service has its fixed part stretched 1 + b / c times, `c` being the
 //!   direction's `servers` (its internal parallelism): IOPS at depth d grow as
-//!   d / (1 + (d − 1)/c) and saturate at c / S. The transfer is not stretched: its sharing is
-//!   the bandwidth cap's.
+//!   d / (1 + (d − 1)/c) and saturate at c / S. The transfer is shared as a processor is:
+//!   stretched 1 + b / `xfer_parallel` times beside b commands in service (0: not shared).
 //! * **Limits**: an aggregate IOPS cap and bandwidth cap per direction, a token bucket in
 //!   simulated time; with `cap_window_us` the bucket is blk-throttle's (block/blk-throttle.c
 //!   `tg_within_iops_limit`: a window's budget at once, the rest held to the window's end).
@@ -28,8 +28,10 @@
 //!   p99 from the stalls at any depth. The draws use fixed SplitMix64 seeds: the same profile
 //!   and seed give the same prediction.
 //! * **Host**: `host_us`/`host_parallel` describe the submitting thread's CPU per I/O when it
-//!   was the bottleneck; the simulator runs it as a stage before the device
-//!   ([`crate::sim::HostCpu`], via [`Profiled::host`]).
+//!   was the bottleneck, `host_idle_us` its round trip between a completion and the next
+//!   submission when nothing else was in flight (the QD1 gap); the simulator runs them as a
+//!   stage before the device ([`crate::sim::HostCpu`], via [`Profiled::host`]), outside the
+//!   request's own latency as fio's clat is (the wait behind other requests' CPU is in it).
 //!
 //! The file is TOML, versioned (`version = 1`) and strict: every table denies unknown keys,
 //! and errors name the line (`toml`'s spans). `[[point]]` tables carry the sweep that produced
@@ -443,12 +445,13 @@ const PROFILE_HEADER: &str = "\
 # iolab device profile (format version 1; see crates/model/src/device/profile.rs).
 # Service time of one command alone: base_us + seek_sqrt_us*sqrt(d) + seek_linear_us*d
 # + len/xfer_bytes_per_sec (d = jump / capacity), or seq_base_us + len/xfer_bytes_per_sec for
-# a stream continuation; the fixed part stretched 1 + b/servers beside b commands in service;
+# a stream continuation; the fixed part stretched 1 + b/servers beside b commands in service,
+# the transfer 1 + b/xfer_parallel (0 = not shared);
 # aggregate caps max_iops / max_bytes_per_sec (0 = none; cap_window_us > 0: blk-throttle's
 # windows); latency drawn from `shape` (QD1) or [[*.depth_shape]] (per depth: body quantiles
 # of latency/mean, stalls as a rate in time with durations in us); host_us / host_parallel:
-# the submitting thread's CPU per I/O when it was the bottleneck. [[point]]: the sweep and
-# the fit's error at each point.
+# the submitting thread's CPU per I/O when it was the bottleneck, host_idle_us its QD1 round
+# trip outside the latency. [[point]]: the sweep and the fit's error at each point.
 ";
 
 /// A [`DeviceProfile`] as a simulated device.
