@@ -294,8 +294,7 @@ fn deep(ms: &[Measured], dir: IoDir) -> Deep {
     }
 }
 
-/// Per-size service curve (fixed part, seconds per byte) from the QD1 random points, with
-/// the host's share taken out.
+/// Per-size service curve (fixed part, seconds per byte) from the QD1 random points.
 fn size_curve(ms: &[Measured], dir: IoDir, d: &Deep) -> (f64, f64) {
     let throttled = d.max_iops > 0.0;
     let sizes: Vec<(f64, f64)> = [4096u64, 65536, 1 << 20]
@@ -304,6 +303,11 @@ fn size_curve(ms: &[Measured], dir: IoDir, d: &Deep) -> (f64, f64) {
             let m = find(ms, dir, |p| {
                 p.random() && p.iodepth == 1 && p.full_span && p.bs == b && p.numjobs == 1
             })?;
+            // Behind a throttle a command larger than a window's budget has a window's wait
+            // as its median, not a transfer.
+            if throttled && m.m.p50_us > 0.25 * d.window_us {
+                return None;
+            }
             Some((b as f64, t_of(m, throttled)))
         })
         .collect();
@@ -334,13 +338,15 @@ fn fit_dir(ms: &[Measured], dir: IoDir, cap: u64) -> Option<DirProfile> {
     // The deep 1 MiB sequential point's bandwidth is the most the device moved (less the
     // time its stalls stopped it: they are simulated on their own): a throttle's cap, or
     // elsewhere how many transfers proceed at once at the per-command rate.
-    let cap_bw = find(ms, dir, |p| !p.random() && p.iodepth > 1).map_or(0.0, |m| {
-        if throttled {
-            m.m.bw_bytes
-        } else {
-            m.m.bw_bytes * quiet_iops(m) / m.m.iops.max(1e-9)
-        }
-    });
+    let cap_bw = if throttled {
+        // Behind blk-throttle the most any point of the direction moved: a 1 MiB command
+        // larger than a window's budget waits for more windows, so the 1 MiB points alone
+        // read about half the cap.
+        ms.iter().filter(|m| m.point.dir() == dir).map(|m| m.m.bw_bytes).fold(0.0, f64::max)
+    } else {
+        find(ms, dir, |p| !p.random() && p.iodepth > 1)
+            .map_or(0.0, |m| m.m.bw_bytes * quiet_iops(m) / m.m.iops.max(1e-9))
+    };
     let depth_shapes = ms
         .iter()
         .filter(|m| {
@@ -394,6 +400,9 @@ fn fit_servers(ms: &[Measured], dir: IoDir, t: f64, gap: f64, d: &Deep) -> u32 {
             (f64::from(m.point.iodepth), if d.max_iops > 0.0 { m.m.iops } else { quiet_iops(m) })
         })
         .collect();
+    if d.max_iops > 0.0 {
+        return throttled_servers(ms, dir);
+    }
     let limit = [d.max_iops, if d.host_s > 0.0 { 1.0 / d.host_s } else { 0.0 }]
         .into_iter()
         .filter(|&x| x > 0.0)
@@ -406,6 +415,40 @@ fn fit_servers(ms: &[Measured], dir: IoDir, t: f64, gap: f64, d: &Deep) -> u32 {
                 (pred / iops).ln().powi(2)
             })
             .sum()
+    };
+    (1..=1024u32)
+        .fold((1u32, f64::INFINITY), |(bc, be), c| {
+            let e = err(c);
+            if e < be - 1e-12 {
+                (c, e)
+            } else {
+                (bc, be)
+            }
+        })
+        .0
+}
+
+/// Behind a throttle every deep point sits on the cap, so IOPS cannot tell c: the c in
+/// 1..=1024 whose stretch 1 + (d − 1)/c best matches the median latency at QD d over QD1's
+/// (most commands pass a window at device speed), in log space.
+fn throttled_servers(ms: &[Measured], dir: IoDir) -> u32 {
+    let rand4k = |m: &&Measured| {
+        m.point.dir() == dir
+            && m.point.random()
+            && m.point.bs == 4096
+            && m.point.full_span
+            && m.point.numjobs == 1
+            && m.m.p50_us > 0.0
+    };
+    let Some(one) = ms.iter().filter(rand4k).find(|m| m.point.iodepth == 1) else { return 1 };
+    let pts: Vec<(f64, f64)> = ms
+        .iter()
+        .filter(rand4k)
+        .filter(|m| m.point.iodepth > 1)
+        .map(|m| (f64::from(m.point.iodepth), (m.m.p50_us / one.m.p50_us).max(1.0)))
+        .collect();
+    let err = |c: u32| -> f64 {
+        pts.iter().map(|&(q, r)| ((1.0 + (q - 1.0) / f64::from(c)) / r).ln().powi(2)).sum()
     };
     (1..=1024u32)
         .fold((1u32, f64::INFINITY), |(bc, be), c| {
