@@ -493,7 +493,7 @@ pub fn fit(name: &str, cap: u64, ms: &[Measured], seed: u64, wrote: bool) -> Dev
 }
 
 /// Rounds of [`refine`].
-const REFINE_ROUNDS: usize = 4;
+const REFINE_ROUNDS: usize = 3;
 
 /// What a sweep point pins in [`refine`].
 #[derive(Clone, Copy, Debug, PartialEq)]
