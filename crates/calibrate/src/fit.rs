@@ -9,19 +9,26 @@
 //!    with bursty latency whose waits cluster at one window of ≥ 15 ms is blk-throttle: its
 //!    cap is the median of those points and its window their p99.9. Else two threads at half
 //!    the depth doing ≥ 1.1× one thread means the thread's CPU held it: 1/IOPS of the deepest
-//!    point (stalls out) is its CPU per I/O, the ratio (≤ cores) the threads' overlap.
+//!    point is its CPU per I/O, the ratio (≤ cores) the threads' overlap.
 //! 3. **Service time vs size**: the QD1 full-span random points at 4 KiB, 64 KiB and 1 MiB
-//!    give the time per command (body mean + the gap between commands, less the host's
-//!    share; the median behind a throttle); ordinary least squares of t = a + len·k gives the
-//!    per-command transfer rate 1/k.
+//!    give the device's time per command (the body's mean completion latency; the median
+//!    behind a throttle); ordinary least squares of t = a + len·k gives the per-command
+//!    transfer rate 1/k. The QD1 4 KiB point's time per command beyond its mean latency is
+//!    the thread's round trip (`host_idle_us`: outside the latency, as fio's clat).
 //! 4. **Seek distance**: the QD1 4 KiB random point over a small span against the full span:
 //!    the difference over the difference of E[√d] ((8/15)·√(span/capacity) for uniform
 //!    jumps) is the √ coefficient; the fixed part is what remains at d = 0.
 //! 5. **Streaming**: the QD1 128 KiB sequential point minus its transfer time.
 //! 6. **Parallelism (M/M/c-style)**: the c in 1..=1024 whose
-//!    min(cap, 1/host, d / (host + t·(1 + (d − 1)/c))) best matches the QD 1/4/16/64 4 KiB
+//!    min(cap, 1/host, d / ((t + gap/d)·(1 + (d − 1)/c))) best matches the QD 4/16/64 4 KiB
 //!    IOPS (stalls out) in log space (grid search; ties go to the smaller c).
-//! 7. **Bandwidth cap**: the deep 1 MiB sequential point's bandwidth (stalls out).
+//! 7. **Transfer sharing**: the deep 1 MiB sequential point's bandwidth (stalls out) over the
+//!    per-command rate is `xfer_parallel` (transfers beside others in service are stretched,
+//!    processor sharing); behind a throttle that bandwidth is a cap instead.
+//! 8. **Refinement** ([`refine`]): the closed forms above ignore how the simulator's stalls,
+//!    host stage and stretch interact, so the points that pin a parameter are simulated and
+//!    the parameter moved by what the IOPS missed (a few rounds of fixed-point iteration):
+//!    the simulated sweep then reproduces the measured one at those points.
 
 use crate::error::CalibrateError;
 use crate::metrics::{self, Metrics};
@@ -174,21 +181,25 @@ fn depth_entry(m: &Measured) -> DepthShape {
     }
 }
 
-/// Mean seconds per command at QD1 without what stalls added (the body's mean); the median
-/// behind a windowed throttle, whose few long waits (up to a window) would otherwise be taken
-/// for the device's own service time.
+/// Mean completion latency (s) of a point without what stalls added (the body's mean): the
+/// device's time, the submitting thread's gap between commands being outside it (see
+/// [`gap_of`]); the median behind a windowed throttle, whose few long waits (up to a window)
+/// would otherwise be taken for the device's own service time.
 fn t_of(m: &Measured, throttled: bool) -> f64 {
     if throttled && m.m.p50_us > 0.0 {
         return m.m.p50_us / 1e6;
     }
     let t = 1.0 / m.m.iops.max(1e-9);
-    // The body's mean latency plus the host's gap between one completion and the next
-    // submission (the mean per command beyond the mean latency).
     let sp = split(m);
     let body: f64 =
         sp.body.windows(2).map(|w| (w[1][0] - w[0][0]) * (w[0][1] + w[1][1]) / 2.0).sum();
-    let gap = (t - m.m.mean_us / 1e6).max(0.0);
-    (body * m.m.mean_us / 1e6 + gap).clamp(0.02 * t, t)
+    (body * m.m.mean_us / 1e6).clamp(0.02 * t, t)
+}
+
+/// The submitting thread's gap (s) between a completion and its next submission at QD1: the
+/// time per command beyond the mean latency.
+fn gap_of(m: &Measured) -> f64 {
+    (1.0 / m.m.iops.max(1e-9) - m.m.mean_us / 1e6).max(0.0)
 }
 
 /// A point's IOPS had no stall stopped it (each stall stops every command in flight).
@@ -275,7 +286,7 @@ fn deep(ms: &[Measured], dir: IoDir) -> Deep {
     let cores = std::thread::available_parallelism().map_or(1.0, |n| n.get() as f64);
     match two {
         Some(t) if t.m.iops >= 1.1 * one.m.iops => Deep {
-            host_s: 1.0 / quiet_iops(one).max(1e-9),
+            host_s: 1.0 / one.m.iops.max(1e-9),
             host_parallel: (t.m.iops / one.m.iops).min(cores),
             ..Deep::default()
         },
@@ -283,8 +294,7 @@ fn deep(ms: &[Measured], dir: IoDir) -> Deep {
     }
 }
 
-/// Per-size service curve (fixed part, seconds per byte) from the QD1 random points, with
-/// the host's share taken out.
+/// Per-size service curve (fixed part, seconds per byte) from the QD1 random points.
 fn size_curve(ms: &[Measured], dir: IoDir, d: &Deep) -> (f64, f64) {
     let throttled = d.max_iops > 0.0;
     let sizes: Vec<(f64, f64)> = [4096u64, 65536, 1 << 20]
@@ -293,6 +303,11 @@ fn size_curve(ms: &[Measured], dir: IoDir, d: &Deep) -> (f64, f64) {
             let m = find(ms, dir, |p| {
                 p.random() && p.iodepth == 1 && p.full_span && p.bs == b && p.numjobs == 1
             })?;
+            // Behind a throttle a command larger than a window's budget has a window's wait
+            // as its median, not a transfer.
+            if throttled && m.m.p50_us > 0.25 * d.window_us {
+                return None;
+            }
             Some((b as f64, t_of(m, throttled)))
         })
         .collect();
@@ -308,25 +323,30 @@ fn fit_dir(ms: &[Measured], dir: IoDir, cap: u64) -> Option<DirProfile> {
         p.random() && p.iodepth == 1 && p.full_span && p.bs == 4096 && p.numjobs == 1
     })?;
     let small = find(ms, dir, |p| p.random() && p.iodepth == 1 && !p.full_span);
-    let dev = |t: f64| (t - d.host_s).max(0.1 * t);
     let xfer4k = 4096.0 * k;
-    let t_full = dev(t_of(full, throttled)) - xfer4k;
+    let t_full = t_of(full, throttled) - xfer4k;
     let (e_full, e_small) = (mean_sqrt_jump(cap, cap), mean_sqrt_jump(small_span(cap), cap));
-    let t_small = small.map_or(t_full, |m| dev(t_of(m, throttled)) - xfer4k);
+    let t_small = small.map_or(t_full, |m| t_of(m, throttled) - xfer4k);
     let seek = ((t_full - t_small) / (e_full - e_small)).max(0.0);
     let base = (t_full - seek * e_full).max(0.0);
     let seq = find(ms, dir, |p| !p.random() && p.iodepth == 1)
-        .map_or(base, |m| (dev(t_of(m, throttled)) - m.point.bs as f64 * k).max(0.0));
-    let servers = fit_servers(ms, dir, dev(t_of(full, throttled)), &d);
-    // The deep 1 MiB sequential point's bandwidth is the most the device moved: a cap.
-    // (less the time its stalls stopped it: they are simulated on their own).
-    let cap_bw = find(ms, dir, |p| !p.random() && p.iodepth > 1).map_or(0.0, |m| {
-        if throttled {
-            m.m.bw_bytes
-        } else {
-            m.m.bw_bytes * quiet_iops(m) / m.m.iops.max(1e-9)
-        }
-    });
+        .map_or(base, |m| (t_of(m, throttled) - m.point.bs as f64 * k).max(0.0));
+    // Behind a windowed throttle the cycle is the window's; elsewhere the QD1 gap is the
+    // thread's round trip.
+    let idle = if throttled { 0.0 } else { gap_of(full) };
+    let servers = fit_servers(ms, dir, t_of(full, throttled), idle, &d);
+    // The deep 1 MiB sequential point's bandwidth is the most the device moved (less the
+    // time its stalls stopped it: they are simulated on their own): a throttle's cap, or
+    // elsewhere how many transfers proceed at once at the per-command rate.
+    let cap_bw = if throttled {
+        // Behind blk-throttle the most any point of the direction moved: a 1 MiB command
+        // larger than a window's budget waits for more windows, so the 1 MiB points alone
+        // read about half the cap.
+        ms.iter().filter(|m| m.point.dir() == dir).map(|m| m.m.bw_bytes).fold(0.0, f64::max)
+    } else {
+        find(ms, dir, |p| !p.random() && p.iodepth > 1)
+            .map_or(0.0, |m| m.m.bw_bytes * quiet_iops(m) / m.m.iops.max(1e-9))
+    };
     let depth_shapes = ms
         .iter()
         .filter(|m| {
@@ -348,20 +368,23 @@ fn fit_dir(ms: &[Measured], dir: IoDir, cap: u64) -> Option<DirProfile> {
         seek_sqrt_us: seek * 1e6,
         seek_linear_us: 0.0,
         xfer_bytes_per_sec: (1.0 / k).min(1e13),
+        xfer_parallel: if throttled { 0.0 } else { (cap_bw * k).max(0.0) },
         servers,
-        max_bytes_per_sec: cap_bw,
+        max_bytes_per_sec: if throttled { cap_bw } else { 0.0 },
         max_iops: d.max_iops,
         shape,
         depth_shapes,
         host_us: d.host_s * 1e6,
         host_parallel: d.host_parallel,
+        host_idle_us: idle * 1e6,
         cap_window_us: d.window_us,
     })
 }
 
 /// Grid search of c in 1..=1024 over log IOPS at the single-thread 4 KiB random depths, the
-/// model being min(cap, 1/host, d / (host + t·(1 + (d − 1)/c))), `t` the device's QD1 time.
-fn fit_servers(ms: &[Measured], dir: IoDir, t: f64, d: &Deep) -> u32 {
+/// model being 1 / (t + gap) at QD1 and min(cap, 1/host, d / (t·(1 + (d − 1)/c))) deeper,
+/// `t` the device's QD1 time, `gap` the thread's QD1 round trip (overlapped deeper).
+fn fit_servers(ms: &[Measured], dir: IoDir, t: f64, gap: f64, d: &Deep) -> u32 {
     let pts: Vec<(f64, f64)> = ms
         .iter()
         .filter(|m| {
@@ -370,12 +393,16 @@ fn fit_servers(ms: &[Measured], dir: IoDir, t: f64, d: &Deep) -> u32 {
                 && m.point.bs == 4096
                 && m.point.full_span
                 && m.point.numjobs == 1
+                && m.point.iodepth > 1
                 && m.m.iops > 0.0
         })
         .map(|m| {
             (f64::from(m.point.iodepth), if d.max_iops > 0.0 { m.m.iops } else { quiet_iops(m) })
         })
         .collect();
+    if d.max_iops > 0.0 {
+        return throttled_servers(ms, dir);
+    }
     let limit = [d.max_iops, if d.host_s > 0.0 { 1.0 / d.host_s } else { 0.0 }]
         .into_iter()
         .filter(|&x| x > 0.0)
@@ -383,10 +410,45 @@ fn fit_servers(ms: &[Measured], dir: IoDir, t: f64, d: &Deep) -> u32 {
     let err = |c: u32| -> f64 {
         pts.iter()
             .map(|&(q, iops)| {
-                let pred = (q / (d.host_s + t * (1.0 + (q - 1.0) / f64::from(c)))).min(limit);
+                let one = t + gap / q;
+                let pred = (q / (one * (1.0 + (q - 1.0) / f64::from(c)))).min(limit);
                 (pred / iops).ln().powi(2)
             })
             .sum()
+    };
+    (1..=1024u32)
+        .fold((1u32, f64::INFINITY), |(bc, be), c| {
+            let e = err(c);
+            if e < be - 1e-12 {
+                (c, e)
+            } else {
+                (bc, be)
+            }
+        })
+        .0
+}
+
+/// Behind a throttle every deep point sits on the cap, so IOPS cannot tell c: the c in
+/// 1..=1024 whose stretch 1 + (d − 1)/c best matches the median latency at QD d over QD1's
+/// (most commands pass a window at device speed), in log space.
+fn throttled_servers(ms: &[Measured], dir: IoDir) -> u32 {
+    let rand4k = |m: &&Measured| {
+        m.point.dir() == dir
+            && m.point.random()
+            && m.point.bs == 4096
+            && m.point.full_span
+            && m.point.numjobs == 1
+            && m.m.p50_us > 0.0
+    };
+    let Some(one) = ms.iter().filter(rand4k).find(|m| m.point.iodepth == 1) else { return 1 };
+    let pts: Vec<(f64, f64)> = ms
+        .iter()
+        .filter(rand4k)
+        .filter(|m| m.point.iodepth > 1)
+        .map(|m| (f64::from(m.point.iodepth), (m.m.p50_us / one.m.p50_us).max(1.0)))
+        .collect();
+    let err = |c: u32| -> f64 {
+        pts.iter().map(|&(q, r)| ((1.0 + (q - 1.0) / f64::from(c)) / r).ln().powi(2)).sum()
     };
     (1..=1024u32)
         .fold((1u32, f64::INFINITY), |(bc, be), c| {
@@ -413,7 +475,7 @@ pub fn fit(name: &str, cap: u64, ms: &[Measured], seed: u64, wrote: bool) -> Dev
         Some(_) => "write-through".into(),
     };
     let write = write.unwrap_or_else(|| read.clone());
-    DeviceProfile {
+    let mut p = DeviceProfile {
         version: PROFILE_VERSION,
         name: name.to_string(),
         source: "calibrated".into(),
@@ -425,6 +487,113 @@ pub fn fit(name: &str, cap: u64, ms: &[Measured], seed: u64, wrote: bool) -> Dev
         read,
         write,
         points: Vec::new(),
+    };
+    refine(&mut p, ms);
+    p
+}
+
+/// Rounds of [`refine`].
+const REFINE_ROUNDS: usize = 3;
+
+/// What a sweep point pins in [`refine`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Pin {
+    /// QD1 4 KiB random: the fixed part.
+    Base,
+    /// QD1 1 MiB random: the per-byte time.
+    Xfer,
+    /// QD1 sequential: a stream continuation's fixed part.
+    Seq,
+    /// The deepest single-thread 4 KiB random point: the thread's CPU per I/O when it was
+    /// the bottleneck, else the parallelism c.
+    Deep,
+    /// Two threads: how far their CPU work overlaps.
+    Two,
+    /// The deep sequential 1 MiB point: how many transfers proceed at once.
+    Bw,
+}
+
+fn pin_of(m: &Measured, deepest: u32) -> Option<Pin> {
+    let p = &m.point;
+    match (p.random(), p.iodepth, p.numjobs, p.bs, p.full_span) {
+        (true, 1, 1, 4096, true) => Some(Pin::Base),
+        (true, 1, 1, b, true) if b >= 1 << 20 => Some(Pin::Xfer),
+        (false, 1, 1, _, _) => Some(Pin::Seq),
+        (true, q, 1, 4096, true) if q == deepest && q > 1 => Some(Pin::Deep),
+        (true, _, n, 4096, true) if n > 1 => Some(Pin::Two),
+        (false, q, 1, _, _) if q > 1 => Some(Pin::Bw),
+        _ => None,
+    }
+}
+
+/// Makes the simulated sweep agree with the measured one (the closed forms above leave the
+/// simulator's interplay of stalls, host stage and stretch out): a few rounds of simulating
+/// the points that pin a parameter ([`Pin`]) and moving it by what the IOPS missed, additive
+/// for the QD1 times (exact for a closed loop of one command), multiplicative for rates and
+/// parallelism. Not behind a throttle: its windows, not the device, set those points.
+fn refine(p: &mut DeviceProfile, ms: &[Measured]) {
+    let cores = std::thread::available_parallelism().map_or(1.0, |n| n.get() as f64);
+    let mut jobs = Vec::new();
+    for m in ms {
+        let dir = m.point.dir();
+        let dp = if dir == IoDir::Read { &p.read } else { &p.write };
+        if dp.max_iops > 0.0 || dp.max_bytes_per_sec > 0.0 {
+            continue;
+        }
+        let deepest = ms
+            .iter()
+            .filter(|o| o.point.dir() == dir && o.point.numjobs == 1 && o.point.bs == 4096)
+            .map(|o| o.point.iodepth)
+            .max()
+            .unwrap_or(1);
+        let (Some(pin), Ok(parsed)) = (pin_of(m, deepest), iolab_job::parse_str("point", &m.job))
+        else {
+            continue;
+        };
+        jobs.push((pin, m, parsed.jobs));
+    }
+    for _ in 0..REFINE_ROUNDS {
+        let dev = DeviceSpec::Profile(Box::new(p.clone()));
+        let mut moves = Vec::new();
+        for (pin, m, j) in &jobs {
+            let Ok(r) = predict::predict(j, &dev) else { continue };
+            let pred = r.groups.first().map_or(0.0, |g| metrics::of_group(g, m.point.dir()).iops);
+            if pred > 0.0 && m.m.iops > 0.0 {
+                moves.push((*pin, *m, pred));
+            }
+        }
+        for (pin, m, pred) in moves {
+            let dp = if m.point.dir() == IoDir::Read { &mut p.read } else { &mut p.write };
+            nudge(dp, pin, m, pred, cores);
+        }
+    }
+}
+
+/// Moves the parameter `pin` names by what the point's predicted IOPS missed.
+fn nudge(dp: &mut DirProfile, pin: Pin, m: &Measured, pred: f64, cores: f64) {
+    let meas = m.m.iops;
+    // Seconds per command the closed loop of one command was short or long.
+    let dt = 1.0 / meas - 1.0 / pred;
+    let ratio = (meas / pred).clamp(0.5, 2.0);
+    match pin {
+        Pin::Base => dp.base_us = (dp.base_us + dt * 1e6).max(0.0),
+        Pin::Seq => dp.seq_base_us = (dp.seq_base_us + dt * 1e6).max(0.0),
+        Pin::Xfer => {
+            let k = 1.0 / dp.xfer_bytes_per_sec + dt / m.point.bs as f64;
+            dp.xfer_bytes_per_sec = 1.0 / k.max(1e-13);
+        }
+        // The thread's CPU while it is what held the simulated point (within 10 %).
+        Pin::Deep if dp.host_us > 0.0 && pred * dp.host_us * 1e-6 > 0.9 => dp.host_us /= ratio,
+        Pin::Deep => {
+            let c = (f64::from(dp.servers) * ratio).round().clamp(1.0, 65536.0);
+            dp.servers = c as u32;
+        }
+        Pin::Two if dp.host_us > 0.0 => {
+            dp.host_parallel = (dp.host_parallel * ratio).clamp(1.0, cores);
+        }
+        Pin::Two => {}
+        Pin::Bw if dp.xfer_parallel > 0.0 => dp.xfer_parallel *= ratio,
+        Pin::Bw => {}
     }
 }
 
@@ -435,6 +604,7 @@ fn fallback() -> DirProfile {
         seek_sqrt_us: 0.0,
         seek_linear_us: 0.0,
         xfer_bytes_per_sec: 1e9,
+        xfer_parallel: 0.0,
         servers: 1,
         max_bytes_per_sec: 0.0,
         max_iops: 0.0,
@@ -442,6 +612,7 @@ fn fallback() -> DirProfile {
         depth_shapes: Vec::new(),
         host_us: 0.0,
         host_parallel: 0.0,
+        host_idle_us: 0.0,
         cap_window_us: 0.0,
     }
 }

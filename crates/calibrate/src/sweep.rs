@@ -186,8 +186,8 @@ fn run_sweep(
         let job = layout_job(t);
         run_one(&job, &ropts, "layout")?;
     }
-    // 10 % of the budget is kept for the fit and its per-point predictions.
-    let budget = opts.budget_secs * 0.9;
+    // 15 % of the budget is kept for the fit, its refinement and its per-point predictions.
+    let budget = opts.budget_secs * 0.85;
     let mut out = Vec::with_capacity(points.len());
     let mut overhead = 0.05f64;
     for (i, p) in points.iter().enumerate() {

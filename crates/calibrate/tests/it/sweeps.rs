@@ -42,7 +42,59 @@ fn calibrates_a_new_file_within_its_budget_and_removes_it() {
     let qd1 =
         p.points.iter().find(|x| x.rw == "randread" && x.iodepth == 1 && x.bs == 4096).unwrap();
     assert!(qd1.iops_error.abs() < 1.0, "{qd1:?}");
+    // The refinement simulates the full-span QD1 point until the profile reproduces it.
+    let full = p
+        .points
+        .iter()
+        .find(|x| x.rw == "randread" && x.iodepth == 1 && x.bs == 4096 && x.span == 16 << 20)
+        .unwrap();
+    assert!(full.iops_error.abs() < 0.15, "{full:?}");
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A profile with a flat 10 µs read service (4 KiB transfers negligible).
+fn flat_profile() -> DeviceProfile {
+    let mut p = iolab_model::device::preset_profile("sata-ssd").unwrap();
+    p.read.base_us = 10.0;
+    p.read.seq_base_us = 10.0;
+    p.read.max_bytes_per_sec = 0.0;
+    p.read.xfer_bytes_per_sec = 1e9;
+    p.servers = 64;
+    p.read.servers = 64;
+    p
+}
+
+fn read_job(bs: &str, depth: u32) -> Vec<iolab_job::Job> {
+    let text = format!(
+        "[j]\nfilename=/nonexistent\nsize=64m\nrw=randread\nbs={bs}\niodepth={depth}\n\
+         number_ios=4000\nnorandommap=1\n"
+    );
+    iolab_job::parse_str("j", &text).unwrap().jobs
+}
+
+#[test]
+fn the_threads_round_trip_is_outside_the_latency() {
+    let mut p = flat_profile();
+    p.read.host_idle_us = 20.0;
+    let r = predict(&read_job("4k", 1), &DeviceSpec::Profile(Box::new(p))).unwrap();
+    let m = iolab_calibrate::metrics::of_group(&r.groups[0], IoDir::Read);
+    // A command every 20 + 10 + 4 µs, each completing 14 µs after its submission.
+    assert!((m.iops * 34e-6 - 1.0).abs() < 0.03, "{m:?}");
+    assert!((m.p50_us - 14.1).abs() < 1.0, "{m:?}");
+}
+
+#[test]
+fn transfers_beside_others_share_the_data_path() {
+    let bw = |parallel: f64| {
+        let mut p = flat_profile();
+        p.read.xfer_parallel = parallel;
+        let r = predict(&read_job("1m", 2), &DeviceSpec::Profile(Box::new(p))).unwrap();
+        iolab_calibrate::metrics::of_group(&r.groups[0], IoDir::Read).bw_bytes
+    };
+    // Two 1 MiB transfers at 1 GB/s each side by side, then one at a time (with 10 µs fixed).
+    let (alone, shared) = (bw(0.0), bw(1.0));
+    assert!((alone / 2e9 - 1.0).abs() < 0.03, "{alone}");
+    assert!((shared / 1e9 - 1.0).abs() < 0.03, "{shared}");
 }
 
 #[test]

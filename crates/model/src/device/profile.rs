@@ -14,8 +14,8 @@
 //!   simulator's queue does the rest: 1 for a disk arm), and a command that starts while `b`
 //!   others are in service has its fixed part stretched 1 + b / c times, `c` being the
 //!   direction's `servers` (its internal parallelism): IOPS at depth d grow as
-//!   d / (1 + (d − 1)/c) and saturate at c / S. The transfer is not stretched: its sharing is
-//!   the bandwidth cap's.
+//!   d / (1 + (d − 1)/c) and saturate at c / S. The transfer is shared as a processor is:
+//!   stretched 1 + b / `xfer_parallel` times beside b commands in service (0: not shared).
 //! * **Limits**: an aggregate IOPS cap and bandwidth cap per direction, a token bucket in
 //!   simulated time; with `cap_window_us` the bucket is blk-throttle's (block/blk-throttle.c
 //!   `tg_within_iops_limit`: a window's budget at once, the rest held to the window's end).
@@ -28,8 +28,10 @@
 //!   p99 from the stalls at any depth. The draws use fixed SplitMix64 seeds: the same profile
 //!   and seed give the same prediction.
 //! * **Host**: `host_us`/`host_parallel` describe the submitting thread's CPU per I/O when it
-//!   was the bottleneck; the simulator runs it as a stage before the device
-//!   ([`crate::sim::HostCpu`], via [`Profiled::host`]).
+//!   was the bottleneck, `host_idle_us` its round trip between a completion and the next
+//!   submission when nothing else was in flight (the QD1 gap); the simulator runs them as a
+//!   stage before the device ([`crate::sim::HostCpu`], via [`Profiled::host`]), outside the
+//!   request's own latency as fio's clat is (the wait behind other requests' CPU is in it).
 //!
 //! The file is TOML, versioned (`version = 1`) and strict: every table denies unknown keys,
 //! and errors name the line (`toml`'s spans). `[[point]]` tables carry the sweep that produced
@@ -93,6 +95,12 @@ pub struct DirProfile {
     pub seek_linear_us: f64,
     /// Per-command transfer rate, bytes/s.
     pub xfer_bytes_per_sec: f64,
+    /// How many commands' transfers proceed at full rate at once: a transfer started beside
+    /// `b` commands in service takes 1 + b / `xfer_parallel` times as long (processor sharing
+    /// of the data path; the aggregate tends to `xfer_parallel · xfer_bytes_per_sec`).
+    /// 0: transfers are not shared (only the caps limit them).
+    #[serde(default)]
+    pub xfer_parallel: f64,
     /// Internal parallelism c of this direction: a command started with b others in service
     /// takes 1 + b/c times its service time.
     pub servers: u32,
@@ -116,6 +124,11 @@ pub struct DirProfile {
     /// How many submitting threads' CPU work overlaps (≤ the cores) when `host_us` > 0.
     #[serde(default)]
     pub host_parallel: f64,
+    /// The submitting thread's time between a completion and its next submission when it
+    /// had no other I/O in flight (the QD1 round trip outside the completion latency: wake-up,
+    /// reap, submit), µs; with I/O in flight it overlaps and only `host_us` is serial.
+    #[serde(default)]
+    pub host_idle_us: f64,
     /// The caps' accounting window, µs (0: a smooth token bucket). The cgroup blkio throttle
     /// admits a window's budget at once and holds the rest to the window's end (block/
     /// blk-throttle.c `tg_within_iops_limit`, slices of `throtl_slice`), so most commands
@@ -253,6 +266,7 @@ impl DeviceProfile {
             seek_sqrt_us: a * 1e3,
             seek_linear_us: b * 1e3,
             xfer_bytes_per_sec: rate,
+            xfer_parallel: 0.0,
             servers: 1,
             max_bytes_per_sec: 0.0,
             max_iops: 0.0,
@@ -260,6 +274,7 @@ impl DeviceProfile {
             depth_shapes: Vec::new(),
             host_us: 0.0,
             host_parallel: 0.0,
+            host_idle_us: 0.0,
             cap_window_us: 0.0,
         };
         DeviceProfile {
@@ -285,6 +300,7 @@ impl DeviceProfile {
             seek_sqrt_us: 0.0,
             seek_linear_us: 0.0,
             xfer_bytes_per_sec: bw,
+            xfer_parallel: 0.0,
             servers: p.channels.clamp(1, 65536) as u32,
             max_bytes_per_sec: bw,
             max_iops: 0.0,
@@ -292,6 +308,7 @@ impl DeviceProfile {
             depth_shapes: Vec::new(),
             host_us: 0.0,
             host_parallel: 0.0,
+            host_idle_us: 0.0,
             cap_window_us: 0.0,
         };
         DeviceProfile {
@@ -320,6 +337,8 @@ impl DirProfile {
             ("max_iops", self.max_iops),
             ("host_us", self.host_us),
             ("host_parallel", self.host_parallel),
+            ("host_idle_us", self.host_idle_us),
+            ("xfer_parallel", self.xfer_parallel),
             ("cap_window_us", self.cap_window_us),
         ];
         for (k, v) in finite_nonneg {
@@ -426,12 +445,13 @@ const PROFILE_HEADER: &str = "\
 # iolab device profile (format version 1; see crates/model/src/device/profile.rs).
 # Service time of one command alone: base_us + seek_sqrt_us*sqrt(d) + seek_linear_us*d
 # + len/xfer_bytes_per_sec (d = jump / capacity), or seq_base_us + len/xfer_bytes_per_sec for
-# a stream continuation; the fixed part stretched 1 + b/servers beside b commands in service;
+# a stream continuation; the fixed part stretched 1 + b/servers beside b commands in service,
+# the transfer 1 + b/xfer_parallel (0 = not shared);
 # aggregate caps max_iops / max_bytes_per_sec (0 = none; cap_window_us > 0: blk-throttle's
 # windows); latency drawn from `shape` (QD1) or [[*.depth_shape]] (per depth: body quantiles
 # of latency/mean, stalls as a rate in time with durations in us); host_us / host_parallel:
-# the submitting thread's CPU per I/O when it was the bottleneck. [[point]]: the sweep and
-# the fit's error at each point.
+# the submitting thread's CPU per I/O when it was the bottleneck, host_idle_us its QD1 round
+# trip outside the latency. [[point]]: the sweep and the fit's error at each point.
 ";
 
 /// A [`DeviceProfile`] as a simulated device.
@@ -531,7 +551,8 @@ impl Profiled {
     /// The host stage the simulator runs before this device (`None` when no direction has
     /// one): [`DirProfile::host_us`] per direction, the smaller overlap of the two.
     pub fn host(p: &DeviceProfile) -> Option<crate::sim::HostCpu> {
-        if p.read.host_us <= 0.0 && p.write.host_us <= 0.0 {
+        let none = |d: &DirProfile| d.host_us <= 0.0 && d.host_idle_us <= 0.0;
+        if none(&p.read) && none(&p.write) {
             return None;
         }
         let par = [&p.read, &p.write]
@@ -541,7 +562,8 @@ impl Profiled {
             .fold(f64::INFINITY, f64::min);
         Some(crate::sim::HostCpu {
             per_io_ns: [p.read.host_us * 1e3, p.write.host_us * 1e3],
-            parallel: par,
+            idle_ns: [p.read.host_idle_us * 1e3, p.write.host_idle_us * 1e3],
+            parallel: if par.is_finite() { par } else { 1.0 },
         })
     }
 }
@@ -563,11 +585,16 @@ impl Device for Profiled {
             Some(op.offset.abs_diff(self.last_pos) as f64 / self.p.capacity.max(1) as f64)
         };
         let dp = self.p.dir(op.dir);
-        let xfer = op.len as f64 / dp.xfer_bytes_per_sec * 1e9;
-        let fixed = self.p.mean_service_ns(op.dir, op.len, jump) - xfer;
+        let alone = op.len as f64 / dp.xfer_bytes_per_sec * 1e9;
+        let fixed = self.p.mean_service_ns(op.dir, op.len, jump) - alone;
+        let xfer = if dp.xfer_parallel > 0.0 {
+            alone * (1.0 + busy as f64 / dp.xfer_parallel)
+        } else {
+            alone
+        };
         // Delays measured at this depth (interrupts, preemption, rotation, queueing) scale
-        // the fixed part, which the commands in service stretch; the transfer does neither:
-        // its sharing is the bandwidth cap's.
+        // the fixed part, which the commands in service stretch; the transfer is shared
+        // among them by `xfer_parallel` (and the caps).
         let shape = dp.shape_at(busy);
         let draw = quantile(shape, self.rng.next_f64()) / shape_mean(shape);
         let stretch = 1.0 + busy as f64 / f64::from(dp.servers.max(1));

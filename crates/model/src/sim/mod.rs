@@ -104,10 +104,15 @@ pub struct SimOptions {
 /// threads sharing `parallel` CPUs' worth of throughput (2 cores minus what the rest of the
 /// machine takes). A worker whose thread is the bottleneck completes at most 1/`per_io_ns`
 /// I/Os a second however deep its queue; several jobs overlap up to `parallel` times that.
-/// The wait counts in the request's latency (it was submitted), as fio's clat does.
+/// A request issued while its worker has nothing else in flight costs `idle_ns` instead
+/// (when larger: the thread's whole round trip, wake-up, reap and submit, shows only then).
+/// A request's own CPU time is its submission (fio's slat and the gap between I/Os), not in
+/// its latency; the wait behind other requests' CPU time is (they were all submitted), as
+/// fio's clat counts it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HostCpu {
     pub per_io_ns: [f64; 2],
+    pub idle_ns: [f64; 2],
     pub parallel: f64,
 }
 
@@ -447,20 +452,29 @@ impl Sim<'_> {
             }
         };
         match self.host_done(w, req.dir) {
-            Some(t) => self.at(t, Ev::HostDone(id)),
+            Some((t, own)) => {
+                if let Some(f) = self.reqs[id as usize].as_mut() {
+                    f.issued = Nanos(f.issued.0.saturating_add(own));
+                }
+                self.at(t, Ev::HostDone(id))
+            }
             None => self.start_stage(id),
         }
     }
 
     /// When a request of `dir` issued now by worker `w` leaves the host stage: after its own
-    /// thread's earlier work and after the shared CPUs' (see [`HostCpu`]); `None` without one.
-    fn host_done(&mut self, w: u32, dir: IoDir) -> Option<Nanos> {
+    /// thread's earlier work and after the shared CPUs' (see [`HostCpu`]), and its own CPU
+    /// time (ns, not part of its latency); `None` without one.
+    fn host_done(&mut self, w: u32, dir: IoDir) -> Option<(Nanos, u64)> {
         let host = self.opt.host?;
-        let cost = match dir {
-            IoDir::Read => host.per_io_ns[0],
-            IoDir::Write | IoDir::Trim => host.per_io_ns[1],
+        let i = match dir {
+            IoDir::Read => 0,
+            IoDir::Write | IoDir::Trim => 1,
             IoDir::Sync => return None,
         };
+        // `inflight` counts this request already: alone, the thread's whole round trip.
+        let alone = self.workers.get(w as usize).is_some_and(|ws| ws.inflight <= 1);
+        let cost = if alone { host.idle_ns[i].max(host.per_io_ns[i]) } else { host.per_io_ns[i] };
         if cost <= 0.0 {
             return None;
         }
@@ -470,7 +484,7 @@ impl Sim<'_> {
         let done = (own.max(now) + cost).max(shared);
         *own = done;
         self.cpus_free = shared;
-        Some(Nanos(done as u64))
+        Some((Nanos(done as u64), cost as u64))
     }
 
     fn start_stage(&mut self, id: u32) {

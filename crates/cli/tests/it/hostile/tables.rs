@@ -1003,6 +1003,9 @@ fn calibrate_probes() -> Vec<Probe> {
     let head = "version = 1\nname = \"x\"\ncapacity = 1000000\nservers = 1\n";
     for (what, read_extra, want) in [
         ("host_us = -1", "host_us=-1\n", vec!["p.toml", "host_us"]),
+        ("host_idle_us = -5", "host_idle_us=-5\n", vec!["p.toml", "host_idle_us"]),
+        ("xfer_parallel = nan", "xfer_parallel=nan\n", vec!["p.toml", "xfer_parallel"]),
+        ("xfer_parallel = inf", "xfer_parallel=inf\n", vec!["p.toml", "xfer_parallel"]),
         (
             "a depth_shape of depth 0",
             "[[read.depth_shape]]\ndepth=0\nshape=[[0.0,1.0],[1.0,1.0]]\n",
