@@ -197,7 +197,7 @@ fn run_sweep(
             return Err(CalibrateError::Budget {
                 value: format!("{}s", opts.budget_secs),
                 why: format!(
-                    "set-up took {:.1}s; {} points left need {:.1}s more",
+                    "{:.1}s spent (set-up and earlier points); {} points left need {:.1}s more",
                     start.elapsed().as_secs_f64(),
                     points.len() - i,
                     (points.len() - i) as f64 * (MIN_POINT_SECS + overhead)

@@ -102,7 +102,9 @@ fn an_existing_file_is_read_only_without_allow_write() {
     let dir = scratch("ro");
     let f = dir.join("data");
     std::fs::write(&f, vec![7u8; 8 << 20]).unwrap();
-    let cal = calibrate(&f, &small_opts(3.0)).unwrap();
+    // 5 s as the other sweeps: at 3 s, 10 points left 0.25 s each, and on a loaded 2-core
+    // machine the per-point overhead alone could exhaust it (the test is about read-only).
+    let cal = calibrate(&f, &small_opts(5.0)).unwrap();
     assert!(cal.measured.iter().all(|m| m.point.dir() == IoDir::Read), "no write point");
     assert_eq!(cal.profile.write_cache, "not measured");
     assert_eq!(std::fs::read(&f).unwrap(), vec![7u8; 8 << 20], "the file is untouched");
