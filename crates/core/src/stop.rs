@@ -76,7 +76,8 @@ pub fn bridge(stop: Arc<AtomicBool>) -> Bridge {
                 stop.store(true, Ordering::SeqCst);
                 return;
             }
-            std::thread::sleep(Duration::from_millis(10));
+            // Unparked by the drop: the run's end does not wait out the 10 ms.
+            std::thread::park_timeout(Duration::from_millis(10));
         }
     });
     Bridge { over, thread: Some(thread) }
@@ -86,6 +87,7 @@ impl Drop for Bridge {
     fn drop(&mut self) {
         self.over.store(true, Ordering::SeqCst);
         if let Some(t) = self.thread.take() {
+            t.thread().unpark();
             let _ = t.join();
         }
     }

@@ -24,6 +24,9 @@ use iolab_data::VerifyFailure;
 use iolab_stats::recorder::LatTriple;
 use iolab_stats::Recorder;
 
+/// The sync and batch lanes (`lanes.rs`): this loop without what a common job never needs.
+mod lanes;
+
 /// Where the requests come from: the one trait in `core`, shared with the simulator.
 pub use iolab_core::RequestSource;
 
@@ -396,6 +399,11 @@ where
 
     /// fio backend.c `do_io`: fill, commit, reap until the stream ends, then `end_fsync`.
     fn run(&mut self) -> Result<(), EngineError> {
+        if self.sync_lane() {
+            self.run_sync()?;
+        } else if self.batch_lane() {
+            self.run_batch()?;
+        }
         loop {
             // Time checks every few units: ramp end, runtime cap, stop flag, interval ticks.
             self.ops_since_check += 1;

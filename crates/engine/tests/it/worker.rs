@@ -2,10 +2,10 @@
 //! I/O errors, reaping and held commits.
 
 use crate::common::*;
-use iolab_core::IoDir;
+use iolab_core::{IoDir, IoRequest};
 use iolab_engine::engines::{lookup, EngineConfig, EngineFile, ENGINES};
 use iolab_engine::target::{direct_supported, open_target, TargetSpec};
-use iolab_engine::worker::{run_worker, WorkerConfig};
+use iolab_engine::worker::{run_worker, LatLogSpec, WorkerConfig};
 use std::sync::atomic::AtomicBool;
 
 fn engine_round_trip(name: &str, direct: bool) {
@@ -289,4 +289,67 @@ fn disable_clat_and_slat_leave_lat_measured() {
     let j = run(&load(&[], &a, d.path())).jobs[0].clone();
     assert_eq!(j.read.total_ios, 256);
     assert_eq!((j.read.clat.n, j.read.slat.n, j.read.lat.n), (0, 0, 256));
+}
+
+/// The null engine's two lanes (the sync loop at depth 1, the batch loop at
+/// `iodepth_batch` = `iodepth`) against the general loop on the same stream: a write log
+/// that records nothing (`lat_log` set) sends the same job round the general loop. Mixed
+/// directions, sizes and files; the units handed to the buffer filler, the counts per
+/// direction and file, the depth and batch maps and the sample counts must be the same.
+#[test]
+fn null_lanes_record_what_the_general_loop_records() {
+    let stream = || {
+        let mut k = 0u64;
+        move |r: &mut IoRequest| {
+            if k == 5_000 {
+                return false;
+            }
+            let dir = if k % 3 == 1 { IoDir::Write } else { IoDir::Read };
+            let len = if k % 7 == 0 { 8192 } else { 4096 };
+            *r = IoRequest::new(dir, (k % 4 / 3) as u32, (k * 7919 % 1000) * 4096, len);
+            k += 1;
+            true
+        }
+    };
+    for (depth, batch, min) in [(1, 1, 1), (32, 32, 32), (8, 8, 1), (4, 2, 1)] {
+        let mut seen = Vec::new();
+        for general in [false, true] {
+            let mut e =
+                (lookup("null").unwrap().ctor)(&EngineConfig::new(depth, 8192, vec![])).unwrap();
+            let cfg = WorkerConfig {
+                depth,
+                batch_submit: batch,
+                complete_min: min,
+                depth_low: 0,
+                lat_log: general.then(LatLogSpec::default),
+                ..Default::default()
+            };
+            let mut writes = Vec::new();
+            let mut fill = |_: &mut [u8], f: u32, off: u64| writes.push((f, off));
+            let stop = AtomicBool::new(false);
+            let out =
+                run_worker(&mut *e, &mut stream(), &mut fill, None, &cfg, &stop, None).unwrap();
+            assert!(out.error.is_none());
+            let rec = &out.rec;
+            let dirs: Vec<_> = [IoDir::Read, IoDir::Write]
+                .iter()
+                .map(|&d| {
+                    let r = rec.dir(d);
+                    let n = r.clat.as_ref().map(|h| h.count());
+                    (r.ios, r.bytes, r.issued, r.short, n, r.lat_hist().map(|h| h.count()))
+                })
+                .collect();
+            let maps = (rec.depth_map, rec.depth_exact[..40].to_vec(), rec.submit_map);
+            seen.push((writes, dirs, maps, rec.complete_map, out.per_file));
+        }
+        let (lane, gen) = (&seen[0], &seen[1]);
+        if batch == depth {
+            // (Below the depth null answers busy mid-fill, and the put-back write is filled
+            // again when it is queued, in both loops.)
+            assert_eq!(lane.0.len(), 1_667, "depth {depth}: writes filled");
+        }
+        assert_eq!(lane.1[0].0 + lane.1[1].0, 5_000, "depth {depth}");
+        assert_eq!(lane.4.iter().map(|f| f.0).sum::<u64>(), 5_000, "depth {depth}");
+        assert_eq!(lane, gen, "depth {depth} batch {batch} complete_min {min}");
+    }
 }

@@ -217,6 +217,8 @@ impl DiskMonitor {
     fn end_thread(&mut self) {
         self.shared.over.store(true, Ordering::SeqCst);
         if let Some(t) = self.thread.take() {
+            // Wake it from its step's sleep: the run's end is not delayed by up to a step.
+            t.thread().unpark();
             let _ = t.join();
         }
     }
@@ -250,8 +252,9 @@ impl DiskHandle {
 fn sample_loop(sh: &Shared, interval: Duration) {
     let (mut next_poll, mut next_series) = (POLL, interval);
     while !sh.over.load(Ordering::SeqCst) {
-        // Short steps, so the end of the run is not delayed by a whole interval.
-        std::thread::sleep(STEP.min(interval));
+        // Short steps, so a sample is never late by more than one; `end_thread` unparks the
+        // thread, so the end of the run waits for none (a spurious wake-up only re-checks).
+        std::thread::park_timeout(STEP.min(interval));
         let t = sh.start.elapsed();
         let series_due = t >= next_series;
         if series_due {
