@@ -26,6 +26,7 @@ fn small_opts(budget: f64) -> CalibrateOptions {
 
 #[test]
 fn calibrates_a_new_file_within_its_budget_and_removes_it() {
+    let _quiet = crate::measuring();
     let dir = scratch("file");
     let target = dir.join("cal.dat");
     let cal = calibrate(&target, &small_opts(5.0)).unwrap();
@@ -99,6 +100,7 @@ fn transfers_beside_others_share_the_data_path() {
 
 #[test]
 fn an_existing_file_is_read_only_without_allow_write() {
+    let _quiet = crate::measuring();
     let dir = scratch("ro");
     let f = dir.join("data");
     std::fs::write(&f, vec![7u8; 8 << 20]).unwrap();
@@ -123,6 +125,7 @@ fn budgets_too_small_or_not_finite_are_refused() {
 
 #[test]
 fn fit_and_prediction_are_deterministic() {
+    let _quiet = crate::measuring();
     let dir = scratch("det");
     let cal = calibrate(&dir.join("d.dat"), &small_opts(6.0)).unwrap();
     let again = fit::fit("x", cal.target.size, &cal.measured, 1, true);
@@ -143,6 +146,7 @@ fn fit_and_prediction_are_deterministic() {
 
 #[test]
 fn calibrates_a_loop_device_over_tmpfs() {
+    let _quiet = crate::measuring();
     let Some(t) = or_skip(TmpfsLoop::new(32)) else { return };
     // 5 s: 20 points (4 s was enough for 18 with the per-run overhead of an idle machine).
     let opts = CalibrateOptions { allow_write: true, allow_destroy: true, ..small_opts(5.0) };

@@ -84,6 +84,7 @@ impl Drop for InCgroup {
 /// p50 to the goal (20 %) plus the same allowance.
 #[test]
 fn loop_over_a_disk_file_predicts_jobs_it_did_not_sweep() {
+    let _quiet = crate::measuring();
     let Some(f) = disk_file("loop", 64) else { return };
     let Some(lo) = or_skip(LoopDev::over(&f, true)) else {
         let _ = std::fs::remove_file(&f);
@@ -142,6 +143,7 @@ fn loop_over_a_disk_file_predicts_jobs_it_did_not_sweep() {
 /// so shallow jobs fall short of the cap on the device itself: the jobs here are QD ≥ 16.)
 #[test]
 fn a_throttled_loop_device_is_predicted_at_its_cap_and_shared() {
+    let _quiet = crate::measuring();
     let Some(f) = disk_file("thr", 64) else { return };
     let Some(lo) = or_skip(LoopDev::over(&f, true)) else {
         let _ = std::fs::remove_file(&f);
