@@ -198,20 +198,21 @@ cat >> "$W/md" <<'NOTES'
   reproduces its own sweep (before it, the file target's 4 KiB points came out +5 to +21 %).
 - The **noise floor** column is the same job run again right after (measured vs measured).
   The load averages at the start and the end of the run are in the header (this VM has 2
-  cores and is shared with seven other engineers' builds); a prediction cannot be closer to a measurement than two measurements are to each
+  cores and is shared with other engineers' builds); a prediction cannot be closer to a measurement than two measurements are to each
   other, so where the noise floor exceeds a goal the table says so. CPU-bound targets
   (tmpfs loop, zram) are the worst: their IOPS depend on how much CPU the submitting thread
   and the loop worker get in that second.
   The calibration's points are a fraction of a second each (20 points in 15 s), so each
   point's tail is a handful of stalls; the fit caps a stall process at a quarter of the time.
 - What the model does not capture, and why a target misses a goal:
-  - **Load.** This table was generated while three other engineers' builds ran at nice 19
-    (load averages in the header). The stall process is fitted from sweep points a fraction
-    of a second long, so on a loaded machine it is the load's preemptions, and p99 swings
-    with them in both directions (the noise-floor column shows how much). On the idle
-    machine (load 0.3–1.3, before the changes above) the medians were IOPS / p50 / p99:
-    file 23.5 / 24.9 / 26.5 %, loop over a disk file 28.0 / 19.7 / 23.1 %, loop over tmpfs
-    22.5 / 16.0 / 32.0 %, zram 33.0 / 54.2 / 43.0 %, throttled 13.0 / 45.5 / 5.2 %.
+  - **Load.** This table was generated on a quiet machine (no builds beside it; load
+    averages in the header). The stall process is fitted from sweep points a fraction of a
+    second long, so on a loaded machine it is the load's preemptions, and p99 swings with
+    them in both directions (the noise-floor column shows how much). On the same quiet
+    machine before this round's changes (host_idle_us, xfer_parallel, the refinement, the
+    throttle's caps) the medians were IOPS / p50 / p99: file 23.5 / 24.9 / 26.5 %, loop over
+    a disk file 28.0 / 19.7 / 23.1 %, loop over tmpfs 22.5 / 16.0 / 32.0 %, zram 33.0 / 54.2
+    / 43.0 %, throttled 13.0 / 45.5 / 5.2 %.
   - **CPU-bound targets** (zram, the loop over tmpfs): zram completes a command inside its
     submission, so the completion latency iolab measures depends on how the engine batches
     submissions and reaps (0.8 µs rate-limited, 5 µs at QD1, Little's law deeper), and both
