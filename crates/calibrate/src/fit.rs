@@ -416,6 +416,12 @@ fn fit_servers(ms: &[Measured], dir: IoDir, t: f64, gap: f64, d: &Deep) -> u32 {
             })
             .sum()
     };
+    best_servers(err)
+}
+
+/// The c in 1..=1024 with the least `err(c)`, the smallest c on a tie (a later c must beat the
+/// best so far by more than 1e-12).
+fn best_servers(err: impl Fn(u32) -> f64) -> u32 {
     (1..=1024u32)
         .fold((1u32, f64::INFINITY), |(bc, be), c| {
             let e = err(c);
@@ -450,16 +456,7 @@ fn throttled_servers(ms: &[Measured], dir: IoDir) -> u32 {
     let err = |c: u32| -> f64 {
         pts.iter().map(|&(q, r)| ((1.0 + (q - 1.0) / f64::from(c)) / r).ln().powi(2)).sum()
     };
-    (1..=1024u32)
-        .fold((1u32, f64::INFINITY), |(bc, be), c| {
-            let e = err(c);
-            if e < be - 1e-12 {
-                (c, e)
-            } else {
-                (bc, be)
-            }
-        })
-        .0
+    best_servers(err)
 }
 
 /// The profile of a sweep. Without write points (a read-only calibration) the write curves

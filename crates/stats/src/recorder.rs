@@ -339,14 +339,7 @@ impl Recorder {
             rec(&mut d.lat, lat.0);
         }
         rec(&mut d.clat, clat.0);
-        d.ios += 1;
-        d.bytes += bytes;
-        d.clat_sum = d.clat_sum.wrapping_add(clat.0);
-        self.live.clat_hist[i].add(clat.0, 1);
-        // Single writer: plain relaxed stores, no read-modify-write.
-        self.live.ios[i].store(d.ios, Relaxed);
-        self.live.bytes[i].store(d.bytes, Relaxed);
-        self.live.clat_sum_ns[i].store(d.clat_sum, Relaxed);
+        self.count_done(i, bytes, clat.0, 1);
     }
 
     /// One I/O of a sync engine, submitted at depth 1 and completed with `bytes`, `clat`
@@ -364,13 +357,7 @@ impl Recorder {
             rec(&mut d.lat, clat.0);
         }
         rec(&mut d.clat, clat.0);
-        d.ios += 1;
-        d.bytes += bytes;
-        d.clat_sum = d.clat_sum.wrapping_add(clat.0);
-        self.live.clat_hist[i].add(clat.0, 1);
-        self.live.ios[i].store(d.ios, Relaxed);
-        self.live.bytes[i].store(d.bytes, Relaxed);
-        self.live.clat_sum_ns[i].store(d.clat_sum, Relaxed);
+        self.count_done(i, bytes, clat.0, 1);
     }
 
     /// `n` I/Os completed with the same bytes and latencies: exactly `n` calls of
@@ -390,10 +377,19 @@ impl Recorder {
             rec_n(&mut d.lat, lat.0, n);
         }
         rec_n(&mut d.clat, clat.0, n);
+        self.count_done(i, bytes, clat.0, n);
+    }
+
+    /// `n` completions of `bytes` each, `clat` ns apiece, counted in direction `i` and in the
+    /// live view (single writer: plain relaxed stores, no read-modify-write). The histograms
+    /// are the caller's.
+    #[inline(always)]
+    fn count_done(&mut self, i: usize, bytes: u64, clat: u64, n: u64) {
+        let d = &mut self.dirs[i];
         d.ios += n;
         d.bytes += bytes * n;
-        d.clat_sum = d.clat_sum.wrapping_add(clat.0.wrapping_mul(n));
-        self.live.clat_hist[i].add(clat.0, n);
+        d.clat_sum = d.clat_sum.wrapping_add(clat.wrapping_mul(n));
+        self.live.clat_hist[i].add(clat, n);
         self.live.ios[i].store(d.ios, Relaxed);
         self.live.bytes[i].store(d.bytes, Relaxed);
         self.live.clat_sum_ns[i].store(d.clat_sum, Relaxed);

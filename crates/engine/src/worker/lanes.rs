@@ -21,8 +21,13 @@ where
     /// check, every latency measured, no `fsync=N`, no file operations. [`Worker::run_sync`]
     /// then runs the units one by one; anything else goes round the general loop.
     pub(super) fn sync_lane(&self) -> bool {
-        self.shape.sync
-            && !self.file_ops
+        self.shape.sync && self.recorder_only()
+    }
+
+    /// Nothing per I/O needs more than the recorder: no file operations, every latency
+    /// measured, no per-I/O logs, no read check, no `fsync=N`/`fdatasync=N` (both lanes).
+    fn recorder_only(&self) -> bool {
+        !self.file_ops
             && self.meas.all()
             && self.lat_logs.is_none()
             && self.check.is_none()
@@ -107,12 +112,7 @@ where
         self.shape.coarse
             && !self.shape.sync
             && self.shape.batch == self.shape.depth
-            && !self.file_ops
-            && self.meas.all()
-            && self.lat_logs.is_none()
-            && self.check.is_none()
-            && self.cfg.fsync_every == 0
-            && self.cfg.fdatasync_every == 0
+            && self.recorder_only()
     }
 
     /// The general loop's rounds for the null engine with `iodepth_batch` = `iodepth`: a
