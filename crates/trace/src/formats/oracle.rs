@@ -120,6 +120,27 @@ pub(crate) fn sniff(head: &[u8]) -> bool {
         })
 }
 
+/// One record's fields, little-endian: `clock_time` u32, `obj_id` u64, `obj_size` u32,
+/// `next_access_vtime` i64 (24 bytes).
+struct Fields {
+    time: u64,
+    obj_id: u64,
+    size: u64,
+    next: i64,
+}
+
+/// Decodes the record at the start of `b` (at least [`RECORD_BYTES`] long): the one place the
+/// layout is read, for the record, the object view and the batch decode alike.
+#[inline(always)]
+fn fields(b: &[u8]) -> Fields {
+    Fields {
+        time: u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        obj_id: u64::from_le_bytes([b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11]]),
+        size: u64::from(u32::from_le_bytes([b[12], b[13], b[14], b[15]])),
+        next: i64::from_le_bytes([b[16], b[17], b[18], b[19], b[20], b[21], b[22], b[23]]),
+    }
+}
+
 impl Parse for OracleGeneral {
     const NAME: &'static str = "oracleGeneral";
 
@@ -127,10 +148,7 @@ impl Parse for OracleGeneral {
     fn next(&mut self, rec: &mut TraceRecord) -> Result<bool, TraceErrorKind> {
         let (time_unit_ns, id_unit_bytes) = (self.time_unit_ns, self.id_unit_bytes);
         let Some(b) = self.take()? else { return Ok(false) };
-        let time = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64;
-        let obj_id = u64::from_le_bytes([b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11]]);
-        let size = u32::from_le_bytes([b[12], b[13], b[14], b[15]]) as u64;
-        let next = i64::from_le_bytes([b[16], b[17], b[18], b[19], b[20], b[21], b[22], b[23]]);
+        let Fields { time, obj_id, size, next } = fields(b);
         // checked_mul inline; the error (and its construction) only on the cold path.
         let (Some(t), Some(off)) =
             (time.checked_mul(time_unit_ns), obj_id.checked_mul(id_unit_bytes))
@@ -154,16 +172,13 @@ impl Parse for OracleGeneral {
     fn next_object(&mut self, o: &mut ObjectRequest) -> Result<bool, TraceErrorKind> {
         let (time_unit_ns, id_unit_bytes) = (self.time_unit_ns, self.id_unit_bytes);
         let Some(b) = self.take()? else { return Ok(false) };
-        let time = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64;
-        let obj_id = u64::from_le_bytes([b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11]]);
-        let next = i64::from_le_bytes([b[16], b[17], b[18], b[19], b[20], b[21], b[22], b[23]]);
+        let Fields { time, obj_id, size, next } = fields(b);
         if time.checked_mul(time_unit_ns).is_none() {
             text::mul(time, time_unit_ns, "clock_time")?;
         }
         if obj_id.checked_mul(id_unit_bytes).is_none() {
             return Err(TraceErrorKind::Overflow { what: "obj_id" });
         }
-        let size = u32::from_le_bytes([b[12], b[13], b[14], b[15]]) as u64;
         *o = ObjectRequest { obj_id, next_access: next, write: false, size };
         Ok(true)
     }
@@ -188,15 +203,11 @@ impl Parse for OracleGeneral {
             let bytes = self.block.get(self.pos..self.pos + whole * RECORD_BYTES).unwrap_or(&[]);
             let mut good = 0;
             for (b, o) in bytes.chunks_exact(RECORD_BYTES).zip(&mut out[n..]) {
-                let time = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64;
-                let obj_id = u64::from_le_bytes([b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11]]);
+                let Fields { time, obj_id, size, next } = fields(b);
                 if time > time_max || obj_id > id_max {
                     break;
                 }
-                let size = u32::from_le_bytes([b[12], b[13], b[14], b[15]]) as u64;
-                let next_access =
-                    i64::from_le_bytes([b[16], b[17], b[18], b[19], b[20], b[21], b[22], b[23]]);
-                *o = ObjectRequest { obj_id, next_access, write: false, size };
+                *o = ObjectRequest { obj_id, next_access: next, write: false, size };
                 good += 1;
             }
             self.pos += good * RECORD_BYTES;
