@@ -8,6 +8,7 @@
 //! worker, RAM, data facts from the job), runs the checks and fills `RunResult::advice` and,
 //! when the engine left it empty, `disk_util`.
 
+use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -87,24 +88,31 @@ impl std::fmt::Debug for RunWatch {
     }
 }
 
-/// Resolve a target that may not exist yet (the engine creates files): its parent directory
-/// is on the same filesystem.
-fn resolve_target(p: &Path) -> Result<Topology, String> {
-    match resolve(p) {
-        Ok(t) => Ok(t),
-        Err(e) => {
-            let parent = p.parent().filter(|q| !q.as_os_str().is_empty()).unwrap_or(Path::new("."));
-            if p.exists() {
-                return Err(e.to_string());
-            }
-            resolve(parent)
-                .map(|mut t| {
-                    t.path = p.into();
-                    t
-                })
-                .map_err(|e2| format!("{e}; parent: {e2}"))
+/// Resolve a target that may not exist yet (the engine creates files and their missing
+/// directories): a block device by itself; a file by its directory, or the nearest existing
+/// ancestor, which is on the same filesystem. Directories are resolved once each (`dirs`), so
+/// `nrfiles=100000` costs one resolution per directory, not per file.
+fn resolve_target(
+    p: &Path,
+    dirs: &mut HashMap<PathBuf, Result<Topology, String>>,
+) -> Result<Topology, String> {
+    match std::fs::metadata(p) {
+        Ok(md) if !md.is_file() => return resolve(p).map_err(|e| e.to_string()),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(format!("{}: {e}", p.display()))
         }
+        _ => {}
     }
+    let parent = p.parent().filter(|q| !q.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = parent.ancestors().find(|a| a.as_os_str().is_empty() || a.exists());
+    let dir = dir.filter(|a| !a.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let found = dirs.entry(dir.to_path_buf()).or_insert_with(|| {
+        resolve(dir).map_err(|e| format!("{} (the directory {} will hold it)", e, dir.display()))
+    });
+    found.clone().map(|mut t| {
+        t.path = p.into();
+        t
+    })
 }
 
 /// Whether O_DIRECT writes to these files would overwrite written blocks (decides ext4's
@@ -133,6 +141,7 @@ fn resolve_targets(
     prefill: bool,
 ) -> (Vec<JobTargets>, Vec<String>, Vec<String>) {
     let (mut targets, mut devices, mut notes) = (Vec::new(), Vec::new(), Vec::new());
+    let mut dirs = HashMap::new();
     for (job, mut ps) in jobs.iter().zip(paths) {
         // fio's null engine opens no file: its "files" are names only.
         if job.ioengine == "null" {
@@ -140,7 +149,7 @@ fn resolve_targets(
         }
         let mut topologies = Vec::new();
         for p in &ps {
-            match resolve_target(p) {
+            match resolve_target(p, &mut dirs) {
                 Ok(t) => {
                     for d in t.devices() {
                         if !devices.contains(&d) {

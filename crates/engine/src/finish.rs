@@ -5,6 +5,7 @@
 use crate::runner::{clone_files, FileIo};
 use iolab_job::{Job, Origin};
 use iolab_stats::RunResult;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 /// fio's `global options`: what the job files' `[global]` sections and the command line
@@ -37,12 +38,14 @@ pub fn own_options(result: &mut RunResult) {
     }
 }
 
-/// Every file a job's clones will use, each once.
+/// Every file a job's clones will use, each once, in first-use order (a set beside the list:
+/// `nrfiles=100000` must not compare every path with every other).
 pub fn job_paths(job: &Job) -> Vec<PathBuf> {
+    let mut seen = HashSet::new();
     let mut v = Vec::new();
     for c in 0..job.numjobs.max(1) {
         for p in clone_files(job, c) {
-            if !v.contains(&p) {
+            if seen.insert(p.clone()) {
                 v.push(p);
             }
         }
@@ -50,17 +53,95 @@ pub fn job_paths(job: &Job) -> Vec<PathBuf> {
     v
 }
 
-/// One note per file of a clone that used several (`nrfiles`): its I/Os and bytes, so the
-/// spread over the files shows (fio reports it only in its per-file debug output).
+/// A clone with more files than this gets one summary note instead of a note per file.
+pub const FILE_NOTES_MAX: usize = 16;
+
+/// Notes on the I/O spread over the files of each clone that used several (`nrfiles`), so the
+/// spread shows (fio reports it only in its per-file debug output): up to [`FILE_NOTES_MAX`]
+/// files, one note per file with its I/Os and bytes; more, one note with the totals, the
+/// least/median/most I/Os per file and how many files got none.
 pub fn file_notes(files: &[FileIo]) -> Vec<String> {
-    files
-        .iter()
-        .filter(|f| files.iter().filter(|g| g.job == f.job && g.clone == f.clone).count() > 1)
-        .map(|f| {
-            let (job, clone, path) = (&f.job, f.clone, f.path.display());
-            format!("job {job}.{clone}: {path}: {} I/Os, {} bytes", f.ios, f.bytes)
-        })
-        .collect()
+    let mut index: HashMap<(&str, u32), usize> = HashMap::new();
+    let mut groups: Vec<Vec<&FileIo>> = Vec::new();
+    for f in files {
+        let i = *index.entry((f.job.as_str(), f.clone)).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[i].push(f);
+    }
+    let mut notes = Vec::new();
+    for g in groups.iter().filter(|g| g.len() > 1) {
+        let (job, clone) = (&g[0].job, g[0].clone);
+        if g.len() <= FILE_NOTES_MAX {
+            notes.extend(g.iter().map(|f| {
+                format!(
+                    "job {job}.{clone}: {}: {} I/Os, {} bytes",
+                    f.path.display(),
+                    f.ios,
+                    f.bytes
+                )
+            }));
+            continue;
+        }
+        let mut ios: Vec<u64> = g.iter().map(|f| f.ios).collect();
+        ios.sort_unstable();
+        let bytes: u64 = g.iter().map(|f| f.bytes).fold(0, u64::saturating_add);
+        let total: u64 = ios.iter().copied().fold(0, u64::saturating_add);
+        let idle = ios.iter().take_while(|&&n| n == 0).count();
+        notes.push(format!(
+            "job {job}.{clone}: {} files: {total} I/Os, {bytes} bytes; I/Os per file least {} / \
+             median {} / most {}; {idle} files got none",
+            g.len(),
+            ios[0],
+            ios[ios.len() / 2],
+            ios[ios.len() - 1],
+        ));
+    }
+    notes
+}
+
+/// Folds the per-file notes a clone's set-up added from `notes[from..]` ("PATH: laid out 4096
+/// bytes", one per file) into one note per distinct remainder when the clone has more than
+/// [`FILE_NOTES_MAX`] files: "100000 files (FIRST ... LAST): laid out 4096 bytes". Notes not
+/// about one of `paths`, and remainders only one file has, stay as they were.
+pub fn fold_file_notes(notes: &mut Vec<String>, from: usize, paths: &[PathBuf]) {
+    if paths.len() <= FILE_NOTES_MAX || from >= notes.len() {
+        return;
+    }
+    let names: HashSet<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let split = |n: &str| {
+        n.match_indices(": ")
+            .map(|(i, _)| i)
+            .find(|&i| names.contains(&n[..i]))
+            .map(|i| (n[..i].to_string(), n[i + 2..].to_string()))
+    };
+    let mut order: Vec<String> = Vec::new();
+    let mut by_rest: HashMap<String, Vec<String>> = HashMap::new();
+    let mut kept = Vec::new();
+    for n in notes.drain(from..) {
+        match split(&n) {
+            Some((path, rest)) => {
+                let e = by_rest.entry(rest.clone()).or_default();
+                if e.is_empty() {
+                    order.push(rest);
+                }
+                e.push(path);
+            }
+            None => kept.push(n),
+        }
+    }
+    for rest in order {
+        let files = &by_rest[&rest];
+        match files.as_slice() {
+            [one] => notes.push(format!("{one}: {rest}")),
+            [first, .., last] => {
+                notes.push(format!("{} files ({first} ... {last}): {rest}", files.len()))
+            }
+            [] => {}
+        }
+    }
+    notes.extend(kept);
 }
 
 /// The result as the command reports it: the command line and start time of the command
@@ -99,4 +180,71 @@ pub fn failed(result: &RunResult) -> bool {
 /// write (fio's `filename=`), checked before any I/O.
 pub fn inputs(job_files: &[PathBuf], jobs: &[Job]) -> Vec<PathBuf> {
     job_files.iter().cloned().chain(jobs.iter().flat_map(job_paths)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(job: &str, clone: u32, ios: &[u64]) -> Vec<FileIo> {
+        let f = |(i, &n): (usize, &u64)| FileIo {
+            job: job.into(),
+            clone,
+            path: PathBuf::from(format!("/d/{job}.{clone}.{i}")),
+            ios: n,
+            bytes: n * 4096,
+        };
+        ios.iter().enumerate().map(f).collect()
+    }
+
+    #[test]
+    fn a_few_files_get_a_note_each_and_a_single_file_none() {
+        let mut all = files("a", 0, &[3, 1]);
+        all.extend(files("b", 0, &[7]));
+        assert_eq!(
+            file_notes(&all),
+            ["job a.0: /d/a.0.0: 3 I/Os, 12288 bytes", "job a.0: /d/a.0.1: 1 I/Os, 4096 bytes"]
+        );
+    }
+
+    #[test]
+    fn set_up_notes_of_many_files_fold_into_one_per_remainder() {
+        let paths: Vec<PathBuf> = (0..20).map(|i| PathBuf::from(format!("/d/j: {i}"))).collect();
+        let mut notes = vec!["before".to_string()];
+        notes.extend(paths.iter().map(|p| format!("{}: laid out 4096 bytes", p.display())));
+        notes.push("/d/j: 3: invalidated the page cache".into());
+        notes.push("not about a file".into());
+        fold_file_notes(&mut notes, 1, &paths);
+        assert_eq!(
+            notes,
+            [
+                "before",
+                "20 files (/d/j: 0 ... /d/j: 19): laid out 4096 bytes",
+                "/d/j: 3: invalidated the page cache",
+                "not about a file",
+            ]
+        );
+        // Up to FILE_NOTES_MAX files, each keeps its own note.
+        let mut few: Vec<String> =
+            paths[..2].iter().map(|p| format!("{}: x", p.display())).collect();
+        fold_file_notes(&mut few, 0, &paths[..2]);
+        assert_eq!(few, ["/d/j: 0: x", "/d/j: 1: x"]);
+    }
+
+    #[test]
+    fn many_files_get_one_summary_per_clone() {
+        // 100,000 files, 256 of them with one I/O each (size=1m, bs=4k, filesize=4k).
+        let ios: Vec<u64> = (0..100_000).map(|i| u64::from(i < 256)).collect();
+        let mut all = files("j", 0, &ios);
+        all.extend(files("j", 1, &[2; 17]));
+        assert_eq!(
+            file_notes(&all),
+            [
+                "job j.0: 100000 files: 256 I/Os, 1048576 bytes; I/Os per file least 0 / \
+                 median 0 / most 1; 99744 files got none",
+                "job j.1: 17 files: 34 I/Os, 139264 bytes; I/Os per file least 2 / median 2 / \
+                 most 2; 0 files got none",
+            ]
+        );
+    }
 }

@@ -334,6 +334,40 @@ pub fn invalidate(t: &Target) -> Option<String> {
     None
 }
 
+/// Descriptors kept free for everything else a run opens (logs, the diskstats sampler, the
+/// io_uring ring, libblkid, result files).
+const FD_SPARE: u64 = 64;
+
+/// Makes room for `extra` more open descriptors: the soft `RLIMIT_NOFILE` is raised toward
+/// the hard one when that is enough (as Go's runtime does at start-up); otherwise a one-line
+/// error names the job, the count and both limits, before any file is created.
+pub fn ensure_open_files(job: &str, extra: usize) -> Result<(), EngineError> {
+    let open = std::fs::read_dir("/proc/self/fd").map(Iterator::count).unwrap_or(0) as u64;
+    let need = open.saturating_add(extra as u64).saturating_add(FD_SPARE);
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes one rlimit into the struct it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 || need <= lim.rlim_cur {
+        return Ok(());
+    }
+    if need <= lim.rlim_max {
+        let raised = libc::rlimit { rlim_cur: need, rlim_max: lim.rlim_max };
+        // SAFETY: setrlimit reads one rlimit; raising the soft limit up to the hard one needs
+        // no privilege.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            return Ok(());
+        }
+    }
+    Err(EngineError::Job {
+        job: job.to_string(),
+        what: format!(
+            "its files need {extra} open descriptors (each file is held open twice while the \
+             job runs) beside {open} already open, above the open-file limit (soft {}, hard \
+             {}; `ulimit -n`): use fewer files (nrfiles) or raise the limit",
+            lim.rlim_cur, lim.rlim_max
+        ),
+    })
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -17,6 +17,7 @@ mod outputs;
 mod parse;
 mod report;
 mod run;
+mod scale;
 mod signals;
 mod sim;
 mod sim_flush;

@@ -16,6 +16,7 @@ use iolab_data::DataConfig;
 use iolab_job::Job;
 use iolab_stats::LiveCounters;
 use iolab_workload::{FileLayout, WorkerInput, Workload};
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -49,7 +50,7 @@ pub(super) struct JobSetup<'a> {
     pub ji: usize,
     pub job: &'a Job,
     pub plan: &'a JobPlan,
-    pub shared_done: Vec<PathBuf>,
+    pub shared_done: HashSet<PathBuf>,
     pub notes: Vec<String>,
     pub disk_names: &'a mut Vec<String>,
 }
@@ -278,6 +279,10 @@ fn open_targets(
         // file laid out: `size` is enough.
         return Ok(targets);
     }
+    // Each file is open twice while the clone runs (its target and the engine's dup): refuse
+    // before laying out thousands of files when the descriptors cannot all be had.
+    target::ensure_open_files(&job.name, paths.len().saturating_mul(2))?;
+    let first_note = js.notes.len();
     for (fi, (p, region)) in paths.iter().zip(wl.regions()).enumerate() {
         let spec = TargetSpec {
             path: p.clone(),
@@ -314,7 +319,7 @@ fn open_targets(
             if plan.invalidate {
                 js.notes.extend(target::invalidate(&t));
             }
-            js.shared_done.push(p.clone());
+            js.shared_done.insert(p.clone());
         }
         for n in super::collect::disk_names_of(&t) {
             if !js.disk_names.contains(&n) {
@@ -323,6 +328,7 @@ fn open_targets(
         }
         targets.push(t);
     }
+    crate::finish::fold_file_notes(&mut js.notes, first_note, paths);
     Ok(targets)
 }
 

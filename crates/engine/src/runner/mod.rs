@@ -223,7 +223,7 @@ fn run_groups(
             ji,
             job,
             plan: &plan,
-            shared_done: Vec::new(),
+            shared_done: Default::default(),
             notes: plan.notes.clone(),
             disk_names,
         };
