@@ -4,7 +4,9 @@
 //!
 //! Threshold: a worker's usr+sys CPU at least [`MIN_PCT`] % of its runtime. Per-worker
 //! figures come from the engine (`RUSAGE_THREAD`); without them the job's own `cpu` counters
-//! are used.
+//! are used. A job shorter than [`MIN_RUNTIME_NS`] is not judged: its thread's CPU time
+//! includes the thread's start and set-up, so a null job of a few I/Os shows "122 %" and
+//! says nothing about the storage.
 
 use iolab_stats::RunResult;
 
@@ -13,12 +15,14 @@ use crate::{Advice, Evidence, Severity};
 
 pub const ID: &str = "cpu_bound";
 pub const MIN_PCT: f64 = 95.0;
+/// Shortest job judged (100 ms).
+pub const MIN_RUNTIME_NS: u64 = 100_000_000;
 
 pub const CHECK: Check = Check { id: ID, summary: "a worker thread was CPU-bound", run };
 
 fn run(r: &RunResult, ev: &Evidence) -> Vec<Advice> {
     let mut out = Vec::new();
-    for (i, j) in r.jobs.iter().enumerate() {
+    for (i, j) in r.jobs.iter().enumerate().filter(|(_, j)| j.runtime_ns >= MIN_RUNTIME_NS) {
         let pcts: Vec<f64> = match ev.jobs.get(i) {
             Some(e) if !e.worker_cpu_pct.is_empty() => e.worker_cpu_pct.clone(),
             _ if j.runtime_ns > 0 => {
@@ -67,9 +71,26 @@ mod tests {
     use crate::checks::testutil::job;
     use crate::JobEvidence;
 
+    fn ran(name: &str, runtime_ns: u64) -> iolab_stats::JobResult {
+        iolab_stats::JobResult { runtime_ns, ..job(name, 0, 0) }
+    }
+
+    #[test]
+    fn a_job_of_a_few_milliseconds_is_not_judged() {
+        // 4,096 null jobs of 16 I/Os each: the thread's set-up made one read 122 % CPU.
+        let ev = Evidence {
+            jobs: vec![JobEvidence { worker_cpu_pct: vec![122.4], ..Default::default() }],
+            ..Default::default()
+        };
+        let short = RunResult { jobs: vec![ran("j", 2_000_000)], ..Default::default() };
+        assert!(run(&short, &ev).is_empty());
+        let long = RunResult { jobs: vec![ran("j", MIN_RUNTIME_NS)], ..Default::default() };
+        assert_eq!(run(&long, &ev).len(), 1);
+    }
+
     #[test]
     fn worker_at_99_percent_fires_and_80_does_not() {
-        let r = RunResult { jobs: vec![job("j", 0, 0)], ..Default::default() };
+        let r = RunResult { jobs: vec![ran("j", 1_000_000_000)], ..Default::default() };
         let ev = |p: Vec<f64>| Evidence {
             jobs: vec![JobEvidence { worker_cpu_pct: p, ..Default::default() }],
             ..Default::default()
