@@ -267,8 +267,9 @@ impl CurveReport {
             let _ = writeln!(
                 o,
                 "# sampled: caches below {:.0} entries are not measured (`-`); expected error \
-                 per row: +-{:.4} (1/sqrt(sampled keys)) plus the curve's change over the \
-                 size's sampling uncertainty 1/sqrt(size*rate)",
+                 per row (one standard error): the key sampling's at that size (+-{:.4} at \
+                 the smallest, falling with size) and the curve's change over the size's \
+                 sampling uncertainty 1/sqrt(size*rate)",
                 self.resolution_entries, self.expected_error
             );
         }
