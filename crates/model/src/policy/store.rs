@@ -179,6 +179,9 @@ pub struct Node<E> {
     pub next: u32,
     /// Next node in the same hash bucket (`NIL` ends the chain).
     chain: u32,
+    /// Previous node in the same hash bucket (`NIL`: this node is the bucket's head), so
+    /// forgetting a node writes its neighbours without reading its bucket.
+    chain_prev: u32,
     pub e: E,
 }
 
@@ -291,19 +294,13 @@ impl<E> Store<E> {
         }
     }
 
-    /// Prefetch for the next evictions from `l`, two deep: the buckets of the tail and of the
-    /// node behind it (forgetting a node unlinks it from its chain) and the node two behind
-    /// the tail. It reads the tail and the node behind it, which earlier calls brought in. One
-    /// deep (the tail's bucket only) left the bucket read of `release` stalled on DRAM in
-    /// 42 % of an LRU replay's samples (perf, 20 M-request Zipf): the tail changes every
-    /// ~3 requests, less than a miss's latency. A hint only.
+    /// Prefetch for the next eviction from `l`: the node behind the tail. Forgetting a node
+    /// reads nothing outside it ([`Store::release`]), so its bucket needs no prefetch. A hint
+    /// only.
     #[inline]
     pub fn prefetch_tail(&self, l: &List) {
         let Some(n) = self.nodes.get(l.tail as usize) else { return };
-        self.prefetch(n.key);
-        let Some(m) = self.nodes.get(n.prev as usize) else { return };
-        self.prefetch(m.key);
-        self.prefetch_idx(m.prev);
+        self.prefetch_idx(n.prev);
     }
 
     /// Number of live nodes (cached plus ghost).
@@ -323,7 +320,7 @@ impl<E> Store<E> {
         }
         let b = self.bucket(key);
         let chain = self.heads[b];
-        let node = Node { key, prev: NIL, next: NIL, chain, e };
+        let node = Node { key, prev: NIL, next: NIL, chain, chain_prev: NIL, e };
         let idx = if let Some(i) = self.free.pop() {
             self.nodes[i as usize] = node;
             i
@@ -331,30 +328,32 @@ impl<E> Store<E> {
             self.nodes.push(node);
             (self.nodes.len() - 1) as u32
         };
+        if let Some(n) = self.nodes.get_mut(chain as usize) {
+            n.chain_prev = idx;
+        }
         self.heads[b] = idx;
         self.len += 1;
         idx
     }
 
     /// Forgets an (already unlinked) node: takes it off its hash chain and frees its slot.
+    /// Only writes outside the node: its chain neighbours, or its bucket when it heads the
+    /// chain (a write does not wait for the line; the read of the bucket it replaced stalled
+    /// a third of an LRU replay, perf).
     #[inline]
     pub fn release(&mut self, idx: u32) {
-        let (key, chain) = {
+        let (key, chain, chain_prev) = {
             let n = &self.nodes[idx as usize];
-            (n.key, n.chain)
+            (n.key, n.chain, n.chain_prev)
         };
-        let b = self.bucket(key);
-        if self.heads[b] == idx {
-            self.heads[b] = chain;
+        if let Some(p) = self.nodes.get_mut(chain_prev as usize) {
+            p.chain = chain;
         } else {
-            let mut i = self.heads[b];
-            while let Some(n) = self.nodes.get_mut(i as usize) {
-                if n.chain == idx {
-                    n.chain = chain;
-                    break;
-                }
-                i = n.chain;
-            }
+            let b = self.bucket(key);
+            self.heads[b] = chain;
+        }
+        if let Some(n) = self.nodes.get_mut(chain as usize) {
+            n.chain_prev = chain_prev;
         }
         self.len -= 1;
         self.free.push(idx);
@@ -370,7 +369,12 @@ impl<E> Store<E> {
                 let key = self.nodes[i as usize].key;
                 let next = self.nodes[i as usize].chain;
                 let b = self.bucket(key);
-                self.nodes[i as usize].chain = self.heads[b];
+                let head = self.heads[b];
+                self.nodes[i as usize].chain = head;
+                self.nodes[i as usize].chain_prev = NIL;
+                if let Some(h) = self.nodes.get_mut(head as usize) {
+                    h.chain_prev = i;
+                }
                 self.heads[b] = i;
                 i = next;
             }
