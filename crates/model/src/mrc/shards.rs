@@ -271,7 +271,7 @@ impl Shards {
         for v in self.reuses.values() {
             mine.clear();
             mine.extend_from_slice(v);
-            mine.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+            mine.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
             let mut hi = CLASSES; // exclusive end of the range the running count holds on
             let mut m = 1.0f64;
             for &(c, n) in &mine {
