@@ -3,12 +3,12 @@
 //! (policy, cache size), miss counts and ratios.
 //!
 //! A pass is two threads: one reads and decodes the trace into batches of accesses, the other
-//! only simulates (`replay_threaded`); reading (the kernel's copy of the file) and decoding
-//! were a fifth of an LRU replay on one thread (perf), and a channel handoff per 4,096 records
-//! costs nothing measurable. Where no thread starts, one thread does both (`replay`).
+//! only simulates (`replay`, through [`iolab_trace::ahead`]); reading (the kernel's copy of the
+//! file) and decoding were a fifth of an LRU replay on one thread (perf).
 
 use crate::policy::{self, Access};
 use crate::SimError;
+use iolab_trace::ahead::TracePath;
 use iolab_trace::{ObjectRequest, ReaderConfig};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -75,10 +75,7 @@ fn one_pass(
 ) -> Result<ObjectRow, SimError> {
     let mut c = policy::build(p, size)?;
     let t0 = std::time::Instant::now();
-    let (n, misses) = match replay_threaded(path, format, cfg, c.as_mut())? {
-        Some(counts) => counts,
-        None => replay(iolab_trace::open(path, format, cfg)?.as_mut(), c.as_mut())?,
-    };
+    let (n, misses) = replay(TracePath { path, format, cfg }, c.as_mut())?;
     let secs = t0.elapsed().as_secs_f64();
     Ok(ObjectRow {
         policy: c.name().to_string(),
@@ -94,11 +91,9 @@ fn one_pass(
 /// Records per batch: one dynamic call each to the reader and the policy per batch, and a long
 /// batch keeps the policy's prefetch pipeline's start-up rare.
 const BATCH: usize = 4096;
-/// Batches in flight between the decoding thread and the replay.
-const BATCHES: usize = 3;
 
-/// Decodes the next batch of `r` into `batch` (cleared first) as accesses numbered from
-/// `vtime`; 0 at the end of the trace. The reader decodes only the object view of each record.
+/// Appends the next batch of `r` to `batch` as accesses numbered from `vtime`. The reader
+/// decodes only the object view of each record.
 fn next_batch(
     r: &mut dyn iolab_trace::TraceReader,
     recs: &mut [ObjectRequest],
@@ -106,7 +101,6 @@ fn next_batch(
     vtime: u64,
 ) -> Result<usize, SimError> {
     let k = r.read_objects(recs)?;
-    batch.clear();
     batch.extend(recs[..k].iter().zip(vtime..).map(|(rec, vtime)| {
         // oracleGeneral's next access is a 1-based request number; -1 is never.
         let next = rec.next_access;
@@ -116,76 +110,22 @@ fn next_batch(
     Ok(k)
 }
 
-/// Replays the trace on this thread. Returns (requests, misses).
-fn replay(
-    r: &mut dyn iolab_trace::TraceReader,
-    c: &mut dyn policy::Cache,
-) -> Result<(u64, u64), SimError> {
+/// Replays the trace at `src` through `c`, reading and decoding it on a second thread
+/// ([`iolab_trace::ahead`]) so this one only simulates. Returns (requests, misses).
+fn replay(src: TracePath<'_>, c: &mut dyn policy::Cache) -> Result<(u64, u64), SimError> {
     let mut recs = vec![ObjectRequest::default(); BATCH];
-    let mut batch = Vec::with_capacity(BATCH);
+    let mut vtime = 0u64;
+    let fill = move |r: &mut dyn iolab_trace::TraceReader, batch: &mut Vec<Access>| {
+        vtime += next_batch(r, &mut recs, batch, vtime)? as u64;
+        Ok::<(), SimError>(())
+    };
     let (mut n, mut misses) = (0u64, 0u64);
-    while next_batch(r, &mut recs, &mut batch, n)? > 0 {
+    iolab_trace::ahead::read_ahead(src, fill, |batch| {
         n += batch.len() as u64;
-        misses += c.get_batch(&batch);
-    }
+        misses += c.get_batch(batch);
+        true
+    })?;
     Ok((n, misses))
-}
-
-/// [`replay`] with reading and decoding on a second thread, batches handed over through two
-/// channels (full ones one way, emptied ones back), so the replay thread only simulates:
-/// reading (a kernel copy of the file) and decoding were a fifth of an LRU replay's time
-/// (perf). Order and results are [`replay`]'s. `None` when no thread could be started.
-fn replay_threaded(
-    path: &Path,
-    format: Option<&str>,
-    cfg: &ReaderConfig,
-    c: &mut dyn policy::Cache,
-) -> Result<Option<(u64, u64)>, SimError> {
-    use std::sync::mpsc::{channel, sync_channel};
-    let (full_tx, full_rx) = sync_channel::<Result<Vec<Access>, SimError>>(BATCHES);
-    let (empty_tx, empty_rx) = channel::<Vec<Access>>();
-    for _ in 0..BATCHES {
-        let _ = empty_tx.send(Vec::with_capacity(BATCH));
-    }
-    std::thread::scope(|sc| {
-        let decoder = std::thread::Builder::new().name("trace-decode".into());
-        let started = decoder.spawn_scoped(sc, move || {
-            // the reader is opened here: it is not `Send`
-            let mut r = match iolab_trace::open(path, format, cfg) {
-                Ok(r) => r,
-                Err(e) => {
-                    let _ = full_tx.send(Err(e.into()));
-                    return;
-                }
-            };
-            let mut recs = vec![ObjectRequest::default(); BATCH];
-            let mut vtime = 0u64;
-            while let Ok(mut batch) = empty_rx.recv() {
-                match next_batch(r.as_mut(), &mut recs, &mut batch, vtime) {
-                    Ok(0) => return,
-                    Ok(k) => vtime += k as u64,
-                    Err(e) => {
-                        let _ = full_tx.send(Err(e));
-                        return;
-                    }
-                }
-                if full_tx.send(Ok(batch)).is_err() {
-                    return;
-                }
-            }
-        });
-        if started.is_err() {
-            return Ok(None);
-        }
-        let (mut n, mut misses) = (0u64, 0u64);
-        for batch in full_rx {
-            let batch = batch?;
-            n += batch.len() as u64;
-            misses += c.get_batch(&batch);
-            let _ = empty_tx.send(batch);
-        }
-        Ok(Some((n, misses)))
-    })
 }
 
 /// The rows as a table: policy, size, requests, misses, ratio, million requests per second.
