@@ -92,19 +92,30 @@ impl RankBits {
 
     /// Appends a mark at the frontier `i` (bits are appended in increasing order): lines the
     /// frontier has left are sealed into the tree, the open line takes the bit untreed.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push(&mut self, i: usize) {
         let line = i / SB_BITS;
         debug_assert!(line >= self.open, "push({i}) behind the frontier line {}", self.open);
+        if self.open < line {
+            self.seal_to(line);
+        }
+        if let Some(l) = self.lines.get_mut(line) {
+            l.0[(i / 64) % WORDS] |= 1u64 << (i % 64);
+        }
+    }
+
+    /// Seals the lines before `line` into the tree (once per 512 pushes, out of the loop).
+    #[inline(never)]
+    fn seal_to(&mut self, line: usize) {
         while self.open < line {
             let c = popcount(&self.lines[self.open]);
             self.tree_add(self.open, c as i32);
             self.open += 1;
         }
-        self.lines[line].0[(i / 64) % WORDS] |= 1u64 << (i % 64);
     }
 
     /// Clears bit `i` (which must be set).
+    #[inline]
     pub(crate) fn clear(&mut self, i: usize) {
         self.lines[i / SB_BITS].0[(i / 64) % WORDS] &= !(1u64 << (i % 64));
         if i / SB_BITS < self.open {
@@ -121,6 +132,7 @@ impl RankBits {
     }
 
     /// Set bits at positions `0..=i`.
+    #[inline(always)]
     pub(crate) fn rank(&self, i: usize) -> u32 {
         let sb = i / SB_BITS;
         let mut s = 0u32;
@@ -156,7 +168,8 @@ fn popcount(l: &Line) -> u32 {
 /// Set bits at positions `0..=b` of one line. The default x86-64 target has no `popcnt`, so
 /// `count_ones` is a 15-instruction bit-twiddling sequence per word (a fifth of all the
 /// instructions of the exact MRC); where the CPU has the instruction the same code runs compiled
-/// with it (`is_x86_feature_detected!` reads a cached flag).
+/// with it (`is_x86_feature_detected!` reads a cached flag). Inside a caller compiled with
+/// `popcnt` (the exact curve's batch loop) the call inlines.
 #[inline]
 fn rank_in_line(line: &Line, b: usize) -> u32 {
     #[cfg(target_arch = "x86_64")]
