@@ -137,7 +137,7 @@ mod tests {
             b.extend_from_slice(&1u32.to_le_bytes());
             b.extend_from_slice(&(-1i64).to_le_bytes());
         }
-        b.extend(std::iter::repeat(0u8).take(tail));
+        b.resize(b.len() + tail, 0);
         std::fs::write(&p, b).unwrap();
         p
     }
