@@ -154,11 +154,12 @@ fn mrc_and_object_sim_of_a_trace_truncated_past_the_first_batches() {
     std::fs::create_dir_all(&d).unwrap();
     let t = d.join("t.oracleGeneral.bin");
     let mut bytes = Vec::new();
-    for i in 0..10_000u64 {
-        bytes.extend_from_slice(&(i as u32).to_le_bytes());
-        bytes.extend_from_slice(&(i % 100).to_le_bytes());
-        bytes.extend_from_slice(&1u32.to_le_bytes());
-        bytes.extend_from_slice(&(-1i64).to_le_bytes());
+    for i in 0..10_000u32 {
+        // oracleGeneral: time, obj_id, size, next access (-1: never)
+        let id = u64::from(i % 100).to_le_bytes();
+        bytes.extend(
+            [&i.to_le_bytes()[..], &id, &1u32.to_le_bytes(), &(-1i64).to_le_bytes()].concat(),
+        );
     }
     bytes.extend_from_slice(&[1; 10]);
     std::fs::write(&t, bytes).unwrap();
