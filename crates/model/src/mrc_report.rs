@@ -5,22 +5,21 @@
 use crate::mrc::curve::{CurvePoint, MissRatioCurve};
 use crate::mrc::{exact::ExactMrc, shards::Shards, split_blocks, MrcBuilder, MIN_BLOCK_SIZE};
 use iolab_core::IoDir;
+use iolab_trace::ahead::{ReadEnd, TracePath};
 use iolab_trace::{ObjectRequest, TraceError, TraceReader, TraceRecord};
 use iolab_workload::streams::Streams;
 use serde::Serialize;
 use std::fmt::Write as _;
 
 /// Every record of `r` into `b`: its object id, or with `block` its bytes split into blocks
-/// of that size (trims and syncs are not accesses to a block cache). A stop request (signal)
+/// of that size (trims and syncs are not accesses to a block cache), a record at a time
+/// ([`trace_accesses_at`] reads object ids a batch at a time on a second thread). A stop request (signal)
 /// ends the reading early; the caller marks the curve interrupted.
 pub fn trace_accesses(
     r: &mut dyn TraceReader,
     b: &mut dyn MrcBuilder,
     block: Option<u64>,
 ) -> Result<(), MrcInputError> {
-    if block.is_none() {
-        return object_accesses(r, b);
-    }
     let mut rec = TraceRecord::default();
     let mut blocks = 0u64;
     while r.read_into(&mut rec)? {
@@ -42,19 +41,41 @@ pub fn trace_accesses(
     Ok(())
 }
 
-/// The object view of every record, a batch at a time ([`TraceReader::read_objects`] decodes
-/// only the object id and size, and one call to the builder takes a whole batch).
-fn object_accesses(r: &mut dyn TraceReader, b: &mut dyn MrcBuilder) -> Result<(), MrcInputError> {
-    let mut objs = vec![ObjectRequest::default(); 4096];
-    while !iolab_core::stop::requested() {
-        let k = r.read_objects(&mut objs)?;
-        if k == 0 {
-            break;
-        }
-        b.access_objects(&objs[..k]);
+/// [`trace_accesses`] of the trace at `src`, opened here; returns what its reader reported at
+/// the end, `records` being the records fed to `b`. At object granularity the trace is read
+/// and decoded a batch at a time on a second thread ([`iolab_trace::ahead`]: the object view
+/// only, [`TraceReader::read_objects`]) and each batch goes to `b` in one call, so this
+/// thread only builds the curve.
+pub fn trace_accesses_at(
+    src: TracePath<'_>,
+    b: &mut dyn MrcBuilder,
+    block: Option<u64>,
+) -> Result<ReadEnd, MrcInputError> {
+    if block.is_some() {
+        let mut r = iolab_trace::open(src.path, src.format, src.cfg)?;
+        trace_accesses(r.as_mut(), b, block)?;
+        return Ok(ReadEnd { format: r.format(), records: r.records(), skipped: r.skipped() });
     }
-    Ok(())
+    let fill = |r: &mut dyn TraceReader, objs: &mut Vec<ObjectRequest>| {
+        objs.resize(OBJECT_BATCH, ObjectRequest::default());
+        let k = r.read_objects(objs)?;
+        objs.truncate(k);
+        Ok::<(), MrcInputError>(())
+    };
+    let mut fed = 0u64;
+    let end = iolab_trace::ahead::read_ahead(src, fill, |objs| {
+        if iolab_core::stop::requested() {
+            return false;
+        }
+        b.access_objects(objs);
+        fed += objs.len() as u64;
+        true
+    })?;
+    Ok(ReadEnd { records: fed, ..end })
 }
+
+/// Records per batch of [`trace_accesses_at`]'s object view.
+const OBJECT_BATCH: usize = 4096;
 
 /// Most block accesses (an upper estimate: blocks per request + 1) one curve walks, about a
 /// minute and a few GiB at worst.
@@ -267,8 +288,9 @@ impl CurveReport {
             let _ = writeln!(
                 o,
                 "# sampled: caches below {:.0} entries are not measured (`-`); expected error \
-                 per row: +-{:.4} (1/sqrt(sampled keys)) plus the curve's change over the \
-                 size's sampling uncertainty 1/sqrt(size*rate)",
+                 per row (one standard error): the key sampling's at that size (+-{:.4} at \
+                 the smallest, falling with size) and the curve's change over the size's \
+                 sampling uncertainty 1/sqrt(size*rate)",
                 self.resolution_entries, self.expected_error
             );
         }

@@ -18,6 +18,7 @@
 //! ```
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod ahead;
 pub mod error;
 pub mod formats;
 pub mod open;

@@ -50,10 +50,14 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 // 64-bit oracleGeneral obj_id would overflow it).
                 cfg.oracle_id_unit_bytes = 1;
             }
-            let mut r = iolab_trace::open(t, a.opts.format.as_deref(), &cfg)?;
-            mrc_report::trace_accesses(&mut *r, builder.as_mut(), block)
+            // Opened here first for its one-line errors (missing, FIFO, unknown format); the
+            // reading opens it again, on a second thread at object granularity.
+            let fmt = a.opts.format.as_deref();
+            drop(iolab_trace::open(t, fmt, &cfg)?);
+            let src = iolab_trace::ahead::TracePath { path: t, format: fmt, cfg: &cfg };
+            let end = mrc_report::trace_accesses_at(src, builder.as_mut(), block)
                 .with_context(|| t.display().to_string())?;
-            (t.display().to_string(), r.format().to_string(), r.records(), r.skipped())
+            (t.display().to_string(), end.format.to_string(), end.records, end.skipped)
         }
         None => {
             let (n, bs) = job_accesses(&a, block, builder.as_mut())?;

@@ -143,3 +143,49 @@ fn sim_json_keys_follow_run_json_order() {
     assert!(v["timestamp_ms"].as_u64().unwrap() > 1_600_000_000_000, "real start time");
     assert_eq!(v["jobs"][0]["jobname"], "k");
 }
+
+/// `mrc` and `sim --object-level` read a trace on a second thread: a record truncated past the
+/// first batches (10,000 whole records, then 10 bytes) still ends each with its one-line error
+/// and exit 1, and `--lenient` skips it and counts the 10,000 records before it.
+#[test]
+fn mrc_and_object_sim_of_a_trace_truncated_past_the_first_batches() {
+    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cli-sim-trunc-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let t = d.join("t.oracleGeneral.bin");
+    let mut bytes = Vec::new();
+    for i in 0..10_000u32 {
+        // oracleGeneral: time, obj_id, size, next access (-1: never)
+        let id = u64::from(i % 100).to_le_bytes();
+        bytes.extend(
+            [&i.to_le_bytes()[..], &id, &1u32.to_le_bytes(), &(-1i64).to_le_bytes()].concat(),
+        );
+    }
+    bytes.extend_from_slice(&[1; 10]);
+    std::fs::write(&t, bytes).unwrap();
+    let ts = t.display().to_string();
+    let what = format!("{ts}: record 10001 (byte 240000): truncated record: 10 of 24 bytes");
+    let runs: [(&[&str], String); 3] = [
+        (&["mrc", &ts, "--points", "3"], format!("iolab: {ts}: {what}\n")),
+        (&["mrc", &ts, "--shards", "0.5"], format!("iolab: {ts}: {what}\n")),
+        (
+            &["sim", "--trace", &ts, "--object-level", "--cache-size", "10"],
+            format!("iolab: {what}\n"),
+        ),
+    ];
+    for (args, want) in runs {
+        let out = iolab().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), want, "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    let out =
+        iolab().args(["mrc", &ts, "--lenient", "--sizes", "99,100", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((j["requests"].as_u64(), j["skipped_malformed"].as_u64()), (Some(10_000), Some(1)));
+    let miss: Vec<f64> =
+        j["points"].as_array().unwrap().iter().map(|p| p["miss_ratio"].as_f64().unwrap()).collect();
+    assert_eq!(miss, [1.0, 0.01]);
+    let _ = std::fs::remove_dir_all(&d);
+}

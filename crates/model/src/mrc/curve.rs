@@ -19,8 +19,21 @@ pub struct MissRatioCurve {
     /// SHARDS at rate `R` (a sampled distance is a multiple of `1/R`, so smaller caches are
     /// not seen at all).
     pub resolution: f64,
-    /// Expected absolute error of a miss ratio (0 for the exact curve).
+    /// Stated error of the sampling alone at the smallest measured size, where it is largest
+    /// (0 for the exact curve); [`MissRatioCurve::error_at`] gives each size's.
     pub expected_error: f64,
+    /// A sampled curve's variance weights (`None` when exact).
+    #[serde(skip)]
+    pub(crate) sampling: Option<Sampling>,
+}
+
+/// What a SHARDS curve keeps to state its error at any size: the sampling rate and, per
+/// quarter-octave size class ([`super::shards::class_of`]), `Σ m_k(c)²` over the sampled keys
+/// (see [`super::shards`]'s header).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Sampling {
+    pub rate: f64,
+    pub per_class: Vec<f64>,
 }
 
 /// One row of a plot-ready table.
@@ -104,11 +117,12 @@ impl MissRatioCurve {
             .collect()
     }
 
-    /// Expected absolute error of a sampled curve at `size` (0 when exact): the sample's
-    /// [`MissRatioCurve::expected_error`] plus the curve's change over the size uncertainty. A
-    /// cache of `c` entries holds about `c·R` sampled keys, a count with a relative standard
-    /// error of `1/sqrt(c·R)`, so near the resolution a sampled distance stands for a wide
-    /// range of sizes and a steep curve moves by half its change over that range.
+    /// Stated absolute error of a sampled curve at `size` (0 when exact): the sampling's
+    /// [`MissRatioCurve::sampling_error`] at that size and the curve's change over the size
+    /// uncertainty, added in quadrature (independent errors). A cache of `c` entries holds about `c·R` sampled keys, a count with a
+    /// relative standard error of `1/sqrt(c·R)`, so near the resolution a sampled distance
+    /// stands for a wide range of sizes and a steep curve moves by half its change over that
+    /// range.
     pub fn error_at(&self, size: u64) -> f64 {
         if self.expected_error <= 0.0 {
             return 0.0;
@@ -117,7 +131,18 @@ impl MissRatioCurve {
         let rel = 1.0 / (c / self.resolution).max(1.0).sqrt();
         let lo = (c * (1.0 - rel)).floor().max(0.0) as u64;
         let hi = (c * (1.0 + rel)).ceil() as u64;
-        (self.miss_ratio(lo).0 - self.miss_ratio(hi).0).abs() / 2.0 + self.expected_error
+        let spread = (self.miss_ratio(lo).0 - self.miss_ratio(hi).0).abs() / 2.0;
+        spread.hypot(self.sampling_error(size)).min(1.0)
+    }
+
+    /// The sampling's share of the stated error at `size`: [`super::shards::ERROR_Z`] standard
+    /// errors of the estimate, from the sampled keys' squared misses at a cache of `size`
+    /// entries ([`super::shards::expected_error`]); 0 when exact.
+    pub fn sampling_error(&self, size: u64) -> f64 {
+        let Some(s) = &self.sampling else { return 0.0 };
+        let class = usize::from(super::shards::class_of(size as f64));
+        let v = s.per_class.get(class).copied().unwrap_or(0.0);
+        super::shards::expected_error(v, s.rate, self.total)
     }
 
     /// Mean absolute difference of the request-weighted ratio against `other` at `sizes`.

@@ -92,19 +92,30 @@ impl RankBits {
 
     /// Appends a mark at the frontier `i` (bits are appended in increasing order): lines the
     /// frontier has left are sealed into the tree, the open line takes the bit untreed.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push(&mut self, i: usize) {
         let line = i / SB_BITS;
         debug_assert!(line >= self.open, "push({i}) behind the frontier line {}", self.open);
+        if self.open < line {
+            self.seal_to(line);
+        }
+        if let Some(l) = self.lines.get_mut(line) {
+            l.0[(i / 64) % WORDS] |= 1u64 << (i % 64);
+        }
+    }
+
+    /// Seals the lines before `line` into the tree (once per 512 pushes, out of the loop).
+    #[inline(never)]
+    fn seal_to(&mut self, line: usize) {
         while self.open < line {
             let c = popcount(&self.lines[self.open]);
             self.tree_add(self.open, c as i32);
             self.open += 1;
         }
-        self.lines[line].0[(i / 64) % WORDS] |= 1u64 << (i % 64);
     }
 
     /// Clears bit `i` (which must be set).
+    #[inline]
     pub(crate) fn clear(&mut self, i: usize) {
         self.lines[i / SB_BITS].0[(i / 64) % WORDS] &= !(1u64 << (i % 64));
         if i / SB_BITS < self.open {
@@ -121,6 +132,7 @@ impl RankBits {
     }
 
     /// Set bits at positions `0..=i`.
+    #[inline(always)]
     pub(crate) fn rank(&self, i: usize) -> u32 {
         let sb = i / SB_BITS;
         let mut s = 0u32;
@@ -156,7 +168,8 @@ fn popcount(l: &Line) -> u32 {
 /// Set bits at positions `0..=b` of one line. The default x86-64 target has no `popcnt`, so
 /// `count_ones` is a 15-instruction bit-twiddling sequence per word (a fifth of all the
 /// instructions of the exact MRC); where the CPU has the instruction the same code runs compiled
-/// with it (`is_x86_feature_detected!` reads a cached flag).
+/// with it (`is_x86_feature_detected!` reads a cached flag). Inside a caller compiled with
+/// `popcnt` (the exact curve's batch loop) the call inlines.
 #[inline]
 fn rank_in_line(line: &Line, b: usize) -> u32 {
     #[cfg(target_arch = "x86_64")]
@@ -174,21 +187,32 @@ fn rank_in_line_popcnt(line: &Line, b: usize) -> u32 {
     rank_in_line_soft(line, b)
 }
 
-/// Every word masked (all of it before `b`'s word, its low bits in it, none after): a fixed
-/// eight-word sum, no branch on `b` for the predictor to miss.
+/// `BEFORE[w][j]`: word `j` of a line wholly counted when the rank's bit is in word `w`
+/// (`j < w`).
+static BEFORE: [[u64; WORDS]; WORDS] = {
+    let mut t = [[0u64; WORDS]; WORDS];
+    let mut w = 0;
+    while w < WORDS {
+        let mut j = 0;
+        while j < w {
+            t[w][j] = u64::MAX;
+            j += 1;
+        }
+        w += 1;
+    }
+    t
+};
+
+/// The words before `b`'s word masked in whole by a row of [`BEFORE`] (no compare per word),
+/// plus `b`'s own word up to `b`: a fixed nine-popcount sum, no branch on `b` for the
+/// predictor to miss (masks built per word by compares were 80 instructions a rank).
 #[inline(always)]
 fn rank_in_line_soft(line: &Line, b: usize) -> u32 {
-    let w = b / 64;
-    let last = if b % 64 == 63 { u64::MAX } else { (2u64 << (b % 64)) - 1 };
-    let mut s = 0;
-    for (j, &x) in line.0.iter().enumerate() {
-        let m = if j < w {
-            u64::MAX
-        } else if j == w {
-            last
-        } else {
-            0
-        };
+    let w = (b / 64) % WORDS;
+    let last = u64::MAX >> (63 - b % 64);
+    let before = &BEFORE[w];
+    let mut s = (line.0[w] & last).count_ones();
+    for (&x, &m) in line.0.iter().zip(before) {
         s += (x & m).count_ones();
     }
     s

@@ -153,8 +153,9 @@ pub trait Policy {
     #[inline]
     fn prefetch_near(&self, _key: u64) {}
 
-    /// find → admit → evict → insert.
-    #[inline]
+    /// find → admit → evict → insert. Always inlined: as a call it cost ~17 instructions of
+    /// register saves per request in `get_batch` (callgrind).
+    #[inline(always)]
     fn access(&mut self, a: &Access) -> Outcome {
         if self.find(a) {
             return Outcome { hit: true, admitted: false, evicted: None };
@@ -233,28 +234,33 @@ impl<P: Policy> Cache for P {
     }
     fn get_batch(&mut self, batch: &[Access]) -> u64 {
         // A three-stage software pipeline: bucket, then node, then neighbours, each stage
-        // reading what the previous one brought into cache (the trace is read ahead).
-        let at = |i: usize| batch.get(i).map(|a| a.key);
-        for i in 0..BATCH_LOOKAHEAD {
-            if let Some(k) = at(i) {
-                Policy::prefetch(self, k);
-            }
+        // reading what the previous one brought into cache (the trace is read ahead). The
+        // main loop walks windows of `BATCH_LOOKAHEAD + 1` accesses, so the three look-ahead
+        // reads need no bounds checks (they cost a third of the loop's instructions as
+        // `batch.get(i + d)`); the last `BATCH_LOOKAHEAD` accesses run with shorter look-ahead.
+        for a in batch.iter().take(BATCH_LOOKAHEAD) {
+            Policy::prefetch(self, a.key);
         }
-        for i in 0..PREFETCH_NODE {
-            if let Some(k) = at(i) {
-                Policy::prefetch_entry(self, k);
-            }
+        for a in batch.iter().take(PREFETCH_NODE) {
+            Policy::prefetch_entry(self, a.key);
         }
         let mut misses = 0;
-        for (i, a) in batch.iter().enumerate() {
-            if let Some(k) = at(i + BATCH_LOOKAHEAD) {
-                Policy::prefetch(self, k);
+        for w in batch.windows(BATCH_LOOKAHEAD + 1) {
+            if let [a, .., b] = w {
+                Policy::prefetch(self, b.key);
+                Policy::prefetch_entry(self, w[PREFETCH_NODE].key);
+                Policy::prefetch_near(self, w[PREFETCH_NEAR].key);
+                misses += u64::from(!self.access(a).hit);
             }
-            if let Some(k) = at(i + PREFETCH_NODE) {
-                Policy::prefetch_entry(self, k);
+        }
+        let rest = batch.len().saturating_sub(BATCH_LOOKAHEAD);
+        let tail = batch.get(rest..).unwrap_or(&[]);
+        for (i, a) in tail.iter().enumerate() {
+            if let Some(n) = tail.get(i + PREFETCH_NODE) {
+                Policy::prefetch_entry(self, n.key);
             }
-            if let Some(k) = at(i + PREFETCH_NEAR) {
-                Policy::prefetch_near(self, k);
+            if let Some(n) = tail.get(i + PREFETCH_NEAR) {
+                Policy::prefetch_near(self, n.key);
             }
             misses += u64::from(!self.access(a).hit);
         }

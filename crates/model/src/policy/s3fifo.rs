@@ -175,11 +175,16 @@ impl Policy for S3Fifo {
             self.s.push_head(&mut self.small, i);
         }
     }
+    /// The tails the next eviction reads: main's when main is over its share (the choice
+    /// `evict` makes), else small's and ghost's (a small victim pushes out the oldest ghost).
     #[inline]
     fn prefetch_near(&self, _key: u64) {
-        self.s.prefetch_tail(&self.small);
-        self.s.prefetch_tail(&self.main);
-        self.s.prefetch_tail(&self.ghost);
+        if self.main.len > self.main_cap || self.small.len == 0 {
+            self.s.prefetch_tail(&self.main);
+        } else {
+            self.s.prefetch_tail(&self.small);
+            self.s.prefetch_tail(&self.ghost);
+        }
     }
 }
 

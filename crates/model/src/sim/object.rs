@@ -1,9 +1,14 @@
 //! Object-level policy simulation of a trace, as libCacheSim's `cachesim --ignore-obj-size 1`
 //! does (`bin/cachesim`, `simulator.c`): every object has size 1, one streaming pass per
 //! (policy, cache size), miss counts and ratios.
+//!
+//! A pass is two threads: one reads and decodes the trace into batches of accesses, the other
+//! only simulates (`replay`, through [`iolab_trace::ahead`]); reading (the kernel's copy of the
+//! file) and decoding were a fifth of an LRU replay on one thread (perf).
 
 use crate::policy::{self, Access};
 use crate::SimError;
+use iolab_trace::ahead::TracePath;
 use iolab_trace::{ObjectRequest, ReaderConfig};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -68,33 +73,9 @@ fn one_pass(
     p: &str,
     size: usize,
 ) -> Result<ObjectRow, SimError> {
-    let mut r = iolab_trace::open(path, format, cfg)?;
     let mut c = policy::build(p, size)?;
     let t0 = std::time::Instant::now();
-    let (mut n, mut misses) = (0u64, 0u64);
-    // Records are read and simulated in batches: one dynamic call each to the reader and the
-    // policy per batch; the reader decodes only the object view of each record, and the
-    // policy prefetches each key's bucket and node a few requests ahead (a table bigger than
-    // L2 otherwise waits on DRAM every request). Order and results are those of one `get` per
-    // record. A long batch keeps the prefetch pipeline's start-up rare.
-    const BATCH: usize = 4096;
-    let mut recs = vec![ObjectRequest::default(); BATCH];
-    let mut batch = Vec::with_capacity(BATCH);
-    loop {
-        let k = r.read_objects(&mut recs)?;
-        if k == 0 {
-            break;
-        }
-        batch.clear();
-        batch.extend(recs[..k].iter().zip(n..).map(|(rec, vtime)| {
-            // oracleGeneral's next access is a 1-based request number; -1 is never.
-            let next = rec.next_access;
-            let next_access = if next > 0 { next as u64 - 1 } else { policy::NEVER };
-            Access { key: rec.obj_id, vtime, next_access, write: rec.write }
-        }));
-        n += k as u64;
-        misses += c.get_batch(&batch);
-    }
+    let (n, misses) = replay(TracePath { path, format, cfg }, c.as_mut())?;
     let secs = t0.elapsed().as_secs_f64();
     Ok(ObjectRow {
         policy: c.name().to_string(),
@@ -105,6 +86,46 @@ fn one_pass(
         requests_per_sec: n as f64 / secs.max(1e-9),
         heap_bytes: c.heap_bytes(),
     })
+}
+
+/// Records per batch: one dynamic call each to the reader and the policy per batch, and a long
+/// batch keeps the policy's prefetch pipeline's start-up rare.
+const BATCH: usize = 4096;
+
+/// Appends the next batch of `r` to `batch` as accesses numbered from `vtime`. The reader
+/// decodes only the object view of each record.
+fn next_batch(
+    r: &mut dyn iolab_trace::TraceReader,
+    recs: &mut [ObjectRequest],
+    batch: &mut Vec<Access>,
+    vtime: u64,
+) -> Result<usize, SimError> {
+    let k = r.read_objects(recs)?;
+    batch.extend(recs[..k].iter().zip(vtime..).map(|(rec, vtime)| {
+        // oracleGeneral's next access is a 1-based request number; -1 is never.
+        let next = rec.next_access;
+        let next_access = if next > 0 { next as u64 - 1 } else { policy::NEVER };
+        Access { key: rec.obj_id, vtime, next_access, write: rec.write }
+    }));
+    Ok(k)
+}
+
+/// Replays the trace at `src` through `c`, reading and decoding it on a second thread
+/// ([`iolab_trace::ahead`]) so this one only simulates. Returns (requests, misses).
+fn replay(src: TracePath<'_>, c: &mut dyn policy::Cache) -> Result<(u64, u64), SimError> {
+    let mut recs = vec![ObjectRequest::default(); BATCH];
+    let mut vtime = 0u64;
+    let fill = move |r: &mut dyn iolab_trace::TraceReader, batch: &mut Vec<Access>| {
+        vtime += next_batch(r, &mut recs, batch, vtime)? as u64;
+        Ok::<(), SimError>(())
+    };
+    let (mut n, mut misses) = (0u64, 0u64);
+    iolab_trace::ahead::read_ahead(src, fill, |batch| {
+        n += batch.len() as u64;
+        misses += c.get_batch(batch);
+        true
+    })?;
+    Ok((n, misses))
 }
 
 /// The rows as a table: policy, size, requests, misses, ratio, million requests per second.

@@ -239,3 +239,69 @@ fn zipf_fill_matches_the_notes() {
     assert_eq!(r1(p(0.2)), 15.5);
     assert_eq!(r1(p(1.0)), 152.6);
 }
+
+/// SHARDS' stated error is a standard error of the real one (issue 15: at R = 1 % a
+/// 1,000-entry cache was off by 0.045 with ±0.029 stated, a figure from the count of sampled
+/// keys, which fell short at small sizes). One Zipf(0.9) trace, its keys relabelled by 8 seeds
+/// so each run samples different keys; fixed-rate 1 % and fixed-size 2,000 keys; every
+/// measured size from the resolution up, against the exact curve. Coverage is what a standard
+/// error promises: at least 2 in 3 within it, 9 in 10 within twice it, none beyond 4x; at
+/// caches of at most 1,000 entries (10 sampled keys or fewer) 4 in 5 within it, where the
+/// former statement (measured alongside) covered 69 %.
+#[test]
+fn shards_stated_error_covers_the_exact_error_at_small_and_large_sizes() {
+    let ranks = zipf_keys(100_000, 0.9, 1_000_000, 11);
+    let mut e = ExactMrc::new();
+    for &k in &ranks {
+        e.access(k, 1);
+    }
+    let e = e.finish();
+    let sizes = [100u64, 150, 200, 300, 500, 1_000, 2_000, 5_000, 10_000, 30_000, 60_000];
+    let (mut n, mut within, mut within2, mut worst, mut old_within) = (0, 0, 0, 0.0f64, 0);
+    let (mut small, mut small_within, mut small_old) = (0, 0, 0);
+    for seed in 1..=8u64 {
+        let keys: Vec<u64> = ranks
+            .iter()
+            .map(|&k| iolab_core::rand::mix64(k ^ seed.wrapping_mul(0x9E37_79B9)))
+            .collect();
+        for mut s in [Shards::fixed_rate(0.01).unwrap(), Shards::fixed_size(2_000).unwrap()] {
+            for &k in &keys {
+                s.access(k, 1);
+            }
+            let sampled_keys = s.finish().footprint * s.rate();
+            let c = s.finish();
+            for p in c.at(&sizes).iter().filter(|p| p.measured) {
+                let err = (p.miss_ratio - e.miss_ratio(p.size).0).abs();
+                // the former statement: 1/sqrt(sampled keys) plus the same size term
+                let x = p.size as f64;
+                let rel = 1.0 / (x / c.resolution).max(1.0).sqrt();
+                let (lo, hi) = ((x * (1.0 - rel)).floor() as u64, (x * (1.0 + rel)).ceil() as u64);
+                let old = (c.miss_ratio(lo).0 - c.miss_ratio(hi).0).abs() / 2.0
+                    + 1.0 / sampled_keys.sqrt();
+                if p.size <= 1_000 {
+                    small += 1;
+                    small_within += usize::from(err <= p.error);
+                    small_old += usize::from(err <= old);
+                }
+                n += 1;
+                within += usize::from(err <= p.error);
+                within2 += usize::from(err <= 2.0 * p.error);
+                old_within += usize::from(err <= old);
+                worst = worst.max(err / p.error);
+            }
+            // informative where ~600 sampled keys fit
+            assert!(c.error_at(60_000) < 0.03, "seed {seed}: {}", c.error_at(60_000));
+        }
+    }
+    let (f1, f2) = (within as f64 / n as f64, within2 as f64 / n as f64);
+    eprintln!(
+        "SHARDS stated error over {n} points: {f1:.2} within 1x, {f2:.2} within 2x, worst \
+         {worst:.2}x; former statement: {:.2} within 1x; caches <= 1,000 entries ({small} \
+         points): {small_within} within now, {small_old} within the former",
+        old_within as f64 / n as f64
+    );
+    assert!(n >= 150 && small >= 80, "{n} {small}");
+    assert!(f1 >= 0.6 && f2 >= 0.9 && worst <= 4.0, "{f1} {f2} {worst}");
+    // the small caches are where the former statement fell short
+    assert!(small_within * 10 >= small * 8 && small_within > small_old + 10, "{small_within}");
+}
