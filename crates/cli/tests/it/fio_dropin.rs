@@ -619,7 +619,10 @@ fn bench_fio_and_fio_plot_run_on_iolab_as_fio() {
         assert!(v["jobs"][0]["read"]["iops"].as_f64().is_some_and(|x| x > 0.0));
         let log = i.join(format!("randread-iodepth-{depth}-numjobs-1_bw.1.log"));
         let lines = std::fs::read_to_string(log).expect("bw log").lines().count();
-        assert!((3..=5).contains(&lines), "a bw sample every 250 ms of 1 s: {lines}");
+        // A bw sample every 250 ms of 1 s: 4, one more for the closing partial window, one
+        // fewer when a busy machine held the worker past a window's end (fio then writes one
+        // sample for the longer window, stat.c `add_bw_samples`, as iolab does).
+        assert!((2..=5).contains(&lines), "a bw sample every 250 ms of 1 s: {lines}");
     }
     // fio-plot draws each graph kind from iolab's results as from fio's.
     for (kind, extra) in [
