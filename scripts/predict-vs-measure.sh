@@ -5,6 +5,8 @@
 # Needs root (loop devices, tmpfs, zram, cgroup-v1 blkio); a target whose kernel feature is
 # missing is listed as skipped with the reason. Usage:
 #   scripts/predict-vs-measure.sh [BUDGET=20s] [JOB_SECONDS=3]
+# For quicker iterations: ONLY=REGEX runs the targets whose name matches (e.g. ONLY='^file|disk'),
+# RERUN=0 skips the second run of each job (no noise floor), OUT=FILE writes elsewhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUDGET=${1:-15s}
@@ -14,7 +16,9 @@ IOLAB=${IOLAB:-target/release/iolab}
 # The throttled device moves 20-40 MiB/s: its deep 1 MiB points need a larger budget.
 THR_BUDGET=${THR_BUDGET:-45s}
 W=$(mktemp -d /var/tmp/iolab-pvm.XXXXXX)
-OUT=examples/predict-vs-measure.md
+OUT=${OUT:-examples/predict-vs-measure.md}
+ONLY=${ONLY:-}
+RERUN=${RERUN:-1}
 LOOPS=(); ZRAM=(); MNT=""; CG=""
 cleanup() {
   for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null || true; done
@@ -97,6 +101,7 @@ echo
 
 for t in "${TARGETS[@]}"; do
   IFS='|' read -r name dev note <<<"$t"
+  if [ -n "$ONLY" ] && ! grep -Eq -- "$ONLY" <<<"$name"; then continue; fi
   echo "## $name" >> "$W/md"; echo >> "$W/md"
   if [ -n "$note" ]; then echo "$note" >> "$W/md"; echo >> "$W/md"; continue; fi
   echo "calibrating $name ($dev)" >&2
@@ -112,7 +117,8 @@ for t in "${TARGETS[@]}"; do
   for j in "${JOBS[@]}"; do
     IFS='|' read -r jname jargs <<<"$j"
     echo "  $jname" >&2
-    for pass in rows rerun; do
+    passes="rows rerun"; [ "$RERUN" = 0 ] && passes=rows
+    for pass in $passes; do
       if run_iolab "$dev" run --predict="$W/profile.toml" --output-format=json --output="$W/r.json" $COMMON --filename="$dev" $jargs 2> "$W/run.err"; then
         python3 -c "
 import json,sys
