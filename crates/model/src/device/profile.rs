@@ -778,4 +778,73 @@ mod tests {
         let (p50, p99) = (v[10_000], v[19_800]);
         assert!((p99 / p50 - 2.0).abs() < 0.05, "{p50} {p99}");
     }
+
+    #[test]
+    fn transfers_follow_the_measured_sizes_as_a_power_law() {
+        let mut p = DeviceProfile::from_ssd("s", &SsdParams::sata()).read;
+        p.xfer_us = vec![[4096.0, 2.0], [65536.0, 20.0], [1048576.0, 800.0]];
+        // On the points, between them (256 KiB: 20·40^0.5 µs), below and above them.
+        assert!((p.xfer_ns(65536) - 20_000.0).abs() < 1e-6);
+        assert!((p.xfer_ns(262_144) - 20_000.0 * 40f64.sqrt()).abs() < 1e-3);
+        assert!((p.xfer_ns(2048) - 1_000.0).abs() < 1e-6);
+        assert!((p.xfer_ns(4 << 20) - 3_200_000.0).abs() < 1e-3);
+        p.xfer_us.clear();
+        assert!((p.xfer_ns(4096) - 4096.0 / p.xfer_bytes_per_sec * 1e9).abs() < 1e-9);
+    }
+
+    #[test]
+    fn depth_stretch_is_interpolated_in_log_depth() {
+        let mut p = DeviceProfile::from_ssd("s", &SsdParams::sata()).read;
+        let d = |depth: u32, stretch: f64| DepthShape {
+            depth,
+            stretch,
+            shape: vec![[0.0, 1.0], [1.0, 1.0]],
+            stall_rate_hz: 0.0,
+            stall_us: Vec::new(),
+        };
+        assert_eq!(p.stretch_at(7), 1.0, "no entries: no stretch");
+        p.depth_shapes = vec![d(1, 1.0), d(4, 2.0), d(16, 1.0)];
+        assert!((p.stretch_at(7) - 1.5).abs() < 1e-12, "QD8: half-way from 4 to 16 in log2");
+        assert!((p.stretch_at(1) - 1.5).abs() < 1e-12, "QD2: half-way from 1 to 4");
+        assert_eq!((p.stretch_at(3), p.stretch_at(1000)), (2.0, 1.0));
+    }
+
+    #[test]
+    fn reads_among_writes_take_mix_stretch_longer() {
+        let mut p = DeviceProfile::from_ssd("s", &SsdParams::sata());
+        p.read.max_bytes_per_sec = 0.0;
+        p.write.max_bytes_per_sec = 0.0;
+        p.read.xfer_bytes_per_sec = 1e15;
+        p.mix_stretch = 0.5;
+        let mut d = Profiled::new("s", p);
+        let at = |off: u64, dir| DevOp { dir, offset: off << 20, len: 4096 };
+        let alone = d.service(&at(1, IoDir::Read), Nanos::ZERO, 0).0 as f64;
+        for i in 0..MIX_WINDOW as u64 {
+            let dir = if i % 2 == 0 { IoDir::Write } else { IoDir::Read };
+            d.service(&at(10 + i, dir), Nanos::ZERO, 0);
+        }
+        // The last 8 commands: 4 writes, 4 reads (the first read fell out of the window).
+        let mixed = d.service(&at(40, IoDir::Read), Nanos::ZERO, 0).0 as f64;
+        assert!((mixed / alone - 1.25).abs() < 0.01, "{alone} {mixed}");
+    }
+
+    #[test]
+    fn new_keys_are_range_checked() {
+        let p = DeviceProfile::from_ssd("s", &SsdParams::sata());
+        let text = p.to_toml().unwrap();
+        for (bad, key) in [
+            (text.replacen("servers = ", "mix_stretch = nan\nservers = ", 1), "mix_stretch"),
+            (text.replacen("servers = ", "mix_stretch = -1\nservers = ", 1), "mix_stretch"),
+            (text.replacen("servers = ", "mix_stretch = 1e300\nservers = ", 1), "mix_stretch"),
+            (
+                text.replacen("[read]\n", "[read]\nxfer_us = [[65536.0, 2.0], [4096.0, 3.0]]\n", 1),
+                "xfer_us",
+            ),
+            (text.replacen("[read]\n", "[read]\nxfer_us = [[4096.0, -2.0]]\n", 1), "xfer_us"),
+            (text.replacen("[read]\n", "[read]\nxfer_us = [[4096.0, nan]]\n", 1), "xfer_us"),
+        ] {
+            let e = DeviceProfile::from_toml(&bad, "p.toml").unwrap_err().to_string();
+            assert!(e.contains(key) && e.contains("p.toml"), "{e}");
+        }
+    }
 }
