@@ -13,11 +13,14 @@
 //! 3. **Service time vs size**: the QD1 full-span random points at 4 KiB, 64 KiB and 1 MiB
 //!    give the device's time per command (the body's mean completion latency; the median
 //!    behind a throttle); ordinary least squares of t = a + len·k gives the per-command
-//!    transfer rate 1/k. The QD1 4 KiB point's time per command beyond its mean latency is
+//!    transfer rate 1/k, and (not behind a throttle) each point's time beyond the 4 KiB
+//!    point's fixed part is the transfer time at its size (`xfer_us`, a power law between
+//!    the points). The QD1 4 KiB point's time per command beyond its mean latency is
 //!    the thread's round trip (`host_idle_us`: outside the latency, as fio's clat).
 //! 4. **Seek distance**: the QD1 4 KiB random point over a small span against the full span:
 //!    the difference over the difference of E[√d] ((8/15)·√(span/capacity) for uniform
-//!    jumps) is the √ coefficient; the fixed part is what remains at d = 0.
+//!    jumps) is the √ coefficient (writes, swept without a small span, take the reads'); the
+//!    fixed part is what remains at d = 0.
 //! 5. **Streaming**: the QD1 128 KiB sequential point minus its transfer time.
 //! 6. **Parallelism (M/M/c-style)**: the c in 1..=1024 whose
 //!    min(cap, 1/host, d / ((t + gap/d)·(1 + (d − 1)/c))) best matches the QD 4/16/64 4 KiB
@@ -28,7 +31,10 @@
 //! 8. **Refinement** ([`refine`]): the closed forms above ignore how the simulator's stalls,
 //!    host stage and stretch interact, so the points that pin a parameter are simulated and
 //!    the parameter moved by what the IOPS missed (a few rounds of fixed-point iteration):
-//!    the simulated sweep then reproduces the measured one at those points.
+//!    the simulated sweep then reproduces the measured one at those points. Each swept
+//!    4 KiB depth pins its own `stretch` (what it measured beyond the M/M/c curve), the QD1
+//!    64 KiB and 1 MiB points their transfer times, and the 50/50 read/write point (left
+//!    out of steps 1–7) `mix_stretch`.
 
 use crate::error::CalibrateError;
 use crate::metrics::{self, Metrics};
