@@ -257,7 +257,7 @@ impl DeviceProfile {
         }
         if !(-0.9..=100.0).contains(&self.mix_stretch) {
             return Err(format!(
-                "mix_stretch = {}: expected a number from -0.9 to 100",
+                "mix_stretch = {:?}: expected a number from -0.9 to 100",
                 self.mix_stretch
             ));
         }
@@ -409,7 +409,7 @@ impl DirProfile {
             }
             if !(d.stretch > 0.0 && d.stretch <= 1e3) {
                 return Err(format!(
-                    "[[{dir}.depth_shape]] depth = {} stretch = {}: expected a number above 0, \
+                    "[[{dir}.depth_shape]] depth = {} stretch = {:?}: expected a number above 0, \
                      at most 1000",
                     d.depth, d.stretch
                 ));
