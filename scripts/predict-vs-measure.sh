@@ -5,6 +5,8 @@
 # Needs root (loop devices, tmpfs, zram, cgroup-v1 blkio); a target whose kernel feature is
 # missing is listed as skipped with the reason. Usage:
 #   scripts/predict-vs-measure.sh [BUDGET=20s] [JOB_SECONDS=3]
+# For quicker iterations: ONLY=REGEX runs the targets whose name matches (e.g. ONLY='^file|disk'),
+# RERUN=0 skips the second run of each job (no noise floor), OUT=FILE writes elsewhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUDGET=${1:-15s}
@@ -14,7 +16,9 @@ IOLAB=${IOLAB:-target/release/iolab}
 # The throttled device moves 20-40 MiB/s: its deep 1 MiB points need a larger budget.
 THR_BUDGET=${THR_BUDGET:-45s}
 W=$(mktemp -d /var/tmp/iolab-pvm.XXXXXX)
-OUT=examples/predict-vs-measure.md
+OUT=${OUT:-examples/predict-vs-measure.md}
+ONLY=${ONLY:-}
+RERUN=${RERUN:-1}
 LOOPS=(); ZRAM=(); MNT=""; CG=""
 cleanup() {
   for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null || true; done
@@ -97,6 +101,7 @@ echo
 
 for t in "${TARGETS[@]}"; do
   IFS='|' read -r name dev note <<<"$t"
+  if [ -n "$ONLY" ] && ! grep -Eq -- "$ONLY" <<<"$name"; then continue; fi
   echo "## $name" >> "$W/md"; echo >> "$W/md"
   if [ -n "$note" ]; then echo "$note" >> "$W/md"; echo >> "$W/md"; continue; fi
   echo "calibrating $name ($dev)" >&2
@@ -112,7 +117,8 @@ for t in "${TARGETS[@]}"; do
   for j in "${JOBS[@]}"; do
     IFS='|' read -r jname jargs <<<"$j"
     echo "  $jname" >&2
-    for pass in rows rerun; do
+    passes="rows rerun"; [ "$RERUN" = 0 ] && passes=rows
+    for pass in $passes; do
       if run_iolab "$dev" run --predict="$W/profile.toml" --output-format=json --output="$W/r.json" $COMMON --filename="$dev" $jargs 2> "$W/run.err"; then
         python3 -c "
 import json,sys
@@ -176,10 +182,15 @@ cat >> "$W/md" <<'NOTES'
   calibrates a loop device over a disk file and a throttled one and checks jobs it did not
   sweep against the goals plus the noise floor it measures.
 - The model (`crates/model/src/device/profile.rs`, fitted in `crates/calibrate/src/fit.rs`):
-  per direction, service time `base + seek·√d + len/rate` (stream continuations
-  `seq_base + len/rate`), the fixed part stretched by 1 + b/c beside b commands in service
-  (M/M/c-style) and the transfer by 1 + b/`xfer_parallel` (processor sharing of the data
-  path, fitted from the deep 1 MiB point's bandwidth); the latency per sweep depth as
+  per direction, service time `base + seek·√d + X(len)` (stream continuations
+  `seq_base + X(len)`), the transfer `X` through the QD1 4 KiB / 64 KiB / 1 MiB points as a
+  power law between them (`xfer_us`), the fixed part stretched by 1 + b/c beside b commands
+  in service (M/M/c-style) times the stretch each swept 4 KiB depth measured beyond that
+  (`depth_shape.stretch`, linear in log₂ depth between the depths 1/4/16/64), and by
+  1 + `mix_stretch`·s when the other direction was a share s of the device's last 8
+  commands (fitted from a 50/50 random 4 KiB QD8 point); the transfer by
+  1 + b/`xfer_parallel` (processor sharing of the data path, fitted from the deep 1 MiB
+  point's bandwidth); the latency per sweep depth as
   empirical quantiles split at 8× the median into a body (drawn per command) and **stalls**
   (a process in time: a stall stops every command in service, as a host preemption or a
   hypervisor flush does); a **host stage** in the simulator (`model::sim::HostCpu`): the
@@ -192,10 +203,13 @@ cat >> "$W/md" <<'NOTES'
   c from the median latency's growth with depth.
 - **Refinement**: the closed-form fit leaves out how the simulator's stalls, host stage and
   stretch interact, so `calibrate` then simulates the sweep points that pin a parameter
-  (QD1 4 KiB: base; QD1 1 MiB: rate; QD1 sequential: seq_base; the deepest 4 KiB: c or the
-  thread's CPU; two threads: their overlap; deep 1 MiB: `xfer_parallel`) and moves each by
-  what the simulated IOPS missed, four rounds of fixed-point iteration: the profile then
-  reproduces its own sweep (before it, the file target's 4 KiB points came out +5 to +21 %).
+  (QD1 4 KiB: base; QD1 64 KiB and 1 MiB: the transfer time at that size; QD1 sequential:
+  seq_base; QD 4/16/64 4 KiB: that depth's stretch, or the thread's CPU at the deepest when
+  it held the point; two threads: their overlap; deep 1 MiB: `xfer_parallel`; the 50/50
+  point: `mix_stretch`) and moves each by what the simulated IOPS missed, three rounds of
+  fixed-point iteration: the profile then reproduces its own sweep. The sweep is 20 points
+  (10 read, 9 write: the writes take the reads' seek curve, their small-span point gave
+  way to the 50/50 one); none of them is a job of the table (mix, depth or size differ).
 - The **noise floor** column is the same job run again right after (measured vs measured).
   The load averages at the start and the end of the run are in the header (this VM has 2
   cores and is shared with other engineers' builds); a prediction cannot be closer to a measurement than two measurements are to each
@@ -205,28 +219,39 @@ cat >> "$W/md" <<'NOTES'
   The calibration's points are a fraction of a second each (20 points in 15 s), so each
   point's tail is a handful of stalls; the fit caps a stall process at a quarter of the time.
 - What the model does not capture, and why a target misses a goal:
-  - **Load.** This table was generated on a quiet machine (no builds beside it; load
-    averages in the header). The stall process is fitted from sweep points a fraction of a
-    second long, so on a loaded machine it is the load's preemptions, and p99 swings with
-    them in both directions (the noise-floor column shows how much). On the same quiet
-    machine before this round's changes (host_idle_us, xfer_parallel, the refinement, the
-    throttle's caps) the medians were IOPS / p50 / p99: file 23.5 / 24.9 / 26.5 %, loop over
-    a disk file 28.0 / 19.7 / 23.1 %, loop over tmpfs 22.5 / 16.0 / 32.0 %, zram 33.0 / 54.2
-    / 43.0 %, throttled 13.0 / 45.5 / 5.2 %.
+  - **Load.** The load averages are in the header; when they are above 2 other engineers'
+    builds (nice 19) shared the 2 cores and the disk with the run, and the calibration and
+    the jobs saw different moments of that load. The stall process is fitted from sweep
+    points a fraction of a second long, so on a loaded machine it is the load's
+    preemptions, and p99 swings with them in both directions (the noise-floor column shows
+    how much). The last quiet table before the per-size curve, per-depth stretch and
+    `mix_stretch` (load 1.06 → 0.39) had medians IOPS / p50 / p99: file 23.5 / 14.8 /
+    22.2 %, loop over a disk file 13.5 / 7.1 / 10.4 %, loop over tmpfs 26.6 / 27.4 / 22.7 %,
+    zram 38.6 / 55.1 / 26.0 %, throttled 1.0 / 10.6 / 2.3 %.
   - **CPU-bound targets** (zram, the loop over tmpfs): zram completes a command inside its
     submission, so the completion latency iolab measures depends on how the engine batches
     submissions and reaps (0.8 µs rate-limited, 5 µs at QD1, Little's law deeper), and both
     the IOPS and the calibration's points move with the CPU the thread gets (the IOPS noise
-    floor alone was 8 % idle and up to 50 % loaded).
-  - **Mixed reads and writes** share the device only through the stretch (commands in
-    service of either direction); the sweep has no mixed point to fit an interaction.
-  - **Size dependence** comes from the QD1 4 KiB / 64 KiB / 1 MiB points (a straight line)
-    and the deep 1 MiB point (the sharing): a target whose bandwidth depends on the command
-    size (the virtio disk moved 256 KiB writes faster than 1 MiB ones) is off between them.
+    floor alone was 8 % idle and up to 50 % loaded). A simple host term does not close it:
+    zram's cost per I/O is not one number per thread but depends on the data (zipf's hot
+    pages ran 456k IOPS against 285k for uniform 8 KiB at QD32 in the last quiet table,
+    the decompression working out of the CPU's caches) and on how many threads share the
+    two cores with the loop worker (tmpfs) — neither is in a sweep of uniform 4 KiB points.
+  - **Each sweep point is one short sample.** The per-size curve, the per-depth stretch
+    and `mix_stretch` each come from one point of about half a second; they make the
+    profile reproduce its sweep exactly, so a point a stall or a neighbour's burst of I/O
+    hit moves the predictions near it by as much (seen on the loaded machine: a write QD4
+    point at 9k, 16k and 38k IOPS in three calibrations of the same file, a 50/50 point
+    that fitted `mix_stretch` 2.0 on the disk loop where a quiet one fits about 0).
+  - **Mixed reads and writes** are one number (`mix_stretch`) from one 50/50 random 4 KiB
+    point: the interaction of sequential streams (rw 50/50 128 KiB) is assumed the same
+    per unit of fixed time.
+  - **Size dependence** between the swept sizes is a power law; the sharing of transfers
+    deeper comes from the one deep 1 MiB point.
   - Stalls are fitted from 4 KiB random points and applied to every size; behind a throttle
-    the p50 of shallow jobs depends on where in a window they start; `iolab sim
-    --backing=PROFILE` does not yet add the host stage (only `run --predict` and
-    `calibrate`'s own per-point errors do).
+    the p50 of shallow jobs depends on where in a window they start. `iolab sim
+    --backing=PROFILE` runs the profile's host stage as `run --predict` does (and prints
+    it: `host stage (the backing profile's submitting thread, ...)`).
 NOTES
 sed -i "4a load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)." "$W/md"
 mv "$W/md" "$OUT"

@@ -13,11 +13,14 @@
 //! 3. **Service time vs size**: the QD1 full-span random points at 4 KiB, 64 KiB and 1 MiB
 //!    give the device's time per command (the body's mean completion latency; the median
 //!    behind a throttle); ordinary least squares of t = a + len·k gives the per-command
-//!    transfer rate 1/k. The QD1 4 KiB point's time per command beyond its mean latency is
+//!    transfer rate 1/k, and (not behind a throttle) each point's time beyond the 4 KiB
+//!    point's fixed part is the transfer time at its size (`xfer_us`, a power law between
+//!    the points). The QD1 4 KiB point's time per command beyond its mean latency is
 //!    the thread's round trip (`host_idle_us`: outside the latency, as fio's clat).
 //! 4. **Seek distance**: the QD1 4 KiB random point over a small span against the full span:
 //!    the difference over the difference of E[√d] ((8/15)·√(span/capacity) for uniform
-//!    jumps) is the √ coefficient; the fixed part is what remains at d = 0.
+//!    jumps) is the √ coefficient (writes, swept without a small span, take the reads'); the
+//!    fixed part is what remains at d = 0.
 //! 5. **Streaming**: the QD1 128 KiB sequential point minus its transfer time.
 //! 6. **Parallelism (M/M/c-style)**: the c in 1..=1024 whose
 //!    min(cap, 1/host, d / ((t + gap/d)·(1 + (d − 1)/c))) best matches the QD 4/16/64 4 KiB
@@ -28,7 +31,10 @@
 //! 8. **Refinement** ([`refine`]): the closed forms above ignore how the simulator's stalls,
 //!    host stage and stretch interact, so the points that pin a parameter are simulated and
 //!    the parameter moved by what the IOPS missed (a few rounds of fixed-point iteration):
-//!    the simulated sweep then reproduces the measured one at those points.
+//!    the simulated sweep then reproduces the measured one at those points. Each swept
+//!    4 KiB depth pins its own `stretch` (what it measured beyond the M/M/c curve), the QD1
+//!    64 KiB and 1 MiB points their transfer times, and the 50/50 read/write point (left
+//!    out of steps 1–7) `mix_stretch`.
 
 use crate::error::CalibrateError;
 use crate::metrics::{self, Metrics};
@@ -175,6 +181,7 @@ fn depth_entry(m: &Measured) -> DepthShape {
     let rate = (sp.p_stall * m.m.iops / d).min(most / (mean_stall_us / 1e6));
     DepthShape {
         depth: m.point.iodepth,
+        stretch: 1.0,
         shape: sp.body,
         stall_rate_hz: rate,
         stall_us: sp.stall_us,
@@ -315,22 +322,64 @@ fn size_curve(ms: &[Measured], dir: IoDir, d: &Deep) -> (f64, f64) {
     (a, if k > 0.0 { k } else { 1e-12 })
 }
 
-fn fit_dir(ms: &[Measured], dir: IoDir, cap: u64) -> Option<DirProfile> {
+/// The transfer time per size (`xfer_us`, µs): each QD1 full-span random point's time
+/// beyond the 4 KiB point's fixed part (the 4 KiB transfer being `4096·k`), never falling.
+fn xfer_knots(ms: &[Measured], dir: IoDir, k: f64) -> Vec<[f64; 2]> {
+    let qd1 = |b: u64| {
+        find(ms, dir, |p| {
+            p.random() && p.iodepth == 1 && p.full_span && p.bs == b && p.numjobs == 1
+        })
+    };
+    let Some(t4k) = qd1(4096).map(|m| t_of(m, false)) else { return Vec::new() };
+    let fixed = t4k - 4096.0 * k;
+    let mut out: Vec<[f64; 2]> = vec![[4096.0, (4096.0 * k * 1e6).max(0.01)]];
+    for b in [65536u64, 1 << 20] {
+        let Some(m) = qd1(b) else { continue };
+        let prev = out.last().map_or(0.01, |p| p[1]);
+        out.push([b as f64, ((t_of(m, false) - fixed) * 1e6).max(prev)]);
+    }
+    out
+}
+
+/// Seek coefficient (s at a full stroke) and the 4 KiB fixed part at d = 0 from the QD1
+/// 4 KiB points; without a small-span point, `seek_hint`'s coefficient.
+fn seek_and_base(
+    ms: &[Measured],
+    dir: IoDir,
+    cap: u64,
+    t_full: f64,
+    seek_hint: Option<f64>,
+    throttled: bool,
+    xfer4k: f64,
+) -> (f64, f64) {
+    let small = find(ms, dir, |p| p.random() && p.iodepth == 1 && !p.full_span);
+    let (e_full, e_small) = (mean_sqrt_jump(cap, cap), mean_sqrt_jump(small_span(cap), cap));
+    let seek = match (small, seek_hint) {
+        (Some(m), _) => ((t_full - (t_of(m, throttled) - xfer4k)) / (e_full - e_small)).max(0.0),
+        (None, Some(s)) => s.min(t_full / e_full),
+        (None, None) => 0.0,
+    };
+    (seek, (t_full - seek * e_full).max(0.0))
+}
+
+fn fit_dir(ms: &[Measured], dir: IoDir, cap: u64, seek_hint: Option<f64>) -> Option<DirProfile> {
     let d = deep(ms, dir);
     let throttled = d.max_iops > 0.0;
     let (_, k) = size_curve(ms, dir, &d);
+    let xfer_us = if throttled { Vec::new() } else { xfer_knots(ms, dir, k) };
     let full = find(ms, dir, |p| {
         p.random() && p.iodepth == 1 && p.full_span && p.bs == 4096 && p.numjobs == 1
     })?;
-    let small = find(ms, dir, |p| p.random() && p.iodepth == 1 && !p.full_span);
     let xfer4k = 4096.0 * k;
     let t_full = t_of(full, throttled) - xfer4k;
-    let (e_full, e_small) = (mean_sqrt_jump(cap, cap), mean_sqrt_jump(small_span(cap), cap));
-    let t_small = small.map_or(t_full, |m| t_of(m, throttled) - xfer4k);
-    let seek = ((t_full - t_small) / (e_full - e_small)).max(0.0);
-    let base = (t_full - seek * e_full).max(0.0);
+    let (seek, base) = seek_and_base(ms, dir, cap, t_full, seek_hint, throttled, xfer4k);
+    let xfer_s = |len: u64| {
+        let probe =
+            DirProfile { xfer_us: xfer_us.clone(), xfer_bytes_per_sec: 1.0 / k, ..fallback() };
+        probe.xfer_ns(len) / 1e9
+    };
     let seq = find(ms, dir, |p| !p.random() && p.iodepth == 1)
-        .map_or(base, |m| (t_of(m, throttled) - m.point.bs as f64 * k).max(0.0));
+        .map_or(base, |m| (t_of(m, throttled) - xfer_s(m.point.bs)).max(0.0));
     // Behind a windowed throttle the cycle is the window's; elsewhere the QD1 gap is the
     // thread's round trip.
     let idle = if throttled { 0.0 } else { gap_of(full) };
@@ -368,6 +417,7 @@ fn fit_dir(ms: &[Measured], dir: IoDir, cap: u64) -> Option<DirProfile> {
         seek_sqrt_us: seek * 1e6,
         seek_linear_us: 0.0,
         xfer_bytes_per_sec: (1.0 / k).min(1e13),
+        xfer_us,
         xfer_parallel: if throttled { 0.0 } else { (cap_bw * k).max(0.0) },
         servers,
         max_bytes_per_sec: if throttled { cap_bw } else { 0.0 },
@@ -462,8 +512,11 @@ fn throttled_servers(ms: &[Measured], dir: IoDir) -> u32 {
 /// The profile of a sweep. Without write points (a read-only calibration) the write curves
 /// are the read ones and `write_cache` says `not measured`.
 pub fn fit(name: &str, cap: u64, ms: &[Measured], seed: u64, wrote: bool) -> DeviceProfile {
-    let read = fit_dir(ms, IoDir::Read, cap).unwrap_or_else(fallback);
-    let write = if wrote { fit_dir(ms, IoDir::Write, cap) } else { None };
+    // The mixed point pins `mix_stretch` only (in `refine`).
+    let pure: Vec<Measured> = ms.iter().filter(|m| !m.point.mixed()).cloned().collect();
+    let read = fit_dir(&pure, IoDir::Read, cap, None).unwrap_or_else(fallback);
+    let hint = Some(read.seek_sqrt_us / 1e6);
+    let write = if wrote { fit_dir(&pure, IoDir::Write, cap, hint) } else { None };
     let write_cache = match &write {
         None => "not measured".to_string(),
         Some(w) if w.base_us + w.host_us < 0.5 * (read.base_us + read.host_us) => {
@@ -481,6 +534,7 @@ pub fn fit(name: &str, cap: u64, ms: &[Measured], seed: u64, wrote: bool) -> Dev
         servers: 4096,
         seed,
         write_cache,
+        mix_stretch: 0.0,
         read,
         write,
         points: Vec::new(),
@@ -497,13 +551,18 @@ const REFINE_ROUNDS: usize = 3;
 enum Pin {
     /// QD1 4 KiB random: the fixed part.
     Base,
-    /// QD1 1 MiB random: the per-byte time.
+    /// QD1 random larger than 4 KiB: the transfer time at its size (`xfer_us`), else (no
+    /// per-size points) the per-byte time from the 1 MiB point.
     Xfer,
     /// QD1 sequential: a stream continuation's fixed part.
     Seq,
     /// The deepest single-thread 4 KiB random point: the thread's CPU per I/O when it was
-    /// the bottleneck, else the parallelism c.
+    /// the bottleneck, else (as [`Pin::Depth`]) its depth's stretch.
     Deep,
+    /// A shallower single-thread 4 KiB random point: its depth's stretch.
+    Depth,
+    /// The 50/50 read/write point: `mix_stretch`.
+    Mix,
     /// Two threads: how far their CPU work overlaps.
     Two,
     /// The deep sequential 1 MiB point: how many transfers proceed at once.
@@ -512,11 +571,15 @@ enum Pin {
 
 fn pin_of(m: &Measured, deepest: u32) -> Option<Pin> {
     let p = &m.point;
+    if p.mixed() {
+        return Some(Pin::Mix);
+    }
     match (p.random(), p.iodepth, p.numjobs, p.bs, p.full_span) {
         (true, 1, 1, 4096, true) => Some(Pin::Base),
-        (true, 1, 1, b, true) if b >= 1 << 20 => Some(Pin::Xfer),
+        (true, 1, 1, b, true) if b > 4096 => Some(Pin::Xfer),
         (false, 1, 1, _, _) => Some(Pin::Seq),
         (true, q, 1, 4096, true) if q == deepest && q > 1 => Some(Pin::Deep),
+        (true, q, 1, 4096, true) if q > 1 => Some(Pin::Depth),
         (true, _, n, 4096, true) if n > 1 => Some(Pin::Two),
         (false, q, 1, _, _) if q > 1 => Some(Pin::Bw),
         _ => None,
@@ -533,13 +596,19 @@ fn refine(p: &mut DeviceProfile, ms: &[Measured]) {
     let mut jobs = Vec::new();
     for m in ms {
         let dir = m.point.dir();
+        let capped = |d: &DirProfile| d.max_iops > 0.0 || d.max_bytes_per_sec > 0.0;
         let dp = if dir == IoDir::Read { &p.read } else { &p.write };
-        if dp.max_iops > 0.0 || dp.max_bytes_per_sec > 0.0 {
+        if capped(dp) || (m.point.mixed() && capped(&p.write)) {
             continue;
         }
         let deepest = ms
             .iter()
-            .filter(|o| o.point.dir() == dir && o.point.numjobs == 1 && o.point.bs == 4096)
+            .filter(|o| {
+                o.point.dir() == dir
+                    && o.point.numjobs == 1
+                    && o.point.bs == 4096
+                    && !o.point.mixed()
+            })
             .map(|o| o.point.iodepth)
             .max()
             .unwrap_or(1);
@@ -560,6 +629,12 @@ fn refine(p: &mut DeviceProfile, ms: &[Measured]) {
             }
         }
         for (pin, m, pred) in moves {
+            if pin == Pin::Mix {
+                // The point's reads saw writes as a share of about a half of their neighbours.
+                let slow = (1.0 + 0.5 * p.mix_stretch) * (pred / m.m.iops).clamp(0.5, 2.0);
+                p.mix_stretch = ((slow - 1.0) / 0.5).clamp(-0.9, 100.0);
+                continue;
+            }
             let dp = if m.point.dir() == IoDir::Read { &mut p.read } else { &mut p.write };
             nudge(dp, pin, m, pred, cores);
         }
@@ -576,15 +651,35 @@ fn nudge(dp: &mut DirProfile, pin: Pin, m: &Measured, pred: f64, cores: f64) {
         Pin::Base => dp.base_us = (dp.base_us + dt * 1e6).max(0.0),
         Pin::Seq => dp.seq_base_us = (dp.seq_base_us + dt * 1e6).max(0.0),
         Pin::Xfer => {
-            let k = 1.0 / dp.xfer_bytes_per_sec + dt / m.point.bs as f64;
-            dp.xfer_bytes_per_sec = 1.0 / k.max(1e-13);
+            let bs = m.point.bs as f64;
+            if let Some(knot) = dp.xfer_us.iter_mut().find(|k| k[0] == bs) {
+                knot[1] = (knot[1] + dt * 1e6).max(0.01);
+                // Keep the curve from falling (a noisy point below a smaller size's).
+                let mut top = 0.0f64;
+                for k in &mut dp.xfer_us {
+                    k[1] = k[1].max(top);
+                    top = k[1];
+                }
+            } else if bs >= f64::from(1u32 << 20) {
+                let k = 1.0 / dp.xfer_bytes_per_sec + dt / bs;
+                dp.xfer_bytes_per_sec = 1.0 / k.max(1e-13);
+            }
         }
         // The thread's CPU while it is what held the simulated point (within 10 %).
         Pin::Deep if dp.host_us > 0.0 && pred * dp.host_us * 1e-6 > 0.9 => dp.host_us /= ratio,
-        Pin::Deep => {
-            let c = (f64::from(dp.servers) * ratio).round().clamp(1.0, 65536.0);
-            dp.servers = c as u32;
+        Pin::Deep | Pin::Depth => {
+            // Not while the thread's CPU holds the point: the stretch would not move it.
+            if dp.host_us > 0.0 && pred * dp.host_us * 1e-6 > 0.9 {
+                return;
+            }
+            if let Some(d) = dp.depth_shapes.iter_mut().find(|d| d.depth == m.point.iodepth) {
+                d.stretch = (d.stretch / ratio).clamp(0.125, 8.0);
+            } else if pin == Pin::Deep {
+                let c = (f64::from(dp.servers) * ratio).round().clamp(1.0, 65536.0);
+                dp.servers = c as u32;
+            }
         }
+        Pin::Mix => {}
         Pin::Two if dp.host_us > 0.0 => {
             dp.host_parallel = (dp.host_parallel * ratio).clamp(1.0, cores);
         }
@@ -601,6 +696,7 @@ fn fallback() -> DirProfile {
         seek_sqrt_us: 0.0,
         seek_linear_us: 0.0,
         xfer_bytes_per_sec: 1e9,
+        xfer_us: Vec::new(),
         xfer_parallel: 0.0,
         servers: 1,
         max_bytes_per_sec: 0.0,

@@ -1,6 +1,7 @@
 //! The calibration sweep: a fixed design of points (direction × random/sequential × block
 //! size 4 KiB–1 MiB × queue depth 1–64 × small/full span, all `direct=1` through io_uring
-//! with the engine's psync fallback), each a fio job built in code and run by
+//! with the engine's psync fallback; writes without the small span, and one 50/50 random
+//! read/write point at QD8 in its place), each a fio job built in code and run by
 //! `iolab_engine::runner::run_jobs`, so every point is a measured `RunResult`. The time
 //! budget is shared out among the points as they go (set-up and per-run overhead measured,
 //! not guessed); a budget that cannot give each point 100 ms is refused up front.
@@ -20,7 +21,8 @@ use std::time::Instant;
 /// One point of the sweep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Point {
-    /// fio `rw=`: randread, read, randwrite, write.
+    /// fio `rw=`: randread, read, randwrite, write; randrw for the mixed point (fio's
+    /// default `rwmixread=50`).
     pub rw: &'static str,
     pub bs: u64,
     pub iodepth: u32,
@@ -41,6 +43,10 @@ impl Point {
     pub fn random(&self) -> bool {
         self.rw.starts_with("rand")
     }
+    /// Reads and writes at once (its figures are the reads'; the writes are as many).
+    pub fn mixed(&self) -> bool {
+        self.rw == "randrw" || self.rw == "rw"
+    }
     pub fn label(&self) -> String {
         let span = if self.full_span { "full" } else { "small" };
         let jobs =
@@ -51,8 +57,9 @@ impl Point {
 
 const K: u64 = 1024;
 
-/// The design for one direction (`rand`, `seq` are fio's names for it).
-fn design(rand: &'static str, seq: &'static str, max_depth: u32) -> Vec<Point> {
+/// The design for one direction (`rand`, `seq` are fio's names for it); `small`: with the
+/// small-span QD1 point (the seek curve; writes take the reads', the mixed point in its place).
+fn design(rand: &'static str, seq: &'static str, max_depth: u32, small: bool) -> Vec<Point> {
     let p = |rw, bs, iodepth: u32, full_span| Point {
         rw,
         bs,
@@ -63,7 +70,7 @@ fn design(rand: &'static str, seq: &'static str, max_depth: u32) -> Vec<Point> {
     // Two threads at half the deepest depth each: the same commands in flight as the deepest
     // point, so the ratio of the two says how much one submitting thread held back.
     let two = Point { numjobs: 2, ..p(rand, 4 * K, (max_depth / 2).max(1), true) };
-    vec![
+    let mut v = vec![
         two,
         p(rand, 4 * K, 1, false),
         p(rand, 4 * K, 1, true),
@@ -74,7 +81,29 @@ fn design(rand: &'static str, seq: &'static str, max_depth: u32) -> Vec<Point> {
         p(rand, 4 * K, 16, true),
         p(rand, 4 * K, 64, true),
         p(seq, 1024 * K, 16, true),
-    ]
+    ];
+    if !small {
+        v.remove(1);
+    }
+    v
+}
+
+/// Reads and writes 50/50, 4 KiB random at QD8: how much one direction slows the other
+/// (`mix_stretch`).
+fn mixed_point(max_depth: u32) -> Point {
+    Point { rw: "randrw", bs: 4 * K, iodepth: 8.min(max_depth), full_span: true, numjobs: 1 }
+}
+
+/// The sweep's points: the reads', and with `writable` the writes' and the mixed point.
+pub fn design_points(writable: bool, max_depth: u32) -> Vec<Point> {
+    let mut points = design("randread", "read", max_depth, true);
+    if writable {
+        // Not last: a deep 1 MiB point behind a throttle drains for up to a second past its
+        // time, and the point after it must still find its share of the budget.
+        points.push(mixed_point(max_depth));
+        points.extend(design("randwrite", "write", max_depth, false));
+    }
+    points
 }
 
 /// Bytes of the small span: 1/64 of the target, at least 4 MiB.
@@ -138,10 +167,7 @@ pub fn calibrate(path: &Path, opts: &CalibrateOptions) -> Result<Calibration, Ca
     check_budget(opts.budget_secs, &text)?;
     let start = Instant::now();
     let t = target::resolve(path, opts.new_file_size, opts.allow_write)?;
-    let mut points = design("randread", "read", opts.max_depth);
-    if t.writable {
-        points.extend(design("randwrite", "write", opts.max_depth));
-    }
+    let points = design_points(t.writable, opts.max_depth);
     let floor = points.len() as f64 * (MIN_POINT_SECS + 0.05);
     if opts.budget_secs < floor {
         return Err(CalibrateError::Budget {

@@ -31,7 +31,7 @@ fn calibrates_a_new_file_within_its_budget_and_removes_it() {
     let target = dir.join("cal.dat");
     let cal = calibrate(&target, &small_opts(5.0)).unwrap();
     assert!(cal.elapsed_secs <= 5.0 * 1.15, "took {:.2}s for a 5s budget", cal.elapsed_secs);
-    assert_eq!(cal.measured.len(), 20, "10 read and 10 write points (one of each with 2 threads)");
+    assert_eq!(cal.measured.len(), 20, "10 read, 9 write points and the 50/50 one");
     assert!(cal.measured.iter().all(|m| m.m.ios > 0 && m.m.p50_us > 0.0));
     assert!(!target.exists(), "the file iolab created is removed");
     let p = &cal.profile;
@@ -204,4 +204,72 @@ fn zram_mm_stat_agrees_with_the_data_iolab_writes() {
     .unwrap();
     let same_pages: u64 = s.split_whitespace().nth(5).unwrap().parse().unwrap();
     assert_eq!(same_pages, (16 << 20) / 4096, "every zero page is same-filled: {s}");
+}
+
+/// A known device: 10 µs fixed reads and writes, transfers 2 / 20 / 800 µs at 4 KiB / 64 KiB /
+/// 1 MiB (not a straight line), the fixed part 1.5 times longer at QD4 than M/M/c says, and
+/// reads and writes slowing each other (`mix_stretch` 0.6).
+fn known_device() -> DeviceProfile {
+    let mut p = flat_profile();
+    p.mix_stretch = 0.6;
+    p.read.servers = 8;
+    p.read.xfer_us = vec![[4096.0, 2.0], [65536.0, 20.0], [1048576.0, 800.0]];
+    let depth = |d: u32, stretch: f64| iolab_model::device::profile::DepthShape {
+        depth: d,
+        stretch,
+        shape: vec![[0.0, 1.0], [1.0, 1.0]],
+        stall_rate_hz: 0.0,
+        stall_us: Vec::new(),
+    };
+    p.read.depth_shapes = vec![depth(1, 1.0), depth(4, 1.5), depth(16, 1.0), depth(64, 1.0)];
+    p.read.shape = vec![[0.0, 1.0], [1.0, 1.0]];
+    p.write = p.read.clone();
+    p.write.max_bytes_per_sec = 0.0;
+    p
+}
+
+/// The sweep "measured" on the known device by the simulator, then fitted: the fit recovers
+/// the per-size transfer curve, the QD4 stretch and the read/write interaction well enough
+/// to predict jobs the sweep did not run.
+#[test]
+fn the_fit_recovers_size_depth_and_mix_terms_of_a_known_device() {
+    let truth = DeviceSpec::Profile(Box::new(known_device()));
+    let cap = 256u64 << 20;
+    let t = iolab_calibrate::target::Target {
+        path: "/nonexistent-known".into(),
+        size: cap,
+        created: false,
+        block_device: false,
+        writable: true,
+    };
+    let points = iolab_calibrate::sweep::design_points(true, 64);
+    assert_eq!(points.len(), 20, "10 read, 9 write points and the 50/50 one");
+    let ms: Vec<fit::Measured> = points
+        .iter()
+        .map(|p| {
+            let job = iolab_calibrate::sweep::point_job(&t, p, 0.25, 7);
+            let jobs = iolab_job::parse_str("p", &job).unwrap().jobs;
+            let r = predict(&jobs, &truth).unwrap();
+            fit::measured(*p, &r, &job, iolab_calibrate::sweep::span(&t, p)).unwrap()
+        })
+        .collect();
+    let fitted = fit::fit("known", cap, &ms, 1, true);
+    assert!((fitted.mix_stretch - 0.6).abs() < 0.2, "mix_stretch {}", fitted.mix_stretch);
+    let iops = |dev: &DeviceSpec, text: &str| {
+        let job = format!("[j]\nfilename=/nonexistent-known\nsize=256m\nnorandommap=1\n{text}");
+        let r = predict(&iolab_job::parse_str("j", &job).unwrap().jobs, dev).unwrap();
+        iolab_calibrate::metrics::of_group(&r.groups[0], IoDir::Read).iops
+    };
+    let fitted = DeviceSpec::Profile(Box::new(fitted));
+    for job in [
+        // 256 KiB: between the swept sizes (a straight line through them is off by 2x here).
+        "rw=randread\nbs=256k\niodepth=1\nnumber_ios=2000\n",
+        // QD8: between the swept depths 4 and 16.
+        "rw=randread\nbs=4k\niodepth=8\nnumber_ios=20000\n",
+        // A 70/30 mix at QD4: not the sweep's 50/50 at QD8.
+        "rw=randrw\nrwmixread=70\nbs=4k\niodepth=4\nnumber_ios=20000\n",
+    ] {
+        let (want, got) = (iops(&truth, job), iops(&fitted, job));
+        assert!((got / want - 1.0).abs() < 0.1, "{job}: truth {want:.0} IOPS, fitted {got:.0}");
+    }
 }

@@ -189,3 +189,35 @@ fn mrc_and_object_sim_of_a_trace_truncated_past_the_first_batches() {
     assert_eq!(miss, [1.0, 0.01]);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `sim --backing=PROFILE` runs the profile's host stage as `run --predict` does and says so:
+/// a thread that spends 100 µs of CPU per I/O completes at most 10,000 IOPS at any depth.
+#[test]
+fn sim_backing_profile_runs_its_host_stage_and_says_so() {
+    let d = std::env::temp_dir().join(format!("iolab-sim-host-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let dir = "base_us=10\nseq_base_us=10\nxfer_bytes_per_sec=1e12\nservers=64\n\
+               shape=[[0.0,1.0],[1.0,1.0]]\n";
+    let head = "version = 1\nname = \"cpu\"\ncapacity = 1073741824\nservers = 64\n";
+    let iops = |extra: &str| {
+        let f = d.join(format!("p{}.toml", extra.len()));
+        std::fs::write(&f, format!("{head}[read]\n{dir}{extra}[write]\n{dir}")).unwrap();
+        let out = iolab()
+            .arg("sim")
+            .args(["--name=h", "--rw=randread", "--bs=4k", "--size=64m", "--iodepth=16"])
+            .args(["--number_ios=20000", "--output-format=json"])
+            .arg(format!("--backing={}", f.display()))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let host = v["iolab_sim"]["host"]["per_io_ns"][0].as_f64().unwrap_or(0.0);
+        (v["jobs"][0]["read"]["iops"].as_f64().unwrap(), host)
+    };
+    let (free, none) = iops("");
+    let (bound, host) = iops("host_us=100\nhost_parallel=1\n");
+    assert_eq!((none, host), (0.0, 100_000.0), "the host stage is in the model section");
+    assert!(free > 100_000.0, "10 µs at QD16 over 64 servers: {free}");
+    assert!((bound / 10_000.0 - 1.0).abs() < 0.02, "one thread at 100 µs per I/O: {bound}");
+    std::fs::remove_dir_all(d).unwrap();
+}

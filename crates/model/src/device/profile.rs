@@ -5,17 +5,24 @@
 //!
 //! Model (per direction; the simplest form that fitted the sweeps of `calibrate`):
 //! * **Service time** of one command, alone on the device:
-//!   `S = base_us + seek_sqrt_us·√d + seek_linear_us·d + len / xfer_bytes_per_sec`, where `d`
+//!   `S = base_us + seek_sqrt_us·√d + seek_linear_us·d + X(len)`, where `d`
 //!   is the jump from the end of the previous command as a fraction of the capacity (DiskSim's
 //!   3-point seek curve, Ruemmler & Wilkes 1994); a command that continues one of the last
 //!   few streams (same direction, next byte) costs `seq_base_us` instead of the
-//!   positioning terms (read-ahead, write merging, streaming).
+//!   positioning terms (read-ahead, write merging, streaming). The transfer `X(len)` is
+//!   `len / xfer_bytes_per_sec`, or with `xfer_us` the measured per-size points joined as a
+//!   power law (piecewise linear in log size and log time).
 //! * **Parallelism**, M/M/c style: at most `servers` commands are in service at once (the
 //!   simulator's queue does the rest: 1 for a disk arm), and a command that starts while `b`
 //!   others are in service has its fixed part stretched 1 + b / c times, `c` being the
 //!   direction's `servers` (its internal parallelism): IOPS at depth d grow as
 //!   d / (1 + (d − 1)/c) and saturate at c / S. The transfer is shared as a processor is:
 //!   stretched 1 + b / `xfer_parallel` times beside b commands in service (0: not shared).
+//!   Where the swept depths measured more (or less) than 1 + b/c, each `depth_shape` entry's
+//!   `stretch` multiplies it (interpolated in log₂ depth).
+//! * **Mixed directions**: a command whose last [`MIX_WINDOW`] neighbours on the device were a
+//!   share `s` of the other direction has its fixed part take 1 + `mix_stretch`·s times as long (a read between
+//!   writes waits for their flush and merging; fitted from the sweep's 50/50 point).
 //! * **Limits**: an aggregate IOPS cap and bandwidth cap per direction, a token bucket in
 //!   simulated time; with `cap_window_us` the bucket is blk-throttle's (block/blk-throttle.c
 //!   `tg_within_iops_limit`: a window's budget at once, the rest held to the window's end).
@@ -33,7 +40,9 @@
 //!   stage before the device ([`crate::sim::HostCpu`], via [`Profiled::host`]), outside the
 //!   request's own latency as fio's clat is (the wait behind other requests' CPU is in it).
 //!
-//! The file is TOML, versioned (`version = 1`) and strict: every table denies unknown keys,
+//! The file is TOML, versioned (`version = 1`; `xfer_us`, `stretch` and `mix_stretch` are
+//! optional keys a version-1 file may leave out, their defaults being the model without
+//! them) and strict: every table denies unknown keys,
 //! and errors name the line (`toml`'s spans). `[[point]]` tables carry the sweep that produced
 //! the profile with the fit's error per point (documentation; not used to predict).
 
@@ -72,6 +81,12 @@ pub struct DeviceProfile {
     /// cache acknowledges them), else `write-through`. Informational.
     #[serde(default)]
     pub write_cache: String,
+    /// Reads and writes sharing the device: a command served while the other direction had
+    /// a share `s` of the last [`MIX_WINDOW`] commands has its fixed part take
+    /// 1 + `mix_stretch`·s times as long (0: no interaction beyond the commands in service; below 0: mixing is faster, as
+    /// when the two directions take separate paths; fitted from a 50/50 point).
+    #[serde(default)]
+    pub mix_stretch: f64,
     pub read: DirProfile,
     pub write: DirProfile,
     /// The sweep behind the profile and the fit's error at each point.
@@ -95,6 +110,12 @@ pub struct DirProfile {
     pub seek_linear_us: f64,
     /// Per-command transfer rate, bytes/s.
     pub xfer_bytes_per_sec: f64,
+    /// Measured transfer time per command size, `[[bytes, µs], …]` (bytes rising): when
+    /// present, a command of `len` bytes transfers in the power law through the two points
+    /// around it (linear in log size, log time), at the first point's rate below it and the
+    /// last point's above; empty: `len / xfer_bytes_per_sec`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub xfer_us: Vec<[f64; 2]>,
     /// How many commands' transfers proceed at full rate at once: a transfer started beside
     /// `b` commands in service takes 1 + b / `xfer_parallel` times as long (processor sharing
     /// of the data path; the aggregate tends to `xfer_parallel · xfer_bytes_per_sec`).
@@ -145,6 +166,10 @@ pub struct DirProfile {
 #[serde(deny_unknown_fields)]
 pub struct DepthShape {
     pub depth: u32,
+    /// The fixed part's stretch at this depth beside the M/M/c one (1: none), interpolated
+    /// in log₂ depth between entries: what the swept depth measured beyond 1 + b/c.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub stretch: f64,
     /// Quantiles of the body's latency / mean (the commands no stall hit).
     pub shape: Vec<[f64; 2]>,
     #[serde(default)]
@@ -153,6 +178,17 @@ pub struct DepthShape {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stall_us: Vec<[f64; 2]>,
 }
+
+fn one() -> f64 {
+    1.0
+}
+
+fn is_one(x: &f64) -> bool {
+    *x == 1.0
+}
+
+/// Commands remembered for [`DeviceProfile::mix_stretch`].
+pub const MIX_WINDOW: usize = 8;
 
 /// One sweep point: what ran, what was measured, what the profile predicts.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -219,6 +255,12 @@ impl DeviceProfile {
         if !(1..=65536).contains(&self.servers) {
             return Err(format!("servers = {}: expected 1 to 65536", self.servers));
         }
+        if !(-0.9..=100.0).contains(&self.mix_stretch) {
+            return Err(format!(
+                "mix_stretch = {:?}: expected a number from -0.9 to 100",
+                self.mix_stretch
+            ));
+        }
         self.read.validate("read")?;
         self.write.validate("write")
     }
@@ -241,7 +283,7 @@ impl DeviceProfile {
                 p.base_us + p.seek_sqrt_us * d.sqrt() + p.seek_linear_us * d
             }
         };
-        fixed * 1e3 + len as f64 / p.xfer_bytes_per_sec * 1e9
+        fixed * 1e3 + p.xfer_ns(len)
     }
 
     /// The 7,200/10,000/15,000 RPM presets as profiles: overhead + track-to-track + half a
@@ -266,6 +308,7 @@ impl DeviceProfile {
             seek_sqrt_us: a * 1e3,
             seek_linear_us: b * 1e3,
             xfer_bytes_per_sec: rate,
+            xfer_us: Vec::new(),
             xfer_parallel: 0.0,
             servers: 1,
             max_bytes_per_sec: 0.0,
@@ -285,6 +328,7 @@ impl DeviceProfile {
             servers: 1,
             seed: 0,
             write_cache: "write-through".into(),
+            mix_stretch: 0.0,
             read: dir.clone(),
             write: dir,
             points: Vec::new(),
@@ -300,6 +344,7 @@ impl DeviceProfile {
             seek_sqrt_us: 0.0,
             seek_linear_us: 0.0,
             xfer_bytes_per_sec: bw,
+            xfer_us: Vec::new(),
             xfer_parallel: 0.0,
             servers: p.channels.clamp(1, 65536) as u32,
             max_bytes_per_sec: bw,
@@ -319,6 +364,7 @@ impl DeviceProfile {
             servers: p.channels.clamp(1, 65536) as u32,
             seed: 0,
             write_cache: "write-back".into(),
+            mix_stretch: 0.0,
             read: dir(p.read_latency_us, p.read_bytes_per_sec),
             write: dir(p.write_latency_us, p.write_bytes_per_sec),
             points: Vec::new(),
@@ -356,9 +402,17 @@ impl DirProfile {
             return Err(format!("[{dir}] servers = {}: expected 1 to 65536", self.servers));
         }
         check_shape(dir, &self.shape)?;
+        check_xfer(dir, &self.xfer_us)?;
         for d in &self.depth_shapes {
             if d.depth == 0 {
                 return Err(format!("[[{dir}.depth_shape]] depth = 0: expected a depth ≥ 1"));
+            }
+            if !(d.stretch > 0.0 && d.stretch <= 1e3) {
+                return Err(format!(
+                    "[[{dir}.depth_shape]] depth = {} stretch = {:?}: expected a number above 0, \
+                     at most 1000",
+                    d.depth, d.stretch
+                ));
             }
             let name = format!("{dir}.depth_shape depth={}", d.depth);
             check_shape(&name, &d.shape)?;
@@ -380,6 +434,50 @@ impl DirProfile {
             let db = (f64::from(b.depth).log2() - want).abs();
             da.total_cmp(&db)
         })
+    }
+
+    /// The fixed part's stretch measured beside `busy` others (see [`DepthShape::stretch`]):
+    /// linear in log₂ depth between the entries around `busy + 1`, the nearest outside them.
+    fn stretch_at(&self, busy: usize) -> f64 {
+        let want = ((busy + 1) as f64).log2();
+        let mut lo: Option<(f64, f64)> = None;
+        let mut hi: Option<(f64, f64)> = None;
+        for d in &self.depth_shapes {
+            let x = f64::from(d.depth).log2();
+            if x <= want && lo.is_none_or(|(l, _)| x > l) {
+                lo = Some((x, d.stretch));
+            }
+            if x >= want && hi.is_none_or(|(h, _)| x < h) {
+                hi = Some((x, d.stretch));
+            }
+        }
+        match (lo, hi) {
+            (Some((x0, s0)), Some((x1, s1))) if x1 > x0 => s0 + (want - x0) / (x1 - x0) * (s1 - s0),
+            (Some((_, s)), _) | (None, Some((_, s))) => s,
+            (None, None) => 1.0,
+        }
+    }
+
+    /// Transfer time (ns) of a command of `len` bytes alone (see [`DirProfile::xfer_us`]).
+    pub fn xfer_ns(&self, len: u64) -> f64 {
+        let at_rate = len as f64 / self.xfer_bytes_per_sec * 1e9;
+        let k = &self.xfer_us;
+        let (Some(first), Some(last)) = (k.first(), k.last()) else { return at_rate };
+        let len = len as f64;
+        if len <= first[0] {
+            return first[1] * 1e3 * len / first[0];
+        }
+        if len >= last[0] {
+            return last[1] * 1e3 * len / last[0];
+        }
+        for w in k.windows(2) {
+            let ([b0, u0], [b1, u1]) = (w[0], w[1]);
+            if len <= b1 {
+                let f = (len / b0).ln() / (b1 / b0).ln();
+                return (u0.ln() + f * (u1 / u0).ln()).exp() * 1e3;
+            }
+        }
+        at_rate
     }
 
     /// The body shape for a command started beside `busy` others.
@@ -408,6 +506,18 @@ fn quantile(shape: &[[f64; 2]], u: f64) -> f64 {
         }
     }
     shape.last().map_or(1.0, |p| p[1])
+}
+
+fn check_xfer(dir: &str, k: &[[f64; 2]]) -> Result<(), String> {
+    let ok = k.iter().all(|p| p[0].is_finite() && p[0] >= 1.0 && p[1].is_finite() && p[1] > 0.0)
+        && k.windows(2).all(|w| w[1][0] > w[0][0]);
+    if ok && k.len() <= 64 {
+        return Ok(());
+    }
+    Err(format!(
+        "[{dir}] xfer_us: expected at most 64 [bytes, µs] pairs, bytes ≥ 1 and rising, µs \
+         finite and > 0"
+    ))
 }
 
 fn check_shape(dir: &str, shape: &[[f64; 2]]) -> Result<(), String> {
@@ -451,7 +561,11 @@ const PROFILE_HEADER: &str = "\
 # windows); latency drawn from `shape` (QD1) or [[*.depth_shape]] (per depth: body quantiles
 # of latency/mean, stalls as a rate in time with durations in us); host_us / host_parallel:
 # the submitting thread's CPU per I/O when it was the bottleneck, host_idle_us its QD1 round
-# trip outside the latency. [[point]]: the sweep and the fit's error at each point.
+# trip outside the latency. Optional: xfer_us = [[bytes, us], ...] the transfer time per
+# size (power law between points), depth_shape.stretch the fixed part's measured stretch at
+# that depth (log2-interpolated), mix_stretch the slow-down 1 + mix_stretch*s of a command
+# whose last 8 neighbours were a share s of the other direction.
+# [[point]]: the sweep and the fit's error at each point.
 ";
 
 /// A [`DeviceProfile`] as a simulated device.
@@ -463,6 +577,8 @@ pub struct Profiled {
     /// End offsets (and direction) of recent commands, for stream detection.
     ends: [(u64, bool); STREAMS],
     next_slot: usize,
+    /// Direction (write?) of the last [`MIX_WINDOW`] commands, for `mix_stretch`.
+    recent: [Option<bool>; MIX_WINDOW],
     /// Simulated time at which each direction's token bucket admits the next command.
     bucket: [f64; 2],
     /// The current or next stall: start and duration, ns; and its own random stream.
@@ -481,6 +597,7 @@ impl Profiled {
             last_pos: 0,
             ends: [(u64::MAX, false); STREAMS],
             next_slot: 0,
+            recent: [None; MIX_WINDOW],
             bucket: [0.0; 2],
             stall: (f64::NEG_INFINITY, 0.0),
             stall_rng: SplitMix64(p_seed_stall),
@@ -510,6 +627,16 @@ impl Profiled {
             end += len;
         }
         end - now
+    }
+
+    /// The other direction's share of the last [`MIX_WINDOW`] commands.
+    fn other_share(&self, dir: IoDir) -> f64 {
+        let w = dir != IoDir::Read;
+        let seen = self.recent.iter().flatten().count();
+        if seen == 0 {
+            return 0.0;
+        }
+        self.recent.iter().flatten().filter(|&&d| d != w).count() as f64 / seen as f64
     }
 
     fn continues_stream(&self, op: &DevOp) -> bool {
@@ -585,7 +712,7 @@ impl Device for Profiled {
             Some(op.offset.abs_diff(self.last_pos) as f64 / self.p.capacity.max(1) as f64)
         };
         let dp = self.p.dir(op.dir);
-        let alone = op.len as f64 / dp.xfer_bytes_per_sec * 1e9;
+        let alone = dp.xfer_ns(op.len);
         let fixed = self.p.mean_service_ns(op.dir, op.len, jump) - alone;
         let xfer = if dp.xfer_parallel > 0.0 {
             alone * (1.0 + busy as f64 / dp.xfer_parallel)
@@ -597,13 +724,15 @@ impl Device for Profiled {
         // among them by `xfer_parallel` (and the caps).
         let shape = dp.shape_at(busy);
         let draw = quantile(shape, self.rng.next_f64()) / shape_mean(shape);
-        let stretch = 1.0 + busy as f64 / f64::from(dp.servers.max(1));
-        let svc = self.with_stalls(op.dir, busy, now.0 as f64, fixed * draw * stretch + xfer);
+        let stretch = (1.0 + busy as f64 / f64::from(dp.servers.max(1))) * dp.stretch_at(busy);
+        let mix = 1.0 + self.p.mix_stretch * self.other_share(op.dir);
+        let svc = self.with_stalls(op.dir, busy, now.0 as f64, fixed * draw * stretch * mix + xfer);
         let wait = self.admit(op, now.0 as f64);
         let end = op.offset.saturating_add(op.len);
         self.last_pos = end;
         self.ends[self.next_slot] = (end, op.dir != IoDir::Read);
         self.next_slot = (self.next_slot + 1) % STREAMS;
+        self.recent[self.next_slot % MIX_WINDOW] = Some(op.dir != IoDir::Read);
         // The caps and the service run side by side: a command completes when its service
         // is done and the bucket has let it through (a QD1 service time fitted on a capped
         // device already holds the cap; adding them would count it twice).
@@ -648,5 +777,74 @@ mod tests {
         v.sort_by(f64::total_cmp);
         let (p50, p99) = (v[10_000], v[19_800]);
         assert!((p99 / p50 - 2.0).abs() < 0.05, "{p50} {p99}");
+    }
+
+    #[test]
+    fn transfers_follow_the_measured_sizes_as_a_power_law() {
+        let mut p = DeviceProfile::from_ssd("s", &SsdParams::sata()).read;
+        p.xfer_us = vec![[4096.0, 2.0], [65536.0, 20.0], [1048576.0, 800.0]];
+        // On the points, between them (256 KiB: 20·40^0.5 µs), below and above them.
+        assert!((p.xfer_ns(65536) - 20_000.0).abs() < 1e-6);
+        assert!((p.xfer_ns(262_144) - 20_000.0 * 40f64.sqrt()).abs() < 1e-3);
+        assert!((p.xfer_ns(2048) - 1_000.0).abs() < 1e-6);
+        assert!((p.xfer_ns(4 << 20) - 3_200_000.0).abs() < 1e-3);
+        p.xfer_us.clear();
+        assert!((p.xfer_ns(4096) - 4096.0 / p.xfer_bytes_per_sec * 1e9).abs() < 1e-9);
+    }
+
+    #[test]
+    fn depth_stretch_is_interpolated_in_log_depth() {
+        let mut p = DeviceProfile::from_ssd("s", &SsdParams::sata()).read;
+        let d = |depth: u32, stretch: f64| DepthShape {
+            depth,
+            stretch,
+            shape: vec![[0.0, 1.0], [1.0, 1.0]],
+            stall_rate_hz: 0.0,
+            stall_us: Vec::new(),
+        };
+        assert_eq!(p.stretch_at(7), 1.0, "no entries: no stretch");
+        p.depth_shapes = vec![d(1, 1.0), d(4, 2.0), d(16, 1.0)];
+        assert!((p.stretch_at(7) - 1.5).abs() < 1e-12, "QD8: half-way from 4 to 16 in log2");
+        assert!((p.stretch_at(1) - 1.5).abs() < 1e-12, "QD2: half-way from 1 to 4");
+        assert_eq!((p.stretch_at(3), p.stretch_at(1000)), (2.0, 1.0));
+    }
+
+    #[test]
+    fn reads_among_writes_take_mix_stretch_longer() {
+        let mut p = DeviceProfile::from_ssd("s", &SsdParams::sata());
+        p.read.max_bytes_per_sec = 0.0;
+        p.write.max_bytes_per_sec = 0.0;
+        p.read.xfer_bytes_per_sec = 1e15;
+        p.mix_stretch = 0.5;
+        let mut d = Profiled::new("s", p);
+        let at = |off: u64, dir| DevOp { dir, offset: off << 20, len: 4096 };
+        let alone = d.service(&at(1, IoDir::Read), Nanos::ZERO, 0).0 as f64;
+        for i in 0..MIX_WINDOW as u64 {
+            let dir = if i % 2 == 0 { IoDir::Write } else { IoDir::Read };
+            d.service(&at(10 + i, dir), Nanos::ZERO, 0);
+        }
+        // The last 8 commands: 4 writes, 4 reads (the first read fell out of the window).
+        let mixed = d.service(&at(40, IoDir::Read), Nanos::ZERO, 0).0 as f64;
+        assert!((mixed / alone - 1.25).abs() < 0.01, "{alone} {mixed}");
+    }
+
+    #[test]
+    fn new_keys_are_range_checked() {
+        let p = DeviceProfile::from_ssd("s", &SsdParams::sata());
+        let text = p.to_toml().unwrap();
+        for (bad, key) in [
+            (text.replacen("servers = ", "mix_stretch = nan\nservers = ", 1), "mix_stretch"),
+            (text.replacen("servers = ", "mix_stretch = -1\nservers = ", 1), "mix_stretch"),
+            (text.replacen("servers = ", "mix_stretch = 1e300\nservers = ", 1), "mix_stretch"),
+            (
+                text.replacen("[read]\n", "[read]\nxfer_us = [[65536.0, 2.0], [4096.0, 3.0]]\n", 1),
+                "xfer_us",
+            ),
+            (text.replacen("[read]\n", "[read]\nxfer_us = [[4096.0, -2.0]]\n", 1), "xfer_us"),
+            (text.replacen("[read]\n", "[read]\nxfer_us = [[4096.0, nan]]\n", 1), "xfer_us"),
+        ] {
+            let e = DeviceProfile::from_toml(&bad, "p.toml").unwrap_err().to_string();
+            assert!(e.contains(key) && e.contains("p.toml"), "{e}");
+        }
     }
 }

@@ -109,11 +109,23 @@ pub struct SimOptions {
 /// A request's own CPU time is its submission (fio's slat and the gap between I/Os), not in
 /// its latency; the wait behind other requests' CPU time is (they were all submitted), as
 /// fio's clat counts it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct HostCpu {
     pub per_io_ns: [f64; 2],
     pub idle_ns: [f64; 2],
     pub parallel: f64,
+}
+
+impl HostCpu {
+    /// The host stage of a hierarchy whose backing device is a calibrated profile (its
+    /// submitting thread's CPU, [`crate::device::profile::Profiled::host`]), as `iolab run
+    /// --predict` runs it; `None` for the presets and a profile without one.
+    pub fn of_backing(h: &Hierarchy) -> Option<HostCpu> {
+        match &h.backing_spec().device {
+            crate::device::DeviceSpec::Profile(p) => crate::device::profile::Profiled::host(p),
+            _ => None,
+        }
+    }
 }
 
 impl Default for SimOptions {
@@ -699,6 +711,7 @@ impl Sim<'_> {
             devices,
             series: self.series,
             interrupted: self.interrupted,
+            host: self.opt.host,
         }
     }
 }

@@ -57,6 +57,9 @@ pub struct SimReport {
     pub series: Vec<Sample>,
     /// A stop request (SIGINT/SIGTERM) ended the simulation before its sources did.
     pub interrupted: bool,
+    /// The host stage the simulation ran before the devices (from the backing profile).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<super::HostCpu>,
 }
 
 /// Figures derived from a report: what the text says under "derived".
@@ -161,6 +164,22 @@ impl SimReport {
     }
 
     /// What only a model knows: tiers, devices, never-written reads.
+    /// The host stage's line (the backing profile's submitting thread), if one ran.
+    fn host_text(&self, s: &mut String) {
+        if let Some(h) = &self.host {
+            s.push_str(&format!(
+                "host stage (the backing profile's submitting thread, as run --predict): CPU \
+             per I/O read {:.1} µs / write {:.1} µs, {:.2} threads' overlap; QD1 round \
+             trip read {:.1} µs / write {:.1} µs\n",
+                h.per_io_ns[0] / 1e3,
+                h.per_io_ns[1] / 1e3,
+                h.parallel,
+                h.idle_ns[0] / 1e3,
+                h.idle_ns[1] / 1e3
+            ));
+        }
+    }
+
     pub fn model_text(&self) -> String {
         let mut s = String::new();
         for t in &self.tiers {
@@ -229,6 +248,7 @@ impl SimReport {
                 ));
             }
         }
+        self.host_text(&mut s);
         if self.backing.zero_bytes > 0 {
             s.push_str(&format!(
                 "backing: {} B read as never-written zeros without device I/O\n",

@@ -63,5 +63,7 @@ pub fn simulate_jobs(
     file_names: &dyn Fn(&Job, u32) -> Vec<PathBuf>,
 ) -> Result<(SimReport, Vec<JobMeta>, Vec<String>), SimError> {
     let w = jobs::job_workers(jobs, file_names, &|_| 0)?;
-    Ok((run(h, w.workers, SimOptions::default()), w.meta, w.warnings))
+    // A calibrated backing profile brings its host stage, as `run --predict` runs it.
+    let opts = SimOptions { host: super::HostCpu::of_backing(h), ..SimOptions::default() };
+    Ok((run(h, w.workers, opts), w.meta, w.warnings))
 }

@@ -38,7 +38,8 @@ pub fn simulate_trace(h: &mut Hierarchy, t: &TraceReplay<'_>) -> Result<SimRepor
     let name =
         t.path.file_name().map_or_else(|| "trace".into(), |n| n.to_string_lossy().into_owned());
     let workers = vec![WorkerSpec::new(name, Box::new(source), t.iodepth)];
-    let report = super::run(h, workers, SimOptions::default());
+    let opts = SimOptions { host: super::HostCpu::of_backing(h), ..SimOptions::default() };
+    let report = super::run(h, workers, opts);
     if let Some(e) = error.borrow_mut().take() {
         return Err(SimError::BadRecord(e));
     }

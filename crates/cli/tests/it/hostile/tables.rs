@@ -1011,6 +1011,23 @@ fn calibrate_probes() -> Vec<Probe> {
             "[[read.depth_shape]]\ndepth=0\nshape=[[0.0,1.0],[1.0,1.0]]\n",
             vec!["p.toml", "depth = 0"],
         ),
+        ("xfer_us with a NaN time", "xfer_us=[[4096.0,nan]]\n", vec!["p.toml", "xfer_us"]),
+        ("xfer_us with a negative time", "xfer_us=[[4096.0,-3.0]]\n", vec!["p.toml", "xfer_us"]),
+        (
+            "xfer_us with falling sizes",
+            "xfer_us=[[1e300,1.0],[4096.0,2.0]]\n",
+            vec!["p.toml", "xfer_us"],
+        ),
+        (
+            "a depth_shape stretch of 0",
+            "[[read.depth_shape]]\ndepth=4\nstretch=0\nshape=[[0.0,1.0],[1.0,1.0]]\n",
+            vec!["p.toml", "stretch"],
+        ),
+        (
+            "a huge depth_shape stretch",
+            "[[read.depth_shape]]\ndepth=4\nstretch=1e300\nshape=[[0.0,1.0],[1.0,1.0]]\n",
+            vec!["p.toml", "stretch"],
+        ),
         (
             "stall durations that fall",
             "[[read.depth_shape]]\ndepth=4\nshape=[[0.0,1.0],[1.0,1.0]]\nstall_rate_hz=5\nstall_us=[[0.0,900.0],[1.0,100.0]]\n",
@@ -1024,6 +1041,19 @@ fn calibrate_probes() -> Vec<Probe> {
                 format!("sim --backing profile with {what}"),
                 &["sim", "--backing={W}/p.toml", "--name=x", "--size=1m"],
                 err(&want),
+            )
+            .prep(Prep::File("p.toml", text.into_bytes())),
+        );
+    }
+    // mix_stretch is the profile's own (read and write together): NaN, below -0.9, huge.
+    for bad in ["nan", "-5", "1e300"] {
+        let text = format!("{head}mix_stretch = {bad}\n[read]\n{dir}[write]\n{dir}");
+        v.push(
+            Probe::new(
+                "calibrate",
+                format!("sim --backing profile with mix_stretch = {bad}"),
+                &["sim", "--backing={W}/p.toml", "--name=x", "--size=1m"],
+                err(&["p.toml", "mix_stretch"]),
             )
             .prep(Prep::File("p.toml", text.into_bytes())),
         );
