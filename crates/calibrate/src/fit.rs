@@ -112,6 +112,17 @@ fn find(ms: &[Measured], dir: IoDir, f: impl Fn(&Point) -> bool) -> Option<&Meas
     ms.iter().find(|m| m.point.dir() == dir && f(&m.point))
 }
 
+/// A random 4 KiB point of `dir` over the whole target: the depth points (one thread) and
+/// the two-thread point.
+fn rand4k(p: &Point, dir: IoDir) -> bool {
+    p.dir() == dir && p.random() && p.bs == 4096 && p.full_span
+}
+
+/// A one-thread random 4 KiB point of `dir` over the whole target (the depth sweep).
+fn rand4k_single(p: &Point, dir: IoDir) -> bool {
+    rand4k(p, dir) && p.numjobs == 1
+}
+
 /// Latency above this many times the median is a stall, not the device's service.
 const STALL_X: f64 = 8.0;
 
@@ -260,11 +271,7 @@ struct Deep {
 /// CPU was the bottleneck: 1/IOPS of the deepest point is its cost per I/O, and the ratio
 /// (at most the cores) how far two threads' work overlaps.
 fn deep(ms: &[Measured], dir: IoDir) -> Deep {
-    let rand4k = |m: &&Measured| {
-        m.point.dir() == dir && m.point.random() && m.point.bs == 4096 && m.point.full_span
-    };
-    let singles: Vec<&Measured> =
-        ms.iter().filter(rand4k).filter(|m| m.point.numjobs == 1).collect();
+    let singles: Vec<&Measured> = ms.iter().filter(|m| rand4k_single(&m.point, dir)).collect();
     let Some(one) = singles.iter().max_by_key(|m| m.point.iodepth) else {
         return Deep::default();
     };
@@ -272,7 +279,7 @@ fn deep(ms: &[Measured], dir: IoDir) -> Deep {
         .iter()
         .filter(|m| m.point.iodepth < one.point.iodepth)
         .max_by_key(|m| m.point.iodepth);
-    let two = ms.iter().filter(rand4k).find(|m| m.point.numjobs > 1);
+    let two = ms.iter().find(|m| rand4k(&m.point, dir) && m.point.numjobs > 1);
     let near = |m: &Measured, f: f64| m.m.iops > f * one.m.iops && m.m.iops < one.m.iops / f;
     let flat =
         mid.is_some_and(|m| m.m.iops > 0.75 * one.m.iops) || two.is_some_and(|m| near(m, 0.85));
@@ -367,9 +374,7 @@ fn fit_dir(ms: &[Measured], dir: IoDir, cap: u64, seek_hint: Option<f64>) -> Opt
     let throttled = d.max_iops > 0.0;
     let (_, k) = size_curve(ms, dir, &d);
     let xfer_us = if throttled { Vec::new() } else { xfer_knots(ms, dir, k) };
-    let full = find(ms, dir, |p| {
-        p.random() && p.iodepth == 1 && p.full_span && p.bs == 4096 && p.numjobs == 1
-    })?;
+    let full = find(ms, dir, |p| rand4k_single(p, dir) && p.iodepth == 1)?;
     let xfer4k = 4096.0 * k;
     let t_full = t_of(full, throttled) - xfer4k;
     let (seek, base) = seek_and_base(ms, dir, cap, t_full, seek_hint, throttled, xfer4k);
@@ -396,18 +401,8 @@ fn fit_dir(ms: &[Measured], dir: IoDir, cap: u64, seek_hint: Option<f64>) -> Opt
         find(ms, dir, |p| !p.random() && p.iodepth > 1)
             .map_or(0.0, |m| m.m.bw_bytes * quiet_iops(m) / m.m.iops.max(1e-9))
     };
-    let depth_shapes = ms
-        .iter()
-        .filter(|m| {
-            m.point.dir() == dir
-                && m.point.random()
-                && m.point.bs == 4096
-                && m.point.full_span
-                && m.point.numjobs == 1
-                && !throttled
-        })
-        .map(depth_entry)
-        .collect();
+    let depth_shapes =
+        ms.iter().filter(|m| rand4k_single(&m.point, dir) && !throttled).map(depth_entry).collect();
     // Behind a windowed throttle the measured tails are the window's; the simulated window
     // makes them, so the service itself is drawn flat.
     let shape = if throttled { vec![[0.0, 1.0], [1.0, 1.0]] } else { full.shape.clone() };
@@ -435,28 +430,15 @@ fn fit_dir(ms: &[Measured], dir: IoDir, cap: u64, seek_hint: Option<f64>) -> Opt
 /// model being 1 / (t + gap) at QD1 and min(cap, 1/host, d / (t·(1 + (d − 1)/c))) deeper,
 /// `t` the device's QD1 time, `gap` the thread's QD1 round trip (overlapped deeper).
 fn fit_servers(ms: &[Measured], dir: IoDir, t: f64, gap: f64, d: &Deep) -> u32 {
-    let pts: Vec<(f64, f64)> = ms
-        .iter()
-        .filter(|m| {
-            m.point.dir() == dir
-                && m.point.random()
-                && m.point.bs == 4096
-                && m.point.full_span
-                && m.point.numjobs == 1
-                && m.point.iodepth > 1
-                && m.m.iops > 0.0
-        })
-        .map(|m| {
-            (f64::from(m.point.iodepth), if d.max_iops > 0.0 { m.m.iops } else { quiet_iops(m) })
-        })
-        .collect();
     if d.max_iops > 0.0 {
         return throttled_servers(ms, dir);
     }
-    let limit = [d.max_iops, if d.host_s > 0.0 { 1.0 / d.host_s } else { 0.0 }]
-        .into_iter()
-        .filter(|&x| x > 0.0)
-        .fold(f64::INFINITY, f64::min);
+    let pts: Vec<(f64, f64)> = ms
+        .iter()
+        .filter(|m| rand4k_single(&m.point, dir) && m.point.iodepth > 1 && m.m.iops > 0.0)
+        .map(|m| (f64::from(m.point.iodepth), quiet_iops(m)))
+        .collect();
+    let limit = if d.host_s > 0.0 { 1.0 / d.host_s } else { f64::INFINITY };
     let err = |c: u32| -> f64 {
         pts.iter()
             .map(|&(q, iops)| {
@@ -488,18 +470,11 @@ fn best_servers(err: impl Fn(u32) -> f64) -> u32 {
 /// 1..=1024 whose stretch 1 + (d − 1)/c best matches the median latency at QD d over QD1's
 /// (most commands pass a window at device speed), in log space.
 fn throttled_servers(ms: &[Measured], dir: IoDir) -> u32 {
-    let rand4k = |m: &&Measured| {
-        m.point.dir() == dir
-            && m.point.random()
-            && m.point.bs == 4096
-            && m.point.full_span
-            && m.point.numjobs == 1
-            && m.m.p50_us > 0.0
-    };
-    let Some(one) = ms.iter().filter(rand4k).find(|m| m.point.iodepth == 1) else { return 1 };
+    let depths = |m: &&Measured| rand4k_single(&m.point, dir) && m.m.p50_us > 0.0;
+    let Some(one) = ms.iter().filter(depths).find(|m| m.point.iodepth == 1) else { return 1 };
     let pts: Vec<(f64, f64)> = ms
         .iter()
-        .filter(rand4k)
+        .filter(depths)
         .filter(|m| m.point.iodepth > 1)
         .map(|m| (f64::from(m.point.iodepth), (m.m.p50_us / one.m.p50_us).max(1.0)))
         .collect();
