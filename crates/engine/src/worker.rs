@@ -644,6 +644,20 @@ where
         self.commit().map(Some)
     }
 
+    /// Reaps at least `want` completions into the worker's reused vector and hands it over,
+    /// or `None` (the vector kept) when nothing completed; the caller puts it back.
+    #[inline(always)]
+    fn reap_comps(&mut self, want: u32) -> Result<Option<Vec<Completion>>, EngineError> {
+        let mut comps = std::mem::take(&mut self.comps);
+        comps.clear();
+        let reaped = self.engine.reap(want, &mut comps);
+        if reaped.is_err() || comps.is_empty() {
+            self.comps = comps;
+            return reaped.map(|()| None);
+        }
+        Ok(Some(comps))
+    }
+
     /// Reap at least `iodepth_batch_complete_min` completions (at least one when the queue
     /// is full or the stream has ended) and account for them.
     #[inline]
@@ -663,13 +677,7 @@ where
         // Completions already in the ring come back without a syscall: the commit's clock
         // read a few hundred nanoseconds ago stands for their completion time.
         let shared_t = fresh_t.filter(|_| !untimed && self.engine.ready() >= want.max(1));
-        let mut comps = std::mem::take(&mut self.comps);
-        comps.clear();
-        let reaped = self.engine.reap(want, &mut comps);
-        if reaped.is_err() || comps.is_empty() {
-            self.comps = comps;
-            return reaped;
-        }
+        let Some(comps) = self.reap_comps(want)? else { return Ok(()) };
         let t_done = match shared_t {
             _ if untimed => 0,
             Some(t) => t,

@@ -197,13 +197,7 @@ where
     fn reap_batch(&mut self, fresh_t: Option<u64>) -> Result<(), EngineError> {
         let want = self.cfg.complete_min.max(1).min(self.in_flight);
         let shared_t = fresh_t.filter(|_| self.engine.ready() >= want);
-        let mut comps = std::mem::take(&mut self.comps);
-        comps.clear();
-        let reaped = self.engine.reap(want, &mut comps);
-        if reaped.is_err() || comps.is_empty() {
-            self.comps = comps;
-            return reaped;
-        }
+        let Some(comps) = self.reap_comps(want)? else { return Ok(()) };
         let t_done = shared_t.unwrap_or_else(|| self.now());
         self.reuse_t = Some(t_done);
         if t_done >= self.deadline {
