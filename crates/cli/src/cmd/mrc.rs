@@ -7,7 +7,7 @@
 //! stream `iolab run` would issue (built by `iolab_engine::iolog`, without I/O), split into blocks of
 //! `--block-size` or the jobs' smallest block size; shared files are one key space.
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use iolab_model::mrc::MrcBuilder;
 use iolab_model::mrc_report::{self, CurveOptions, CurveReport, Source};
 use iolab_report::render_document;
@@ -55,8 +55,14 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             let fmt = a.opts.format.as_deref();
             drop(iolab_trace::open(t, fmt, &cfg)?);
             let src = iolab_trace::ahead::TracePath { path: t, format: fmt, cfg: &cfg };
-            let end = mrc_report::trace_accesses_at(src, builder.as_mut(), block)
-                .with_context(|| t.display().to_string())?;
+            // A trace error already names the trace (and the record); the others do not.
+            let end =
+                mrc_report::trace_accesses_at(src, builder.as_mut(), block).map_err(
+                    |e| match e {
+                        mrc_report::MrcInputError::Trace(_) => anyhow::Error::new(e),
+                        _ => anyhow::Error::new(e).context(t.display().to_string()),
+                    },
+                )?;
             (t.display().to_string(), end.format.to_string(), end.records, end.skipped)
         }
         None => {
