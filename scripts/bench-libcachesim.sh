@@ -64,7 +64,8 @@ name = {"lru": "LRU", "s3fifo": "S3-FIFO"}[pol]
 goal = {"lru": 6, "s3fifo": 8}[pol]
 i = r["iolab"]
 mr_i = json.loads(i["stdout"])[0]["miss_ratio"]
-me = f"{i['wall']:.2f} s (cpu {i['cpu']:.2f} s), {i['rss_kb']/1024:.0f} MB, miss ratio {mr_i:.8f}"
+spread = f"runs {min(i['walls']):.2f}-{max(i['walls']):.2f} s, cpu {min(i['cpus']):.2f}-{max(i['cpus']):.2f} s"
+me = f"{i['wall']:.2f} s (cpu {i['cpu']:.2f} s; {spread}), {i['rss_kb']/1024:.0f} MB, miss ratio {mr_i:.8f}"
 path = f"{name}, {req/1e6:g} M-request Zipf({alpha}) trace, {obj/1e6:g} M objects, {cache/1e3:g} k-entry cache"
 if "libcachesim" in r:
     l = r["libcachesim"]

@@ -5,7 +5,9 @@ Runs each named command RUNS times, alternating the tools run by run (A B A B ..
 in the machine's load hits both alike, and measures each process from start to exit as a user
 timing it would: wall time, CPU (user + system, from wait4's rusage, children included) and
 peak RSS. Prints one JSON object: {name: {"wall": median, "cpu": median, "rss_kb": median,
-"walls": [...], "stdout": last run's stdout}}.
+"walls": [...], "cpus": [...], "stdout": last run's stdout}}: the per-run lists show the spread
+the medians hide (a replay whose tables fill much of the last-level cache moves with what else
+uses that cache, not with its own instructions).
 
 Usage: bench_alternate.py RUNS NAME=SHELL-COMMAND [NAME=SHELL-COMMAND ...]
 """
@@ -57,6 +59,7 @@ def main():
             "cpu": statistics.median(r["cpus"]),
             "rss_kb": statistics.median(r["rss"]),
             "walls": r["walls"],
+            "cpus": r["cpus"],
             "stdout": r["stdout"],
         }
         for n, r in res.items()
