@@ -45,6 +45,16 @@ impl<F: FnMut(&mut [u8], u32, u64) + Send> BufFill for F {
 /// crate's typed failure (which block, what was expected, what was found).
 pub trait ReadCheck: Send {
     fn check(&mut self, buf: &[u8], file: u32, offset: u64) -> Result<(), Box<VerifyFailure>>;
+
+    /// One read completion in how many the check looks at: the worker calls [`check`] for
+    /// its first read completion (result ≥ 0) and then every `every()`-th, and skips the
+    /// others without fetching their buffers (the advice's zero-read probe samples one in
+    /// 16; a verify check needs every read: 1, the default).
+    ///
+    /// [`check`]: ReadCheck::check
+    fn every(&self) -> u64 {
+        1
+    }
 }
 
 /// The loop's knobs, resolved from the job.
@@ -280,6 +290,9 @@ struct Worker<'a, 'f, 'c, E: ?Sized, S: ?Sized> {
     src: &'a mut S,
     fill: &'a mut (dyn BufFill + 'f),
     check: Option<&'a mut (dyn ReadCheck + 'c)>,
+    /// The check's [`ReadCheck::every`], and read completions to skip before its next call.
+    check_every: u64,
+    check_skip: u64,
     cfg: &'a WorkerConfig,
     stop: &'a dyn StopCheck,
     live: Option<&'a LiveSlot>,
@@ -354,11 +367,14 @@ where
         let t0 = crate::clock::Clock::start(cfg.clock);
         let rec = Recorder::new(cfg.interval);
         publish_live(live, &rec);
+        let check_every = check.as_ref().map_or(1, |c| c.every().max(1));
         Worker {
             engine,
             src,
             fill,
             check,
+            check_every,
+            check_skip: 0,
             cfg,
             stop,
             live,
@@ -780,7 +796,19 @@ where
             l.add(m, t, s, bytes, x);
         }
         if s.dir == IoDir::Read && self.check.is_some() {
+            self.sample_read(s, slot, bytes);
+        }
+    }
+
+    /// A read completion for the check: passed on if it is one the check samples
+    /// ([`ReadCheck::every`]), else only counted.
+    #[inline(always)]
+    fn sample_read(&mut self, s: &Slot, slot: u32, bytes: u64) {
+        if self.check_skip == 0 {
+            self.check_skip = self.check_every - 1;
             self.check_read(s, slot, bytes);
+        } else {
+            self.check_skip -= 1;
         }
     }
 
