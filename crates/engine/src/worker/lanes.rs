@@ -230,7 +230,8 @@ where
                 self.flush_lane_run(run.take(), t_done);
                 count_file(&mut self.per_file, x.file, c.res, self.ramping);
                 let s = self.slots[c.slot as usize];
-                self.complete(&s, c.slot, c.res, Some(s.issue), t_done, self.cfg.stop_on_error);
+                let stop = self.cfg.stop_on_error;
+                self.complete_outlined(&s, c.slot, c.res, Some(s.issue), t_done, stop);
             }
             self.free.push(c.slot);
         }
