@@ -443,3 +443,80 @@ fn the_read_probe_observes_one_read_in_sixteen_with_and_without_verify() {
         }
     }
 }
+
+/// The sync lane runs the read check too (the advice's zero-read probe made every default
+/// psync read job take the general loop): psync on a file, mixed reads and writes, a check of
+/// every read and one sampling one in 4, against the general loop on the same stream (a
+/// write log that records nothing sends it there). The reads checked (offset and first
+/// byte), the writes filled, the counts per direction, the depth maps and the sample counts
+/// must be the same.
+#[test]
+fn the_sync_lane_checks_the_reads_the_general_loop_checks() {
+    struct Seen(u64, Vec<(u64, u8)>);
+    impl ReadCheck for Seen {
+        fn check(&mut self, b: &[u8], _: u32, off: u64) -> Result<(), Box<VerifyFailure>> {
+            self.1.push((off, b[0]));
+            Ok(())
+        }
+        fn every(&self) -> u64 {
+            self.0
+        }
+    }
+    let d = tempfile::tempdir_in(".").unwrap();
+    let path = d.path().join("s");
+    let mut bytes = vec![0u8; 1 << 20];
+    fill_pat(&mut bytes, 0, 0);
+    std::fs::write(&path, &bytes).unwrap();
+    let f = std::fs::OpenOptions::new().read(true).write(true).open(&path).unwrap();
+    let files = vec![EngineFile::dup(&f, false, &path).unwrap()];
+    let stream = || {
+        let mut k = 0u64;
+        move |r: &mut IoRequest| {
+            if k == 600 {
+                return false;
+            }
+            let dir = if k % 5 == 2 { IoDir::Write } else { IoDir::Read };
+            let len = if k % 7 == 0 { 8192 } else { 4096 };
+            *r = IoRequest::new(dir, 0, (k * 7919 % 240) * 4096, len);
+            k += 1;
+            true
+        }
+    };
+    for every in [1, 4] {
+        let mut seen = Vec::new();
+        for general in [false, true] {
+            let mut e = (lookup("psync").unwrap().ctor)(&EngineConfig::new(1, 8192, files.clone()))
+                .unwrap();
+            let cfg =
+                WorkerConfig { lat_log: general.then(LatLogSpec::default), ..Default::default() };
+            let mut writes = Vec::new();
+            let mut fill = |b: &mut [u8], f: u32, off: u64| {
+                fill_pat(b, f, off);
+                writes.push(off);
+            };
+            let mut check = Seen(every, Vec::new());
+            let stop = AtomicBool::new(false);
+            let out =
+                run_worker(&mut *e, &mut stream(), &mut fill, Some(&mut check), &cfg, &stop, None)
+                    .unwrap();
+            assert!(out.error.is_none(), "{:?}", out.error);
+            let rec = &out.rec;
+            let dirs: Vec<_> = [IoDir::Read, IoDir::Write]
+                .iter()
+                .map(|&d| {
+                    let r = rec.dir(d);
+                    let n = r.clat.as_ref().map(|h| h.count());
+                    (r.ios, r.bytes, r.issued, r.short, n, r.lat_hist().map(|h| h.count()))
+                })
+                .collect();
+            let maps = (rec.depth_map, rec.depth_exact[..4].to_vec(), rec.submit_map);
+            seen.push((check.1, writes, dirs, maps, rec.complete_map, out.per_file));
+        }
+        let (lane, gen) = (&seen[0], &seen[1]);
+        assert_eq!(lane.2[0].0, 480, "reads");
+        assert_eq!(lane.0.len(), 480_usize.div_ceil(every as usize), "every {every}");
+        // What the check saw is the file's bytes at that offset (the pattern, or a write's).
+        assert!(lane.0.iter().all(|&(off, b)| b == pat(0, off)), "every {every}");
+        assert_eq!(lane, gen, "every {every}");
+    }
+}
