@@ -51,6 +51,18 @@ where
     /// bookkeeping that a depth of one never needs. A paced request or an engine that does
     /// not complete in `queue` hands over to the general loop.
     pub(super) fn run_sync(&mut self) -> Result<(), EngineError> {
+        // Two copies of the loop, so a job without a read check pays nothing per I/O for it.
+        if self.check.is_some() {
+            self.run_sync_as::<true>()
+        } else {
+            self.run_sync_as::<false>()
+        }
+    }
+
+    /// [`Worker::run_sync`]'s loop; `CHECK`: the worker has a read check. Kept out of the
+    /// general loop's function so the two loops do not share its register pressure.
+    #[inline(never)]
+    fn run_sync_as<const CHECK: bool>(&mut self) -> Result<(), EngineError> {
         let mut t_prev = match self.reuse_t.take() {
             Some(t) => t,
             None => self.now(),
@@ -88,7 +100,7 @@ where
                 self.stream_done = true;
             }
             count_file(&mut self.per_file, r.file, res, self.ramping);
-            self.complete_sync(&r, res, t_prev, t_done);
+            self.complete_sync::<CHECK>(&r, res, t_prev, t_done);
             t_prev = t_done;
         }
         self.reuse_t = Some(t_prev);
@@ -96,9 +108,15 @@ where
     }
 
     /// `record_submit` and [`Worker::complete`] for a unit of the sync lane (no slat,
-    /// `lat` = `clat`), the read check included.
+    /// `lat` = `clat`), the read check included when `CHECK`.
     #[inline(always)]
-    fn complete_sync(&mut self, r: &IoRequest, res: i64, t_start: u64, t_done: u64) {
+    fn complete_sync<const CHECK: bool>(
+        &mut self,
+        r: &IoRequest,
+        res: i64,
+        t_start: u64,
+        t_done: u64,
+    ) {
         if res < 0 {
             self.rec.record_submit(r.dir, 1);
             let s =
@@ -112,7 +130,7 @@ where
         if r.dir != IoDir::Sync && bytes < r.len && !self.shape.coarse {
             self.rec.record_short(r.dir);
         }
-        if r.dir == IoDir::Read && self.check.is_some() {
+        if CHECK && r.dir == IoDir::Read {
             let s =
                 Slot { dir: r.dir, file: r.file, offset: r.offset, len: r.len, ..Slot::default() };
             self.sample_read(&s, 0, bytes);
