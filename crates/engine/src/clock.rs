@@ -12,21 +12,37 @@
 //! the kernel has checked it is synchronised across CPUs).
 //!
 //! **Calibration method** (once per process): [`CAL_WINDOWS`] windows of [`CAL_WINDOW_NS`]
-//! each, back to back, so the span is at least 10 ms (fio gettime.c `calibrate_cpu_clock`
-//! takes ~50 × 1 ms and drops outliers). Each window end is a *bracket*: a TSC read between
-//! two `CLOCK_MONOTONIC` reads. The narrowest of [`BRACKET_TRIES`] brackets is kept, and a
-//! bracket still wider than [`BRACKET_MAX_NS`] means the thread was preempted or interrupted
-//! between the reads, so the windows it ends or starts are rejected. The rate is the median
-//! of the surviving windows' ticks-per-ns; fewer than [`CAL_MIN_WINDOWS`] survivors and the
-//! TSC is not used (`clock_gettime` instead, with the reason). Between window ends the
-//! thread sleeps, so preemption there costs nothing. One 20 ms window without a preemption
-//! check, as before, reported 1000 ms of runtime from a 623 ms process under CPU load.
+//! each, back to back (fio gettime.c `calibrate_cpu_clock` takes ~50 × 1 ms and drops
+//! outliers). Each window end is a *bracket*: a TSC read between two `CLOCK_MONOTONIC`
+//! reads. The narrowest of [`BRACKET_TRIES`] brackets is kept, and a bracket wider than
+//! [`BRACKET_MAX_NS`] means the thread was preempted or interrupted between the reads, so the
+//! windows it ends or starts are rejected; so is a window whose error bound (below) exceeds
+//! [`CAL_MAX_ERROR`]. The rate is the median of the surviving windows' ticks-per-ns. Fewer
+//! than [`CAL_MIN_WINDOWS`] survivors and the windows are taken again, [`CAL_RETRY_WINDOW_NS`]
+//! long (twice); then the TSC is not used (`clock_gettime` instead, with the reason). Between
+//! window ends the thread sleeps, so preemption there costs nothing. One 20 ms window without
+//! a preemption check, as before, reported 1000 ms of runtime from a 623 ms process under CPU
+//! load.
 //!
-//! A window's error is its brackets' half-widths over its length: at most
-//! [`BRACKET_MAX_NS`] / 2 per end, so ≤ 0.1 % for 2 ms (brackets are 20–30 ns wide on a
-//! quiet KVM guest: about 0.001 %); the median of five outvotes a window or two at the limit,
-//! and the cross-check below catches anything beyond 0.1 %. Every `iolab run` waits out the
-//! span once: it was 55 ms (11 ms windows), 7 % of a 10 M-I/O null run's whole process.
+//! **Why 250 µs windows are enough.** The TSC is only used when the kernel's clocksource is
+//! `tsc`, so `CLOCK_MONOTONIC` is itself the TSC scaled by the kernel (the vDSO reads it): the
+//! two clocks cannot drift apart within a window, and the only error in a window end is where
+//! the TSC read fell inside its bracket, at most half the bracket's width (plus 1 ns for each
+//! read's truncation to whole ns). A window's rate is therefore off by at most
+//! `(w_a / 2 + w_b / 2 + 2 ns) / length`, which [`calibrate_within`] computes from the two
+//! brackets it has and refuses above [`CAL_MAX_ERROR`] (0.025 %, a quarter of the
+//! cross-check's 0.1 %): with 250 µs windows a kept window's brackets average at most ~120 ns.
+//! The narrowest of eight brackets reads ≤ 20 ns on this project's 2-core KVM guest, quiet or
+//! with both cores busy (25,000 groups of eight each way; the single brackets that were
+//! preempted are 2–40 ms wide, which both checks reject), so a window's bound is ~90 ppm and
+//! its measured error ~30 ppm, the median's ~1 ppm (200 calibrations against a 300 ms window).
+//! A host with slower clock reads fails the bound and retries with 2 ms windows, which keep
+//! brackets up to ~1 µs. The span was 55 ms (11 ms windows), then 10 ms (2 ms windows: 4 % of
+//! a 10 M-I/O null run's whole process); it is now ~1.5 ms (the sleeps overshoot by the
+//! timer slack). The kernel's own TSC → ns factors (the perf_event mmap page's `time_mult`,
+//! `time_shift`) would need no window, but a KVM guest whose `sched_clock` is kvm-clock
+//! publishes `cap_user_time = 0` (this one does), and the first `perf_event_open` of a
+//! process took 7–11 ms here in three of five tries.
 //!
 //! **End-of-job cross-check**: [`Clock::start`] ties its TSC base to a bracketed
 //! `CLOCK_MONOTONIC` read, and [`Clock::cross_check`] compares the job's elapsed TSC time
@@ -240,7 +256,7 @@ fn tsc_state() -> &'static Result<Tsc, String> {
         calibrate().ok_or_else(|| {
             format!(
                 "calibration failed: fewer than {CAL_MIN_WINDOWS} of {CAL_WINDOWS} windows \
-                 had unpreempted brackets (CPU too busy)"
+                 had narrow, unpreempted brackets in three tries (CPU too busy)"
             )
         })
     })
@@ -281,8 +297,14 @@ fn invariant_tsc() -> bool {
 
 /// Windows the calibration takes (fio takes ~50; five medians out one preempted window or two).
 pub const CAL_WINDOWS: usize = 5;
-/// Each window's length; [`CAL_WINDOWS`] of them make the ≥ 10 ms span.
-pub const CAL_WINDOW_NS: u64 = 2_000_000;
+/// Each window's length on the first try (see the file's header for why it is enough).
+pub const CAL_WINDOW_NS: u64 = 250_000;
+/// Each window's length on the two retries, for hosts whose brackets are too wide for
+/// [`CAL_WINDOW_NS`].
+pub const CAL_RETRY_WINDOW_NS: u64 = 2_000_000;
+/// Largest error bound a kept window may have (its brackets' half-widths plus the reads'
+/// rounding, over its length): a quarter of [`CROSS_CHECK_TOLERANCE`].
+pub const CAL_MAX_ERROR: f64 = 2.5e-4;
 /// Fewest surviving windows the rate is taken from.
 pub const CAL_MIN_WINDOWS: usize = 3;
 /// A bracket (two `CLOCK_MONOTONIC` reads around one TSC read) wider than this was
@@ -342,8 +364,15 @@ pub struct Calibration {
 
 /// The rate from consecutive window-end brackets: each pair is one window, kept only when
 /// both its brackets are at most `max_width` ns wide and both clocks advanced; the median
-/// of the kept windows' rates. `None` with fewer than [`CAL_MIN_WINDOWS`] kept.
+/// of the kept windows' rates. `None` with fewer than [`CAL_MIN_WINDOWS`] kept. (The
+/// calibration itself also bounds each window's error: [`calibrate_within`].)
 pub fn calibrate_from(ends: &[Bracket], max_width: u64) -> Option<Calibration> {
+    calibrate_within(ends, max_width, f64::INFINITY)
+}
+
+/// [`calibrate_from`], keeping a window only when its error bound,
+/// `(w_a / 2 + w_b / 2 + 2 ns) / length`, is at most `max_error` too (see the file's header).
+pub fn calibrate_within(ends: &[Bracket], max_width: u64, max_error: f64) -> Option<Calibration> {
     let mut rates: Vec<u64> = Vec::with_capacity(ends.len());
     let mut rejected = 0;
     for w in ends.windows(2) {
@@ -351,6 +380,7 @@ pub fn calibrate_from(ends: &[Bracket], max_width: u64) -> Option<Calibration> {
         let narrow = a.width() <= max_width && b.width() <= max_width;
         let dc = b.tsc.checked_sub(a.tsc).filter(|&d| d > 0);
         let dt = b.mono_mid().checked_sub(a.mono_mid()).filter(|&d| d > 0);
+        let dt = dt.filter(|&d| window_error_bound(a, b, d) <= max_error);
         match (narrow, dc, dt) {
             (true, Some(dc), Some(dt)) => match ((dt as u128) << 32).checked_div(dc as u128) {
                 Some(m) if m <= u64::MAX as u128 => rates.push(m as u64),
@@ -368,17 +398,24 @@ pub fn calibrate_from(ends: &[Bracket], max_width: u64) -> Option<Calibration> {
     Some(Calibration { mult, used: n, rejected })
 }
 
+/// The most a window's rate can be off, relative: where each TSC read fell inside its
+/// bracket (half the width) plus 1 ns of truncation per `CLOCK_MONOTONIC` read, over the
+/// window's length `dt` (see the file's header).
+fn window_error_bound(a: Bracket, b: Bracket, dt: u64) -> f64 {
+    (a.width() as f64 / 2.0 + b.width() as f64 / 2.0 + 2.0) / dt as f64
+}
+
 /// Calibrate against `CLOCK_MONOTONIC` (see the file's header); `None` when too many
-/// windows were preempted even after one retry of the whole run.
+/// windows were preempted or too uncertain on the first try and both retries.
 fn calibrate() -> Option<Tsc> {
-    for _ in 0..2 {
+    for window in [CAL_WINDOW_NS, CAL_RETRY_WINDOW_NS, CAL_RETRY_WINDOW_NS] {
         let mut ends = Vec::with_capacity(CAL_WINDOWS + 1);
         ends.push(narrowest_bracket(BRACKET_TRIES));
         for _ in 0..CAL_WINDOWS {
-            std::thread::sleep(std::time::Duration::from_nanos(CAL_WINDOW_NS));
+            std::thread::sleep(std::time::Duration::from_nanos(window));
             ends.push(narrowest_bracket(BRACKET_TRIES));
         }
-        if let Some(c) = calibrate_from(&ends, BRACKET_MAX_NS) {
+        if let Some(c) = calibrate_within(&ends, BRACKET_MAX_NS, CAL_MAX_ERROR) {
             return Some(Tsc { mult: c.mult });
         }
     }
@@ -472,6 +509,68 @@ mod tests {
         let c = calibrate_from(&back, BRACKET_MAX_NS).unwrap();
         assert_eq!((c.used, c.rejected), (3, 1));
         assert!((ns_per_tick(&c) - 1.0 / 3.0).abs() < 1e-6);
+    }
+
+    /// Window ends `spacing` ns apart at 3 ticks/ns, each bracket `widths[i]` wide with its
+    /// TSC read `late[i]` ns after the bracket's start (the middle when `None`).
+    fn ends_at(spacing: u64, widths: &[u64], late: &[Option<u64>]) -> Vec<Bracket> {
+        widths
+            .iter()
+            .zip(late)
+            .enumerate()
+            .map(|(i, (&w, &l))| {
+                let start = 1_000_000_000 + i as u64 * spacing;
+                let read = start + l.unwrap_or(w / 2);
+                Bracket { mono_before: start, tsc: 3 * read, mono_after: start + w }
+            })
+            .collect()
+    }
+
+    /// On 250 µs windows an 800 ns bracket passes the preemption cap but not the error
+    /// bound: with its TSC read at the bracket's start its two windows would be 0.16 % off,
+    /// beyond the cross-check's tolerance. They are rejected and the rate is exact; the same
+    /// bracket on 2 ms windows bounds them at 0.021 % and they are kept (the median is exact).
+    #[test]
+    fn short_windows_reject_brackets_their_length_cannot_absorb() {
+        let widths = [20, 20, 20, 800, 20, 20];
+        let late = [None, None, None, Some(0), None, None];
+        let e = ends_at(CAL_WINDOW_NS, &widths, &late);
+        let off = (e[3].mono_mid() - e[2].mono_mid()) as f64 / ((e[3].tsc - e[2].tsc) as f64 / 3.0);
+        assert!(off - 1.0 > CROSS_CHECK_TOLERANCE, "the bad window is {off}");
+        let c = calibrate_within(&e, BRACKET_MAX_NS, CAL_MAX_ERROR).unwrap();
+        assert_eq!((c.used, c.rejected), (3, 2));
+        assert!((ns_per_tick(&c) - 1.0 / 3.0).abs() < 1e-6, "{}", ns_per_tick(&c));
+        // The width cap alone keeps them.
+        assert_eq!(calibrate_from(&e, BRACKET_MAX_NS).map(|c| c.used), Some(5));
+        let long = ends_at(CAL_RETRY_WINDOW_NS, &widths, &late);
+        let c = calibrate_within(&long, BRACKET_MAX_NS, CAL_MAX_ERROR).unwrap();
+        assert_eq!((c.used, c.rejected), (5, 0));
+        assert!((ns_per_tick(&c) - 1.0 / 3.0).abs() < 1e-6, "{}", ns_per_tick(&c));
+        // Brackets of 150 ns everywhere: every 250 µs window's bound is 0.06 %, no rate.
+        let wide = ends_at(CAL_WINDOW_NS, &[150; 6], &[None; 6]);
+        assert_eq!(calibrate_within(&wide, BRACKET_MAX_NS, CAL_MAX_ERROR), None);
+        assert_eq!(calibrate_from(&wide, BRACKET_MAX_NS).map(|c| c.used), Some(5));
+    }
+
+    /// The live calibration (first try's short windows, retries' long ones) agrees with one
+    /// 60 ms bracketed window to within its bound plus the reference's own.
+    #[test]
+    fn live_calibration_matches_a_long_window() {
+        let why = host_refusal();
+        if !why.is_empty() {
+            println!("skip: the TSC is not used here ({why})");
+            return;
+        }
+        let t = calibrate().expect("three tries of five windows all preempted");
+        let a = narrowest_bracket(BRACKET_TRIES);
+        std::thread::sleep(std::time::Duration::from_millis(60));
+        let b = narrowest_bracket(BRACKET_TRIES);
+        let dt = b.mono_mid() - a.mono_mid();
+        let reference = dt as f64 / (b.tsc - a.tsc) as f64;
+        let got = t.mult as f64 / (1u64 << 32) as f64;
+        let err = (got / reference - 1.0).abs();
+        let bound = CAL_MAX_ERROR + window_error_bound(a, b, dt);
+        assert!(err <= bound, "calibrated {got} ns/tick, reference {reference}: {err} > {bound}");
     }
 
     /// The end-of-job check: 1000 ms by the clock for a job CLOCK_MONOTONIC saw last 623 ms

@@ -334,8 +334,11 @@ impl Recorder {
             rec(&mut d.slat, s.0);
         }
         // Copy before this I/O's clat lands: the copy must hold only the mirrored samples.
+        // (`lat_own` is tested here so the cold call is made once, not per I/O.)
         if d.lat_own || lat != clat {
-            d.own_lat();
+            if !d.lat_own {
+                d.own_lat();
+            }
             rec(&mut d.lat, lat.0);
         }
         rec(&mut d.clat, clat.0);
@@ -373,7 +376,9 @@ impl Recorder {
             rec_n(&mut d.slat, s.0, n);
         }
         if d.lat_own || lat != clat {
-            d.own_lat();
+            if !d.lat_own {
+                d.own_lat();
+            }
             rec_n(&mut d.lat, lat.0, n);
         }
         rec_n(&mut d.clat, clat.0, n);

@@ -69,7 +69,8 @@ impl ReadCheck for ProbedCheck {
         offset: u64,
     ) -> Result<(), Box<iolab_data::VerifyFailure>> {
         if let Some((job, p, n)) = &mut self.probe {
-            if *n % p.every.max(1) == 0 {
+            // Without verify the worker samples (`every`): every call is a sampled read.
+            if self.verify.is_none() || *n % p.every.max(1) == 0 {
                 (p.observe)(*job, buf);
             }
             *n += 1;
@@ -77,6 +78,15 @@ impl ReadCheck for ProbedCheck {
         match &mut self.verify {
             Some(c) => c.check(buf, file, offset),
             None => Ok(()),
+        }
+    }
+
+    /// The probe alone needs one read in `every`, so the worker skips the rest; verify needs
+    /// them all.
+    fn every(&self) -> u64 {
+        match (&self.probe, &self.verify) {
+            (Some((_, p, _)), None) => p.every.max(1),
+            _ => 1,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The worker loop's two lanes: the general loop of `worker.rs` with only what a common job
-//! needs, taken when nothing per I/O needs more than the recorder (no per-I/O logs, no read
-//! check, every latency measured, no `fsync=N`, no file operations). The sync lane runs a sync
+//! needs, taken when nothing per I/O needs more than the recorder (no per-I/O logs, every
+//! latency measured, no `fsync=N`, no file operations; the sync lane also runs a read check,
+//! such as the advice's zero-read probe, the batch lane none). The sync lane runs a sync
 //! engine's units one by one; the batch lane runs the null engine's rounds at
 //! `iodepth_batch` = `iodepth`. Both make the same calls in the same order to the generator,
 //! the buffer filler, the engine and the recorder as the general loop (a test compares them);
@@ -17,20 +18,27 @@ where
     E: IoEngine + ?Sized,
     S: RequestSource + ?Sized,
 {
-    /// A sync engine whose completions need only the recorder: no per-I/O logs, no read
-    /// check, every latency measured, no `fsync=N`, no file operations. [`Worker::run_sync`]
-    /// then runs the units one by one; anything else goes round the general loop.
+    /// A sync engine whose completions need only the recorder and the read check: no
+    /// per-I/O logs, every latency measured, no `fsync=N`, no file operations.
+    /// [`Worker::run_sync`] then runs the units one by one (the check, such as the advice's
+    /// zero-read probe, sees the same reads as in the general loop); anything else goes
+    /// round the general loop.
     pub(super) fn sync_lane(&self) -> bool {
-        self.shape.sync && self.recorder_only()
+        self.shape.sync && self.recorder_and_check()
     }
 
-    /// Nothing per I/O needs more than the recorder: no file operations, every latency
-    /// measured, no per-I/O logs, no read check, no `fsync=N`/`fdatasync=N` (both lanes).
+    /// Nothing per I/O needs more than the recorder: [`Worker::recorder_and_check`] and no
+    /// read check (the batch lane).
     fn recorder_only(&self) -> bool {
+        self.recorder_and_check() && self.check.is_none()
+    }
+
+    /// Nothing per I/O needs more than the recorder and the read check: no file operations,
+    /// every latency measured, no per-I/O logs, no `fsync=N`/`fdatasync=N`.
+    fn recorder_and_check(&self) -> bool {
         !self.file_ops
             && self.meas.all()
             && self.lat_logs.is_none()
-            && self.check.is_none()
             && self.cfg.fsync_every == 0
             && self.cfg.fdatasync_every == 0
     }
@@ -43,6 +51,18 @@ where
     /// bookkeeping that a depth of one never needs. A paced request or an engine that does
     /// not complete in `queue` hands over to the general loop.
     pub(super) fn run_sync(&mut self) -> Result<(), EngineError> {
+        // Two copies of the loop, so a job without a read check pays nothing per I/O for it.
+        if self.check.is_some() {
+            self.run_sync_as::<true>()
+        } else {
+            self.run_sync_as::<false>()
+        }
+    }
+
+    /// [`Worker::run_sync`]'s loop; `CHECK`: the worker has a read check. Kept out of the
+    /// general loop's function so the two loops do not share its register pressure.
+    #[inline(never)]
+    fn run_sync_as<const CHECK: bool>(&mut self) -> Result<(), EngineError> {
         let mut t_prev = match self.reuse_t.take() {
             Some(t) => t,
             None => self.now(),
@@ -80,7 +100,7 @@ where
                 self.stream_done = true;
             }
             count_file(&mut self.per_file, r.file, res, self.ramping);
-            self.complete_sync(&r, res, t_prev, t_done);
+            self.complete_sync::<CHECK>(&r, res, t_prev, t_done);
             t_prev = t_done;
         }
         self.reuse_t = Some(t_prev);
@@ -88,9 +108,15 @@ where
     }
 
     /// `record_submit` and [`Worker::complete`] for a unit of the sync lane (no slat,
-    /// `lat` = `clat`).
+    /// `lat` = `clat`), the read check included when `CHECK`.
     #[inline(always)]
-    fn complete_sync(&mut self, r: &IoRequest, res: i64, t_start: u64, t_done: u64) {
+    fn complete_sync<const CHECK: bool>(
+        &mut self,
+        r: &IoRequest,
+        res: i64,
+        t_start: u64,
+        t_done: u64,
+    ) {
         if res < 0 {
             self.rec.record_submit(r.dir, 1);
             let s =
@@ -103,6 +129,11 @@ where
         self.rec.record_sync_io(r.dir, bytes, clat);
         if r.dir != IoDir::Sync && bytes < r.len && !self.shape.coarse {
             self.rec.record_short(r.dir);
+        }
+        if CHECK && r.dir == IoDir::Read {
+            let s =
+                Slot { dir: r.dir, file: r.file, offset: r.offset, len: r.len, ..Slot::default() };
+            self.sample_read(&s, 0, bytes);
         }
     }
 
@@ -230,7 +261,8 @@ where
                 self.flush_lane_run(run.take(), t_done);
                 count_file(&mut self.per_file, x.file, c.res, self.ramping);
                 let s = self.slots[c.slot as usize];
-                self.complete(&s, c.slot, c.res, Some(s.issue), t_done, self.cfg.stop_on_error);
+                let stop = self.cfg.stop_on_error;
+                self.complete_outlined(&s, c.slot, c.res, Some(s.issue), t_done, stop);
             }
             self.free.push(c.slot);
         }

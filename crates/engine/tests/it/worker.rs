@@ -3,9 +3,10 @@
 
 use crate::common::*;
 use iolab_core::{IoDir, IoRequest};
+use iolab_data::VerifyFailure;
 use iolab_engine::engines::{lookup, EngineConfig, EngineFile, ENGINES};
 use iolab_engine::target::{direct_supported, open_target, TargetSpec};
-use iolab_engine::worker::{run_worker, LatLogSpec, WorkerConfig};
+use iolab_engine::worker::{run_worker, LatLogSpec, ReadCheck, WorkerConfig};
 use std::sync::atomic::AtomicBool;
 
 fn engine_round_trip(name: &str, direct: bool) {
@@ -351,5 +352,171 @@ fn null_lanes_record_what_the_general_loop_records() {
         assert_eq!(lane.1[0].0 + lane.1[1].0, 5_000, "depth {depth}");
         assert_eq!(lane.4.iter().map(|f| f.0).sum::<u64>(), 5_000, "depth {depth}");
         assert_eq!(lane, gen, "depth {depth} batch {batch} complete_min {min}");
+    }
+}
+
+/// A check that samples ([`ReadCheck::every`] = 4) is called for the 1st, 5th, 9th, … read
+/// completion and for nothing else (writes are not counted), in the general loop and through
+/// the null engine's depth-1 path alike; a check of every read sees all 30.
+#[test]
+fn a_sampling_read_check_sees_one_read_in_every() {
+    struct Every(u64, Vec<u64>);
+    impl ReadCheck for Every {
+        fn check(&mut self, _: &[u8], _: u32, off: u64) -> Result<(), Box<VerifyFailure>> {
+            self.1.push(off);
+            Ok(())
+        }
+        fn every(&self) -> u64 {
+            self.0
+        }
+    }
+    // 40 units: every 4th a write; reads at offsets k * 4096 for the other k.
+    let stream = || {
+        let mut k = 0u64;
+        move |r: &mut IoRequest| {
+            if k == 40 {
+                return false;
+            }
+            let dir = if k % 4 == 3 { IoDir::Write } else { IoDir::Read };
+            *r = IoRequest::new(dir, 0, k * 4096, 4096);
+            k += 1;
+            true
+        }
+    };
+    let reads: Vec<u64> = (0..40u64).filter(|k| k % 4 != 3).map(|k| k * 4096).collect();
+    assert_eq!(reads.len(), 30);
+    for (depth, every) in [(1, 4), (8, 4), (8, 1), (8, 0)] {
+        let mut e =
+            (lookup("null").unwrap().ctor)(&EngineConfig::new(depth, 4096, vec![])).unwrap();
+        let cfg = WorkerConfig { depth, batch_submit: 1, ..Default::default() };
+        let mut check = Every(every, Vec::new());
+        let stop = AtomicBool::new(false);
+        let out = run_worker(
+            &mut *e,
+            &mut stream(),
+            &mut |_: &mut [u8], _: u32, _: u64| {},
+            Some(&mut check),
+            &cfg,
+            &stop,
+            None,
+        )
+        .unwrap();
+        assert_eq!(out.rec.dir(IoDir::Read).ios, 30);
+        let want: Vec<u64> = reads.iter().copied().step_by(every.max(1) as usize).collect();
+        assert_eq!(check.1, want, "depth {depth} every {every}");
+    }
+}
+
+/// The advice's zero-read probe through the runner: one read in 16 is observed whether the
+/// worker samples for it (no verify) or the probe counts for itself beside a verify check of
+/// every read (which then checks all 256 blocks).
+#[test]
+fn the_read_probe_observes_one_read_in_sixteen_with_and_without_verify() {
+    use iolab_engine::runner::{run_jobs, ReadProbe, RunOptions};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+    let d = tempfile::tempdir_in(".").unwrap();
+    // Written with verify headers first, so the verifying read job has something to check.
+    run(&verify_job(d.path(), &[]));
+    let f = format!("--filename={}", d.path().join("v").display());
+    for verify in [false, true] {
+        let mut a = vec!["--name=r", &f, "--rw=read", "--bs=4k", "--size=1m"];
+        if verify {
+            a.push("--verify=crc32c");
+        }
+        let seen = Arc::new(AtomicU64::new(0));
+        let s = seen.clone();
+        let observe = Arc::new(move |_: usize, b: &[u8]| {
+            assert_eq!(b.len(), 4096);
+            s.fetch_add(1, Ordering::Relaxed);
+        });
+        let opts =
+            RunOptions { read_probe: Some(ReadProbe { every: 16, observe }), ..Default::default() };
+        let out = run_jobs(&load(&[], &a, d.path()), &opts, Arc::new(AtomicBool::new(false)), None)
+            .unwrap();
+        let j = &out.result.jobs[0];
+        assert_eq!(j.read.total_ios, 256, "verify {verify}");
+        assert_eq!(seen.load(Ordering::Relaxed), 16, "verify {verify}: 256 reads / 16");
+        if verify {
+            let v = j.verify.as_ref().unwrap();
+            assert_eq!((v.checked, v.failed()), (256, 0));
+        }
+    }
+}
+
+/// The sync lane runs the read check too (the advice's zero-read probe made every default
+/// psync read job take the general loop): psync on a file, mixed reads and writes, a check of
+/// every read and one sampling one in 4, against the general loop on the same stream (a
+/// write log that records nothing sends it there). The reads checked (offset and first
+/// byte), the writes filled, the counts per direction, the depth maps and the sample counts
+/// must be the same.
+#[test]
+fn the_sync_lane_checks_the_reads_the_general_loop_checks() {
+    struct Seen(u64, Vec<(u64, u8)>);
+    impl ReadCheck for Seen {
+        fn check(&mut self, b: &[u8], _: u32, off: u64) -> Result<(), Box<VerifyFailure>> {
+            self.1.push((off, b[0]));
+            Ok(())
+        }
+        fn every(&self) -> u64 {
+            self.0
+        }
+    }
+    let d = tempfile::tempdir_in(".").unwrap();
+    let path = d.path().join("s");
+    let mut bytes = vec![0u8; 1 << 20];
+    fill_pat(&mut bytes, 0, 0);
+    std::fs::write(&path, &bytes).unwrap();
+    let f = std::fs::OpenOptions::new().read(true).write(true).open(&path).unwrap();
+    let files = vec![EngineFile::dup(&f, false, &path).unwrap()];
+    let stream = || {
+        let mut k = 0u64;
+        move |r: &mut IoRequest| {
+            if k == 600 {
+                return false;
+            }
+            let dir = if k % 5 == 2 { IoDir::Write } else { IoDir::Read };
+            let len = if k % 7 == 0 { 8192 } else { 4096 };
+            *r = IoRequest::new(dir, 0, (k * 7919 % 240) * 4096, len);
+            k += 1;
+            true
+        }
+    };
+    for every in [1, 4] {
+        let mut seen = Vec::new();
+        for general in [false, true] {
+            let mut e = (lookup("psync").unwrap().ctor)(&EngineConfig::new(1, 8192, files.clone()))
+                .unwrap();
+            let cfg =
+                WorkerConfig { lat_log: general.then(LatLogSpec::default), ..Default::default() };
+            let mut writes = Vec::new();
+            let mut fill = |b: &mut [u8], f: u32, off: u64| {
+                fill_pat(b, f, off);
+                writes.push(off);
+            };
+            let mut check = Seen(every, Vec::new());
+            let stop = AtomicBool::new(false);
+            let out =
+                run_worker(&mut *e, &mut stream(), &mut fill, Some(&mut check), &cfg, &stop, None)
+                    .unwrap();
+            assert!(out.error.is_none(), "{:?}", out.error);
+            let rec = &out.rec;
+            let dirs: Vec<_> = [IoDir::Read, IoDir::Write]
+                .iter()
+                .map(|&d| {
+                    let r = rec.dir(d);
+                    let n = r.clat.as_ref().map(|h| h.count());
+                    (r.ios, r.bytes, r.issued, r.short, n, r.lat_hist().map(|h| h.count()))
+                })
+                .collect();
+            let maps = (rec.depth_map, rec.depth_exact[..4].to_vec(), rec.submit_map);
+            seen.push((check.1, writes, dirs, maps, rec.complete_map, out.per_file));
+        }
+        let (lane, gen) = (&seen[0], &seen[1]);
+        assert_eq!(lane.2[0].0, 480, "reads");
+        assert_eq!(lane.0.len(), 480_usize.div_ceil(every as usize), "every {every}");
+        // What the check saw is the file's bytes at that offset (the pattern, or a write's).
+        assert!(lane.0.iter().all(|&(off, b)| b == pat(0, off)), "every {every}");
+        assert_eq!(lane, gen, "every {every}");
     }
 }
