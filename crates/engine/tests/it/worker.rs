@@ -292,6 +292,41 @@ fn disable_clat_and_slat_leave_lat_measured() {
     assert_eq!((j.read.clat.n, j.read.slat.n, j.read.lat.n), (0, 0, 256));
 }
 
+/// `n` units, the `k`th a write when `write(k)`, 8 KiB when `k` is a multiple of 7 (else
+/// 4 KiB), on file `file(k)` at block `k * 7919 % blocks`: every lane test's stream.
+fn mixed_stream(
+    n: u64,
+    write: impl Fn(u64) -> bool,
+    file: impl Fn(u64) -> u32,
+    blocks: u64,
+) -> impl FnMut(&mut IoRequest) -> bool {
+    let mut k = 0u64;
+    move |r: &mut IoRequest| {
+        if k == n {
+            return false;
+        }
+        let dir = if write(k) { IoDir::Write } else { IoDir::Read };
+        let len = if k % 7 == 0 { 8192 } else { 4096 };
+        *r = IoRequest::new(dir, file(k), (k * 7919 % blocks) * 4096, len);
+        k += 1;
+        true
+    }
+}
+
+/// Per direction: I/Os, bytes, issued, short, clat and lat sample counts.
+type DirCounts = (u64, u64, u64, u64, Option<u64>, Option<u64>);
+
+fn dir_counts(rec: &iolab_stats::Recorder) -> Vec<DirCounts> {
+    [IoDir::Read, IoDir::Write]
+        .iter()
+        .map(|&d| {
+            let r = rec.dir(d);
+            let n = r.clat.as_ref().map(|h| h.count());
+            (r.ios, r.bytes, r.issued, r.short, n, r.lat_hist().map(|h| h.count()))
+        })
+        .collect()
+}
+
 /// The null engine's two lanes (the sync loop at depth 1, the batch loop at
 /// `iodepth_batch` = `iodepth`) against the general loop on the same stream: a write log
 /// that records nothing (`lat_log` set) sends the same job round the general loop. Mixed
@@ -299,19 +334,7 @@ fn disable_clat_and_slat_leave_lat_measured() {
 /// direction and file, the depth and batch maps and the sample counts must be the same.
 #[test]
 fn null_lanes_record_what_the_general_loop_records() {
-    let stream = || {
-        let mut k = 0u64;
-        move |r: &mut IoRequest| {
-            if k == 5_000 {
-                return false;
-            }
-            let dir = if k % 3 == 1 { IoDir::Write } else { IoDir::Read };
-            let len = if k % 7 == 0 { 8192 } else { 4096 };
-            *r = IoRequest::new(dir, (k % 4 / 3) as u32, (k * 7919 % 1000) * 4096, len);
-            k += 1;
-            true
-        }
-    };
+    let stream = || mixed_stream(5_000, |k| k % 3 == 1, |k| (k % 4 / 3) as u32, 1000);
     for (depth, batch, min) in [(1, 1, 1), (32, 32, 32), (8, 8, 1), (4, 2, 1)] {
         let mut seen = Vec::new();
         for general in [false, true] {
@@ -332,14 +355,7 @@ fn null_lanes_record_what_the_general_loop_records() {
                 run_worker(&mut *e, &mut stream(), &mut fill, None, &cfg, &stop, None).unwrap();
             assert!(out.error.is_none());
             let rec = &out.rec;
-            let dirs: Vec<_> = [IoDir::Read, IoDir::Write]
-                .iter()
-                .map(|&d| {
-                    let r = rec.dir(d);
-                    let n = r.clat.as_ref().map(|h| h.count());
-                    (r.ios, r.bytes, r.issued, r.short, n, r.lat_hist().map(|h| h.count()))
-                })
-                .collect();
+            let dirs = dir_counts(rec);
             let maps = (rec.depth_map, rec.depth_exact[..40].to_vec(), rec.submit_map);
             seen.push((writes, dirs, maps, rec.complete_map, out.per_file));
         }
@@ -469,19 +485,7 @@ fn the_sync_lane_checks_the_reads_the_general_loop_checks() {
     std::fs::write(&path, &bytes).unwrap();
     let f = std::fs::OpenOptions::new().read(true).write(true).open(&path).unwrap();
     let files = vec![EngineFile::dup(&f, false, &path).unwrap()];
-    let stream = || {
-        let mut k = 0u64;
-        move |r: &mut IoRequest| {
-            if k == 600 {
-                return false;
-            }
-            let dir = if k % 5 == 2 { IoDir::Write } else { IoDir::Read };
-            let len = if k % 7 == 0 { 8192 } else { 4096 };
-            *r = IoRequest::new(dir, 0, (k * 7919 % 240) * 4096, len);
-            k += 1;
-            true
-        }
-    };
+    let stream = || mixed_stream(600, |k| k % 5 == 2, |_| 0, 240);
     for every in [1, 4] {
         let mut seen = Vec::new();
         for general in [false, true] {
@@ -501,14 +505,7 @@ fn the_sync_lane_checks_the_reads_the_general_loop_checks() {
                     .unwrap();
             assert!(out.error.is_none(), "{:?}", out.error);
             let rec = &out.rec;
-            let dirs: Vec<_> = [IoDir::Read, IoDir::Write]
-                .iter()
-                .map(|&d| {
-                    let r = rec.dir(d);
-                    let n = r.clat.as_ref().map(|h| h.count());
-                    (r.ios, r.bytes, r.issued, r.short, n, r.lat_hist().map(|h| h.count()))
-                })
-                .collect();
+            let dirs = dir_counts(rec);
             let maps = (rec.depth_map, rec.depth_exact[..4].to_vec(), rec.submit_map);
             seen.push((check.1, writes, dirs, maps, rec.complete_map, out.per_file));
         }
