@@ -6,7 +6,8 @@
 # missing is listed as skipped with the reason. Usage:
 #   scripts/predict-vs-measure.sh [BUDGET=20s] [JOB_SECONDS=3]
 # For quicker iterations: ONLY=REGEX runs the targets whose name matches (e.g. ONLY='^file|disk'),
-# RERUN=0 skips the second run of each job (no noise floor), OUT=FILE writes elsewhere.
+# RERUN=0 skips the second run of each job (no noise floor), OUT=FILE writes elsewhere,
+# KEEP=DIR keeps each target's profile there (DIR/<target>.toml).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUDGET=${1:-15s}
@@ -19,6 +20,7 @@ W=$(mktemp -d /var/tmp/iolab-pvm.XXXXXX)
 OUT=${OUT:-examples/predict-vs-measure.md}
 ONLY=${ONLY:-}
 RERUN=${RERUN:-1}
+KEEP=${KEEP:-}
 LOOPS=(); ZRAM=(); MNT=""; CG=""
 cleanup() {
   for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null || true; done
@@ -63,6 +65,10 @@ if [ -d /sys/fs/cgroup/blkio ]; then
     THR="$L"; TARGETS+=("loop throttled by blkio (3000/2000 IOPS, 40/20 MiB/s r/w)|$L|")
   else TARGETS+=("throttled loop||skip: losetup failed"); fi
 else TARGETS+=("throttled loop||skip: no cgroup-v1 blkio controller"); fi
+
+# The targets' data (768 MiB through the page cache) on the disk before any calibration:
+# otherwise its writeback competes with the first target's first sweep points.
+sync
 
 # Runs iolab, inside the throttle cgroup for the throttled device.
 run_iolab() {
@@ -110,6 +116,7 @@ for t in "${TARGETS[@]}"; do
   if ! run_iolab "$dev" calibrate "$dev" --budget="$b" --allow-write --allow-destroy -o "$W/profile.toml" 2> "$W/cal.err"; then
     echo "calibration failed: \`$(tail -1 "$W/cal.err")\`" >> "$W/md"; echo >> "$W/md"; continue
   fi
+  [ -n "$KEEP" ] && cp "$W/profile.toml" "$KEEP/$(tr -c 'a-z0-9\n' _ <<<"${name%% (*}").toml"
   took=$(python3 -c "import time;print(f'{time.time()-$start:.1f}')")
   echo "Calibration: ${took}s wall for a $b budget ($(grep -c '^\[\[point\]\]' "$W/profile.toml") points)." >> "$W/md"
   echo >> "$W/md"

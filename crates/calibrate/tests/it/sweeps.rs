@@ -53,6 +53,36 @@ fn calibrates_a_new_file_within_its_budget_and_removes_it() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// Long budgets measure each point in up to three segments, one per round over all the
+/// points; short ones (the script's old 15 s, these tests' 5-12 s) once, as before.
+#[test]
+fn long_budgets_measure_each_point_in_rounds() {
+    use iolab_calibrate::sweep::rounds;
+    assert_eq!([rounds(5.0, 20), rounds(12.0, 20), rounds(15.0, 20)], [1, 1, 1]);
+    assert_eq!([rounds(30.0, 20), rounds(45.0, 20), rounds(60.0, 20)], [2, 3, 3]);
+    assert_eq!(rounds(600.0, 20), 3, "at most three");
+    assert_eq!(rounds(30.0, 10), 3, "a read-only sweep has half the points");
+}
+
+/// A point measured 9k, 38k and 16k IOPS in three segments (a neighbour's burst of I/O in
+/// one, nothing in another) is the 16k segment; of two, the faster.
+#[test]
+fn a_point_is_its_median_segment() {
+    let seg = |iops: f64| fit::Measured {
+        point: iolab_calibrate::sweep::design_points(true, 64)[12],
+        span: 1 << 28,
+        m: iolab_calibrate::metrics::Metrics { ios: 1000, iops, ..Default::default() },
+        shape: vec![[0.0, 1.0], [1.0, 1.0]],
+        job: format!("[j]\n# {iops}\n"),
+    };
+    let median = iolab_calibrate::sweep::median_segment;
+    let pick = median(vec![seg(9e3), seg(38e3), seg(16e3)]).unwrap();
+    assert_eq!((pick.m.iops, pick.job.as_str()), (16e3, "[j]\n# 16000\n"));
+    assert_eq!(median(vec![seg(9e3), seg(16e3)]).unwrap().m.iops, 16e3);
+    assert_eq!(median(vec![seg(9e3)]).unwrap().m.iops, 9e3);
+    assert!(median(Vec::new()).is_none());
+}
+
 /// A profile with a flat 10 µs read service (4 KiB transfers negligible).
 fn flat_profile() -> DeviceProfile {
     let mut p = iolab_model::device::preset_profile("sata-ssd").unwrap();
