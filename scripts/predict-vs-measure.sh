@@ -4,13 +4,13 @@
 # run-to-run error, the noise floor), and write examples/predict-vs-measure.md.
 # Needs root (loop devices, tmpfs, zram, cgroup-v1 blkio); a target whose kernel feature is
 # missing is listed as skipped with the reason. Usage:
-#   scripts/predict-vs-measure.sh [BUDGET=20s] [JOB_SECONDS=3]
+#   scripts/predict-vs-measure.sh [BUDGET=60s] [JOB_SECONDS=3]
 # For quicker iterations: ONLY=REGEX runs the targets whose name matches (e.g. ONLY='^file|disk'),
 # RERUN=0 skips the second run of each job (no noise floor), OUT=FILE writes elsewhere,
 # KEEP=DIR keeps each target's profile there (DIR/<target>.toml).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUDGET=${1:-15s}
+BUDGET=${1:-60s}
 SECS=${2:-3}
 IOLAB=${IOLAB:-target/release/iolab}
 [ -x "$IOLAB" ] || cargo build --release -p iolab-cli >&2
@@ -223,8 +223,10 @@ cat >> "$W/md" <<'NOTES'
   other, so where the noise floor exceeds a goal the table says so. CPU-bound targets
   (tmpfs loop, zram) are the worst: their IOPS depend on how much CPU the submitting thread
   and the loop worker get in that second.
-  The calibration's points are a fraction of a second each (20 points in 15 s), so each
-  point's tail is a handful of stalls; the fit caps a stall process at a quarter of the time.
+  The calibration (60 s, `calibrate`'s default budget) measures each of its 20 points three
+  times, as segments of about 0.8 s in three rounds over all the points, and keeps each
+  point's median segment (by IOPS); a segment's tail is still a handful of stalls, and the
+  fit caps a stall process at a quarter of the time.
 - What the model does not capture, and why a target misses a goal:
   - **Load.** The load averages are in the header; when they are above 2 other engineers'
     builds (nice 19) shared the 2 cores and the disk with the run, and the calibration and
@@ -244,12 +246,16 @@ cat >> "$W/md" <<'NOTES'
     pages ran 456k IOPS against 285k for uniform 8 KiB at QD32 in the last quiet table,
     the decompression working out of the CPU's caches) and on how many threads share the
     two cores with the loop worker (tmpfs) — neither is in a sweep of uniform 4 KiB points.
-  - **Each sweep point is one short sample.** The per-size curve, the per-depth stretch
-    and `mix_stretch` each come from one point of about half a second; they make the
-    profile reproduce its sweep exactly, so a point a stall or a neighbour's burst of I/O
-    hit moves the predictions near it by as much (seen on the loaded machine: a write QD4
-    point at 9k, 16k and 38k IOPS in three calibrations of the same file, a 50/50 point
-    that fitted `mix_stretch` 2.0 on the disk loop where a quiet one fits about 0).
+  - **Each model term rests on one sweep point**, the median of its segments. The per-size
+    curve, the per-depth stretch and `mix_stretch` each make the profile reproduce one
+    point exactly. With one half-second segment a point (the 15 s budget this script used
+    before) a stall or a neighbour's burst of I/O in that half second moved the predictions
+    near it by as much (seen on a loaded machine: a write QD4 point at 9k, 16k and 38k IOPS
+    in three calibrations of the same file, a 50/50 point that fitted `mix_stretch` 2.0 on
+    the disk loop where a quiet one fits about 0). Three segments a round (several seconds)
+    apart take one disturbed segment out; a disturbance that lasts the whole calibration (a
+    neighbour's build) stays in the profile, and the jobs run after it meet their own
+    moment of that load. Budgets under 30 s (the tests' 5-12 s) measure each point once.
   - **Mixed reads and writes** are one number (`mix_stretch`) from one 50/50 random 4 KiB
     point: the interaction of sequential streams (rw 50/50 128 KiB) is assumed the same
     per unit of fixed time.
