@@ -6,7 +6,8 @@
 //! budget is shared out among the points as they go (set-up and per-run overhead measured,
 //! not guessed); a budget that cannot give each point 100 ms is refused up front. A budget
 //! long enough ([`rounds`]) measures every point in up to three segments, one per round over
-//! all the points, and keeps each point's median segment.
+//! the reading points and then over the writing ones ([`schedule`]), and keeps each point's
+//! median segment.
 
 use crate::error::CalibrateError;
 use crate::fit::{self, Measured};
@@ -211,8 +212,9 @@ const MIN_SEGMENT_SECS: f64 = 0.4;
 
 /// How many rounds the sweep runs: each point measured once per round, as a segment of its
 /// share of the budget, the rounds one after another (so a burst of neighbour load or a
-/// stall lasting a few seconds hits different points' segments); as many as give every
-/// segment [`MIN_SEGMENT_SECS`] (60 s and 20 points: 3), at most [`MAX_ROUNDS`].
+/// stall lasting a few seconds hits different points' segments; reads and writes each in
+/// their own rounds, see [`schedule`]); as many as give every segment [`MIN_SEGMENT_SECS`]
+/// (60 s and 20 points: 3), at most [`MAX_ROUNDS`].
 pub fn rounds(budget_secs: f64, points: usize) -> usize {
     let per_point = budget_secs * SWEEP_SHARE / points.max(1) as f64;
     ((per_point / (MIN_SEGMENT_SECS + 0.05)).floor() as usize).clamp(1, MAX_ROUNDS)
@@ -235,22 +237,29 @@ fn run_sweep(
     }
     let budget = opts.budget_secs * SWEEP_SHARE;
     let n = points.len();
-    let mut total = n * rounds(opts.budget_secs, n);
+    let mut plan = schedule(points, rounds(opts.budget_secs, n));
     let mut segments: Vec<Vec<Measured>> = vec![Vec::new(); n];
     let mut overhead = 0.05f64;
     let mut k = 0;
-    while k < total {
+    while k < plan.len() {
         let left = budget - start.elapsed().as_secs_f64();
-        let mut per = left / (total - k) as f64 - overhead;
+        let mut per = left / (plan.len() - k) as f64 - overhead;
         // Overhead beyond the plan (a deep point draining behind a throttle, a loaded
-        // machine) costs the later rounds, not the calibration: every point keeps the
-        // segments it has; in the first round the plan falls back to one segment a point.
-        if total > n && per < MIN_SEGMENT_SECS / 2.0 {
-            if k >= n {
+        // machine) costs the repeats, not the calibration: the points not measured yet keep
+        // one segment each, the others the segments they have.
+        if plan.len() > n && per < MIN_SEGMENT_SECS / 2.0 {
+            let mut seen = vec![false; n];
+            let rest: Vec<usize> = plan[k..]
+                .iter()
+                .copied()
+                .filter(|&i| segments[i].is_empty() && !std::mem::replace(&mut seen[i], true))
+                .collect();
+            plan.truncate(k);
+            plan.extend(rest);
+            if k == plan.len() {
                 break;
             }
-            total = n;
-            per = left / (total - k) as f64 - overhead;
+            per = left / (plan.len() - k) as f64 - overhead;
         }
         if per < MIN_POINT_SECS {
             return Err(CalibrateError::Budget {
@@ -258,20 +267,37 @@ fn run_sweep(
                 why: format!(
                     "{:.1}s spent (set-up and earlier points); {} points left need {:.1}s more",
                     start.elapsed().as_secs_f64(),
-                    total - k,
-                    (total - k) as f64 * (MIN_POINT_SECS + overhead)
+                    plan.len() - k,
+                    (plan.len() - k) as f64 * (MIN_POINT_SECS + overhead)
                 ),
             });
         }
-        let p = &points[k % n];
+        let i = plan[k];
+        let p = &points[i];
         let job = point_job(t, p, per, opts.seed);
         let t0 = Instant::now();
         let r = run_one(&job, &ropts, &p.label())?;
         overhead = (t0.elapsed().as_secs_f64() - per).max(0.0).max(overhead * 0.5);
-        segments[k % n].push(fit::measured(*p, &r, &job, span(t, p))?);
+        segments[i].push(fit::measured(*p, &r, &job, span(t, p))?);
         k += 1;
     }
     Ok(segments.into_iter().filter_map(median_segment).collect())
+}
+
+/// The order of the sweep's segments (indices into `points`): the rounds over the points that
+/// only read, then the rounds over those that write (the mixed point among them), so no read
+/// segment runs while the device or the host below it is still writing back what a write
+/// segment left (the order of a one-round sweep, which measures all reads first).
+pub fn schedule(points: &[Point], rounds: usize) -> Vec<usize> {
+    let writes = |p: &Point| p.dir() == IoDir::Write || p.mixed();
+    let mut plan = Vec::with_capacity(points.len() * rounds);
+    for group in [false, true] {
+        let idx: Vec<usize> = (0..points.len()).filter(|&i| writes(&points[i]) == group).collect();
+        for _ in 0..rounds {
+            plan.extend(&idx);
+        }
+    }
+    plan
 }
 
 /// The segment whose IOPS is the median of a point's (the upper one of an even count: load

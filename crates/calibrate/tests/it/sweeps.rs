@@ -64,6 +64,20 @@ fn long_budgets_measure_each_point_in_rounds() {
     assert_eq!(rounds(30.0, 10), 3, "a read-only sweep has half the points");
 }
 
+/// Two rounds of the 20 points: the ten read points twice, then the 50/50 point and the nine
+/// write points twice; no read segment after a write one.
+#[test]
+fn rounds_measure_all_reads_before_any_write() {
+    use iolab_calibrate::sweep::{design_points, schedule};
+    let points = design_points(true, 64);
+    let plan = schedule(&points, 2);
+    let reads: Vec<usize> = (0..10).collect();
+    let writes: Vec<usize> = (10..20).collect();
+    assert_eq!(plan, [&reads[..], &reads[..], &writes[..], &writes[..]].concat());
+    assert!(points[10].mixed() && points[11..].iter().all(|p| p.dir() == IoDir::Write));
+    assert_eq!(schedule(&points, 1), (0..20).collect::<Vec<_>>(), "one round: the design's order");
+}
+
 /// A point measured 9k, 38k and 16k IOPS in three segments (a neighbour's burst of I/O in
 /// one, nothing in another) is the 16k segment; of two, the faster.
 #[test]
