@@ -224,9 +224,10 @@ cat >> "$W/md" <<'NOTES'
   (tmpfs loop, zram) are the worst: their IOPS depend on how much CPU the submitting thread
   and the loop worker get in that second.
   The calibration (60 s, `calibrate`'s default budget) measures each of its 20 points three
-  times, as segments of about 0.8 s in three rounds over all the points, and keeps each
-  point's median segment (by IOPS); a segment's tail is still a handful of stalls, and the
-  fit caps a stall process at a quarter of the time.
+  times, as segments of about 0.8 s in three rounds over the read points and then three
+  over the write points (no read segment after a write one), and keeps each point's median
+  segment (by IOPS); a segment's tail is still a handful of stalls, and the fit caps a
+  stall process at a quarter of the time.
 - What the model does not capture, and why a target misses a goal:
   - **Load.** The load averages are in the header; when they are above 2 other engineers'
     builds (nice 19) shared the 2 cores and the disk with the run, and the calibration and
