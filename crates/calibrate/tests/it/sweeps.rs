@@ -317,3 +317,43 @@ fn the_fit_recovers_size_depth_and_mix_terms_of_a_known_device() {
         assert!((got / want - 1.0).abs() < 0.1, "{job}: truth {want:.0} IOPS, fitted {got:.0}");
     }
 }
+
+/// The known device's sweep with its QD1 64 KiB read point disturbed (three times as slow, as
+/// a neighbour's burst of I/O made one on a shared machine): the fitted 64 KiB transfer is
+/// held to the whole time of the 128 KiB sequential point (a transfer never takes longer
+/// than a command of more bytes), instead of what the disturbed point alone gives (its time
+/// less the 4 KiB point's fixed part).
+#[test]
+fn a_disturbed_size_point_is_held_to_what_larger_points_took() {
+    let truth = DeviceSpec::Profile(Box::new(known_device()));
+    let cap = 256u64 << 20;
+    let t = iolab_calibrate::target::Target {
+        path: "/nonexistent-known".into(),
+        size: cap,
+        created: false,
+        block_device: false,
+        writable: true,
+    };
+    let mut ms: Vec<fit::Measured> = iolab_calibrate::sweep::design_points(true, 64)
+        .iter()
+        .map(|p| {
+            let job = iolab_calibrate::sweep::point_job(&t, p, 0.25, 7);
+            let jobs = iolab_job::parse_str("p", &job).unwrap().jobs;
+            let r = predict(&jobs, &truth).unwrap();
+            fit::measured(*p, &r, &job, iolab_calibrate::sweep::span(&t, p)).unwrap()
+        })
+        .collect();
+    let at = |ms: &[fit::Measured], rw: &str, bs: u64| {
+        ms.iter().position(|m| m.point.rw == rw && m.point.bs == bs && m.point.iodepth == 1)
+    };
+    let i64k = at(&ms, "randread", 65536).unwrap();
+    ms[i64k].m.iops /= 3.0;
+    ms[i64k].m.mean_us *= 3.0;
+    let slow_us = ms[i64k].m.mean_us;
+    let seq = &ms[at(&ms, "read", 128 << 10).unwrap()].m;
+    let seq_us = seq.mean_us.min(1e6 / seq.iops);
+    let fitted = fit::fit("known", cap, &ms, 1, true);
+    let knot = fitted.read.xfer_us.iter().find(|k| k[0] == 65536.0).unwrap()[1];
+    assert!(knot <= seq_us * 1.001, "64 KiB transfer {knot:.1} µs, 128 KiB sequential {seq_us:.1}");
+    assert!(knot < 0.8 * slow_us, "not the disturbed point's: {knot:.1} of {slow_us:.1} µs");
+}
