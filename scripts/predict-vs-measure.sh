@@ -191,7 +191,9 @@ cat >> "$W/md" <<'NOTES'
 - The model (`crates/model/src/device/profile.rs`, fitted in `crates/calibrate/src/fit.rs`):
   per direction, service time `base + seek·√d + X(len)` (stream continuations
   `seq_base + X(len)`), the transfer `X` through the QD1 4 KiB / 64 KiB / 1 MiB points as a
-  power law between them (`xfer_us`), the fixed part stretched by 1 + b/c beside b commands
+  power law between them (`xfer_us`; each at most the least time a QD1 command of as many
+  bytes or more took, so one slowed size point does not outweigh the larger ones), the
+  fixed part stretched by 1 + b/c beside b commands
   in service (M/M/c-style) times the stretch each swept 4 KiB depth measured beyond that
   (`depth_shape.stretch`, linear in log₂ depth between the depths 1/4/16/64), and by
   1 + `mix_stretch`·s when the other direction was a share s of the device's last 8
@@ -257,6 +259,11 @@ cat >> "$W/md" <<'NOTES'
     apart take one disturbed segment out; a disturbance that lasts the whole calibration (a
     neighbour's build) stays in the profile, and the jobs run after it meet their own
     moment of that load. Budgets under 30 s (the tests' 5-12 s) measure each point once.
+    Three 60 s calibrations of the same file each way, one after the other (load 0.3–1.6),
+    predicted the table's file jobs (less the rate-limited and two-region ones) with a
+    median spread (largest over smallest − 1) of 60 % with one 2.2 s segment a point (the
+    sweep before) and 8 % with three of 0.75 s (the worst job 136 % and 13 %): a longer
+    point alone does not take a disturbance out, measuring it at three moments does.
   - **Mixed reads and writes** are one number (`mix_stretch`) from one 50/50 random 4 KiB
     point: the interaction of sequential streams (rw 50/50 128 KiB) is assumed the same
     per unit of fixed time.
