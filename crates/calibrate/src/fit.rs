@@ -15,7 +15,9 @@
 //!    behind a throttle); ordinary least squares of t = a + len·k gives the per-command
 //!    transfer rate 1/k, and (not behind a throttle) each point's time beyond the 4 KiB
 //!    point's fixed part is the transfer time at its size (`xfer_us`, a power law between
-//!    the points). The QD1 4 KiB point's time per command beyond its mean latency is
+//!    the points), each held to the least time a QD1 command of as many bytes or more took
+//!    (random or sequential: a point a disturbance slowed does not outweigh the larger
+//!    ones). The QD1 4 KiB point's time per command beyond its mean latency is
 //!    the thread's round trip (`host_idle_us`: outside the latency, as fio's clat).
 //! 4. **Seek distance**: the QD1 4 KiB random point over a small span against the full span:
 //!    the difference over the difference of E[√d] ((8/15)·√(span/capacity) for uniform
@@ -345,7 +347,38 @@ fn xfer_knots(ms: &[Measured], dir: IoDir, k: f64) -> Vec<[f64; 2]> {
         let prev = out.last().map_or(0.01, |p| p[1]);
         out.push([b as f64, ((t_of(m, false) - fixed) * 1e6).max(prev)]);
     }
+    cap_knots(&mut out, &xfer_caps(ms, dir));
     out
+}
+
+/// Upper bounds on the transfer time per size, `(bytes, µs)`: a command's transfer is never
+/// longer than a whole QD1 command (random or sequential) of as many bytes or more took, so a
+/// size point that a disturbance slowed (its neighbours on either side not) is held to what
+/// the larger points say.
+fn xfer_caps(ms: &[Measured], dir: IoDir) -> Vec<(f64, f64)> {
+    let qd1: Vec<(f64, f64)> = ms
+        .iter()
+        .filter(|m| m.point.dir() == dir && m.point.iodepth == 1 && m.point.numjobs == 1)
+        .filter(|m| !m.point.mixed())
+        .map(|m| (m.point.bs as f64, t_of(m, false) * 1e6))
+        .collect();
+    let mut caps: Vec<(f64, f64)> = qd1
+        .iter()
+        .map(|&(b, _)| {
+            let least = qd1.iter().filter(|x| x.0 >= b).map(|x| x.1).fold(f64::INFINITY, f64::min);
+            (b, least)
+        })
+        .collect();
+    caps.sort_by(|a, b| a.0.total_cmp(&b.0));
+    caps
+}
+
+/// Holds each knot of `xfer_us` to the least cap at its size or above (see [`xfer_caps`]).
+fn cap_knots(knots: &mut [[f64; 2]], caps: &[(f64, f64)]) {
+    for k in knots.iter_mut() {
+        let cap = caps.iter().filter(|c| c.0 >= k[0]).map(|c| c.1).fold(f64::INFINITY, f64::min);
+        k[1] = k[1].min(cap).max(0.01);
+    }
 }
 
 /// Seek coefficient (s at a full stroke) and the 4 KiB fixed part at d = 0 from the QD1
@@ -593,6 +626,7 @@ fn refine(p: &mut DeviceProfile, ms: &[Measured]) {
         };
         jobs.push((pin, m, parsed.jobs));
     }
+    let caps = [xfer_caps(ms, IoDir::Read), xfer_caps(ms, IoDir::Write)];
     for _ in 0..REFINE_ROUNDS {
         let dev = DeviceSpec::Profile(Box::new(p.clone()));
         let mut moves = Vec::new();
@@ -613,6 +647,8 @@ fn refine(p: &mut DeviceProfile, ms: &[Measured]) {
             let dp = if m.point.dir() == IoDir::Read { &mut p.read } else { &mut p.write };
             nudge(dp, pin, m, pred, cores);
         }
+        cap_knots(&mut p.read.xfer_us, &caps[0]);
+        cap_knots(&mut p.write.xfer_us, &caps[1]);
     }
 }
 

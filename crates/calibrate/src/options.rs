@@ -15,7 +15,8 @@ use crate::CalibrateError;
 pub struct CalibrateFlags {
     /// A file (created if missing), a block device or a directory.
     pub target: Option<PathBuf>,
-    /// Wall-time budget of the whole calibration (e.g. 60s, 2m).
+    /// Wall-time budget of the whole calibration (e.g. 60s, 2m). From about 30s each point
+    /// is measured in 2-3 segments, one per round over all points, and its median kept.
     #[cfg_attr(feature = "clap", arg(long, default_value = "60s"))]
     pub budget: String,
     /// Size of the file iolab creates (a new path or a directory).

@@ -4,7 +4,10 @@
 //! read/write point at QD8 in its place), each a fio job built in code and run by
 //! `iolab_engine::runner::run_jobs`, so every point is a measured `RunResult`. The time
 //! budget is shared out among the points as they go (set-up and per-run overhead measured,
-//! not guessed); a budget that cannot give each point 100 ms is refused up front.
+//! not guessed); a budget that cannot give each point 100 ms is refused up front. A budget
+//! long enough ([`rounds`]) measures every point in up to three segments, one per round over
+//! the reading points and then over the writing ones ([`schedule`]), and keeps each point's
+//! median segment.
 
 use crate::error::CalibrateError;
 use crate::fit::{self, Measured};
@@ -201,6 +204,26 @@ fn finish(
     Ok(Calibration { target: t, profile, measured, elapsed_secs: start.elapsed().as_secs_f64() })
 }
 
+/// The most times a point is measured (as segments in separate rounds).
+const MAX_ROUNDS: usize = 3;
+
+/// The shortest segment a point is split into: below it one whole point is measured once.
+const MIN_SEGMENT_SECS: f64 = 0.4;
+
+/// How many rounds the sweep runs: each point measured once per round, as a segment of its
+/// share of the budget, the rounds one after another (so a burst of neighbour load or a
+/// stall lasting a few seconds hits different points' segments; reads and writes each in
+/// their own rounds, see [`schedule`]); as many as give every segment [`MIN_SEGMENT_SECS`]
+/// (60 s and 20 points: 3), at most [`MAX_ROUNDS`].
+pub fn rounds(budget_secs: f64, points: usize) -> usize {
+    let per_point = budget_secs * SWEEP_SHARE / points.max(1) as f64;
+    ((per_point / (MIN_SEGMENT_SECS + 0.05)).floor() as usize).clamp(1, MAX_ROUNDS)
+}
+
+/// The share of the budget the sweep's runs get; the rest is kept for the fit, its
+/// refinement and its per-point predictions.
+const SWEEP_SHARE: f64 = 0.85;
+
 fn run_sweep(
     t: &Target,
     points: &[Point],
@@ -212,31 +235,77 @@ fn run_sweep(
         let job = layout_job(t);
         run_one(&job, &ropts, "layout")?;
     }
-    // 15 % of the budget is kept for the fit, its refinement and its per-point predictions.
-    let budget = opts.budget_secs * 0.85;
-    let mut out = Vec::with_capacity(points.len());
+    let budget = opts.budget_secs * SWEEP_SHARE;
+    let n = points.len();
+    let mut plan = schedule(points, rounds(opts.budget_secs, n));
+    let mut segments: Vec<Vec<Measured>> = vec![Vec::new(); n];
     let mut overhead = 0.05f64;
-    for (i, p) in points.iter().enumerate() {
+    let mut k = 0;
+    while k < plan.len() {
         let left = budget - start.elapsed().as_secs_f64();
-        let per = left / (points.len() - i) as f64 - overhead;
+        let mut per = left / (plan.len() - k) as f64 - overhead;
+        // Overhead beyond the plan (a deep point draining behind a throttle, a loaded
+        // machine) costs the repeats, not the calibration: the points not measured yet keep
+        // one segment each, the others the segments they have.
+        if plan.len() > n && per < MIN_SEGMENT_SECS / 2.0 {
+            let mut seen = vec![false; n];
+            let rest: Vec<usize> = plan[k..]
+                .iter()
+                .copied()
+                .filter(|&i| segments[i].is_empty() && !std::mem::replace(&mut seen[i], true))
+                .collect();
+            plan.truncate(k);
+            plan.extend(rest);
+            if k == plan.len() {
+                break;
+            }
+            per = left / (plan.len() - k) as f64 - overhead;
+        }
         if per < MIN_POINT_SECS {
             return Err(CalibrateError::Budget {
                 value: format!("{}s", opts.budget_secs),
                 why: format!(
                     "{:.1}s spent (set-up and earlier points); {} points left need {:.1}s more",
                     start.elapsed().as_secs_f64(),
-                    points.len() - i,
-                    (points.len() - i) as f64 * (MIN_POINT_SECS + overhead)
+                    plan.len() - k,
+                    (plan.len() - k) as f64 * (MIN_POINT_SECS + overhead)
                 ),
             });
         }
+        let i = plan[k];
+        let p = &points[i];
         let job = point_job(t, p, per, opts.seed);
         let t0 = Instant::now();
         let r = run_one(&job, &ropts, &p.label())?;
         overhead = (t0.elapsed().as_secs_f64() - per).max(0.0).max(overhead * 0.5);
-        out.push(fit::measured(*p, &r, &job, span(t, p))?);
+        segments[i].push(fit::measured(*p, &r, &job, span(t, p))?);
+        k += 1;
     }
-    Ok(out)
+    Ok(segments.into_iter().filter_map(median_segment).collect())
+}
+
+/// The order of the sweep's segments (indices into `points`): the rounds over the points that
+/// only read, then the rounds over those that write (the mixed point among them), so no read
+/// segment runs while the device or the host below it is still writing back what a write
+/// segment left (the order of a one-round sweep, which measures all reads first).
+pub fn schedule(points: &[Point], rounds: usize) -> Vec<usize> {
+    let writes = |p: &Point| p.dir() == IoDir::Write || p.mixed();
+    let mut plan = Vec::with_capacity(points.len() * rounds);
+    for group in [false, true] {
+        let idx: Vec<usize> = (0..points.len()).filter(|&i| writes(&points[i]) == group).collect();
+        for _ in 0..rounds {
+            plan.extend(&idx);
+        }
+    }
+    plan
+}
+
+/// The segment whose IOPS is the median of a point's (the upper one of an even count: load
+/// and stalls only slow a point down), so one disturbed segment does not decide the point.
+pub fn median_segment(mut segs: Vec<Measured>) -> Option<Measured> {
+    segs.sort_by(|a, b| a.m.iops.total_cmp(&b.m.iops));
+    let mid = segs.len() / 2;
+    segs.into_iter().nth(mid)
 }
 
 fn run_one(

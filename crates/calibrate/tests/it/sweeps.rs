@@ -53,6 +53,50 @@ fn calibrates_a_new_file_within_its_budget_and_removes_it() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// Long budgets measure each point in up to three segments, one per round over all the
+/// points; short ones (the script's old 15 s, these tests' 5-12 s) once, as before.
+#[test]
+fn long_budgets_measure_each_point_in_rounds() {
+    use iolab_calibrate::sweep::rounds;
+    assert_eq!([rounds(5.0, 20), rounds(12.0, 20), rounds(15.0, 20)], [1, 1, 1]);
+    assert_eq!([rounds(30.0, 20), rounds(45.0, 20), rounds(60.0, 20)], [2, 3, 3]);
+    assert_eq!(rounds(600.0, 20), 3, "at most three");
+    assert_eq!(rounds(30.0, 10), 3, "a read-only sweep has half the points");
+}
+
+/// Two rounds of the 20 points: the ten read points twice, then the 50/50 point and the nine
+/// write points twice; no read segment after a write one.
+#[test]
+fn rounds_measure_all_reads_before_any_write() {
+    use iolab_calibrate::sweep::{design_points, schedule};
+    let points = design_points(true, 64);
+    let plan = schedule(&points, 2);
+    let reads: Vec<usize> = (0..10).collect();
+    let writes: Vec<usize> = (10..20).collect();
+    assert_eq!(plan, [&reads[..], &reads[..], &writes[..], &writes[..]].concat());
+    assert!(points[10].mixed() && points[11..].iter().all(|p| p.dir() == IoDir::Write));
+    assert_eq!(schedule(&points, 1), (0..20).collect::<Vec<_>>(), "one round: the design's order");
+}
+
+/// A point measured 9k, 38k and 16k IOPS in three segments (a neighbour's burst of I/O in
+/// one, nothing in another) is the 16k segment; of two, the faster.
+#[test]
+fn a_point_is_its_median_segment() {
+    let seg = |iops: f64| fit::Measured {
+        point: iolab_calibrate::sweep::design_points(true, 64)[12],
+        span: 1 << 28,
+        m: iolab_calibrate::metrics::Metrics { ios: 1000, iops, ..Default::default() },
+        shape: vec![[0.0, 1.0], [1.0, 1.0]],
+        job: format!("[j]\n# {iops}\n"),
+    };
+    let median = iolab_calibrate::sweep::median_segment;
+    let pick = median(vec![seg(9e3), seg(38e3), seg(16e3)]).unwrap();
+    assert_eq!((pick.m.iops, pick.job.as_str()), (16e3, "[j]\n# 16000\n"));
+    assert_eq!(median(vec![seg(9e3), seg(16e3)]).unwrap().m.iops, 16e3);
+    assert_eq!(median(vec![seg(9e3)]).unwrap().m.iops, 9e3);
+    assert!(median(Vec::new()).is_none());
+}
+
 /// A profile with a flat 10 µs read service (4 KiB transfers negligible).
 fn flat_profile() -> DeviceProfile {
     let mut p = iolab_model::device::preset_profile("sata-ssd").unwrap();
@@ -272,4 +316,44 @@ fn the_fit_recovers_size_depth_and_mix_terms_of_a_known_device() {
         let (want, got) = (iops(&truth, job), iops(&fitted, job));
         assert!((got / want - 1.0).abs() < 0.1, "{job}: truth {want:.0} IOPS, fitted {got:.0}");
     }
+}
+
+/// The known device's sweep with its QD1 64 KiB read point disturbed (three times as slow, as
+/// a neighbour's burst of I/O made one on a shared machine): the fitted 64 KiB transfer is
+/// held to the whole time of the 128 KiB sequential point (a transfer never takes longer
+/// than a command of more bytes), instead of what the disturbed point alone gives (its time
+/// less the 4 KiB point's fixed part).
+#[test]
+fn a_disturbed_size_point_is_held_to_what_larger_points_took() {
+    let truth = DeviceSpec::Profile(Box::new(known_device()));
+    let cap = 256u64 << 20;
+    let t = iolab_calibrate::target::Target {
+        path: "/nonexistent-known".into(),
+        size: cap,
+        created: false,
+        block_device: false,
+        writable: true,
+    };
+    let mut ms: Vec<fit::Measured> = iolab_calibrate::sweep::design_points(true, 64)
+        .iter()
+        .map(|p| {
+            let job = iolab_calibrate::sweep::point_job(&t, p, 0.25, 7);
+            let jobs = iolab_job::parse_str("p", &job).unwrap().jobs;
+            let r = predict(&jobs, &truth).unwrap();
+            fit::measured(*p, &r, &job, iolab_calibrate::sweep::span(&t, p)).unwrap()
+        })
+        .collect();
+    let at = |ms: &[fit::Measured], rw: &str, bs: u64| {
+        ms.iter().position(|m| m.point.rw == rw && m.point.bs == bs && m.point.iodepth == 1)
+    };
+    let i64k = at(&ms, "randread", 65536).unwrap();
+    ms[i64k].m.iops /= 3.0;
+    ms[i64k].m.mean_us *= 3.0;
+    let slow_us = ms[i64k].m.mean_us;
+    let seq = &ms[at(&ms, "read", 128 << 10).unwrap()].m;
+    let seq_us = seq.mean_us.min(1e6 / seq.iops);
+    let fitted = fit::fit("known", cap, &ms, 1, true);
+    let knot = fitted.read.xfer_us.iter().find(|k| k[0] == 65536.0).unwrap()[1];
+    assert!(knot <= seq_us * 1.001, "64 KiB transfer {knot:.1} µs, 128 KiB sequential {seq_us:.1}");
+    assert!(knot < 0.8 * slow_us, "not the disturbed point's: {knot:.1} of {slow_us:.1} µs");
 }
