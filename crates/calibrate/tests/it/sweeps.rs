@@ -272,6 +272,27 @@ fn known_device() -> DeviceProfile {
     p
 }
 
+/// The whole sweep on a 256 MiB writable target "measured" on `truth` by the simulator
+/// (0.25 s a point, seed 7).
+fn known_sweep(truth: &DeviceSpec) -> Vec<fit::Measured> {
+    let t = iolab_calibrate::target::Target {
+        path: "/nonexistent-known".into(),
+        size: 256 << 20,
+        created: false,
+        block_device: false,
+        writable: true,
+    };
+    iolab_calibrate::sweep::design_points(true, 64)
+        .iter()
+        .map(|p| {
+            let job = iolab_calibrate::sweep::point_job(&t, p, 0.25, 7);
+            let jobs = iolab_job::parse_str("p", &job).unwrap().jobs;
+            let r = predict(&jobs, truth).unwrap();
+            fit::measured(*p, &r, &job, iolab_calibrate::sweep::span(&t, p)).unwrap()
+        })
+        .collect()
+}
+
 /// The sweep "measured" on the known device by the simulator, then fitted: the fit recovers
 /// the per-size transfer curve, the QD4 stretch and the read/write interaction well enough
 /// to predict jobs the sweep did not run.
@@ -279,24 +300,8 @@ fn known_device() -> DeviceProfile {
 fn the_fit_recovers_size_depth_and_mix_terms_of_a_known_device() {
     let truth = DeviceSpec::Profile(Box::new(known_device()));
     let cap = 256u64 << 20;
-    let t = iolab_calibrate::target::Target {
-        path: "/nonexistent-known".into(),
-        size: cap,
-        created: false,
-        block_device: false,
-        writable: true,
-    };
-    let points = iolab_calibrate::sweep::design_points(true, 64);
-    assert_eq!(points.len(), 20, "10 read, 9 write points and the 50/50 one");
-    let ms: Vec<fit::Measured> = points
-        .iter()
-        .map(|p| {
-            let job = iolab_calibrate::sweep::point_job(&t, p, 0.25, 7);
-            let jobs = iolab_job::parse_str("p", &job).unwrap().jobs;
-            let r = predict(&jobs, &truth).unwrap();
-            fit::measured(*p, &r, &job, iolab_calibrate::sweep::span(&t, p)).unwrap()
-        })
-        .collect();
+    let ms = known_sweep(&truth);
+    assert_eq!(ms.len(), 20, "10 read, 9 write points and the 50/50 one");
     let fitted = fit::fit("known", cap, &ms, 1, true);
     assert!((fitted.mix_stretch - 0.6).abs() < 0.2, "mix_stretch {}", fitted.mix_stretch);
     let iops = |dev: &DeviceSpec, text: &str| {
@@ -327,22 +332,7 @@ fn the_fit_recovers_size_depth_and_mix_terms_of_a_known_device() {
 fn a_disturbed_size_point_is_held_to_what_larger_points_took() {
     let truth = DeviceSpec::Profile(Box::new(known_device()));
     let cap = 256u64 << 20;
-    let t = iolab_calibrate::target::Target {
-        path: "/nonexistent-known".into(),
-        size: cap,
-        created: false,
-        block_device: false,
-        writable: true,
-    };
-    let mut ms: Vec<fit::Measured> = iolab_calibrate::sweep::design_points(true, 64)
-        .iter()
-        .map(|p| {
-            let job = iolab_calibrate::sweep::point_job(&t, p, 0.25, 7);
-            let jobs = iolab_job::parse_str("p", &job).unwrap().jobs;
-            let r = predict(&jobs, &truth).unwrap();
-            fit::measured(*p, &r, &job, iolab_calibrate::sweep::span(&t, p)).unwrap()
-        })
-        .collect();
+    let mut ms = known_sweep(&truth);
     let at = |ms: &[fit::Measured], rw: &str, bs: u64| {
         ms.iter().position(|m| m.point.rw == rw && m.point.bs == bs && m.point.iodepth == 1)
     };
