@@ -59,8 +59,8 @@ file="$dir/bench.dat"
 fio --name=layout --rw=write --bs=1m --size=1g --filename="$file" --output=/dev/null
 uring="--name=uring --ioengine=io_uring --rw=randread --bs=4k --iodepth=32 --iodepth_batch=8 \
 --direct=1 --size=1g --io_size=4g --filename=$file --norandommap --thread"
-cmds=("fio=fio $uring --output-format=json --output=$dir/fio.json"
-      "iolab=$IOLAB run $uring --output-format=json --output=$dir/iolab.json")
+cmds=("fio=fio $uring --output-format=json --output=$dir/fio.{run}.json"
+      "iolab=$IOLAB run $uring --output-format=json --output=$dir/iolab.{run}.json")
 if command -v io_uring >/dev/null; then
   # fio's t/io_uring with its own defaults where they apply to this job: registered files
   # (-F1), registered buffers (-B1), registered ring (-X1), no SQPOLL; polled completions off
@@ -72,24 +72,31 @@ if command -v io_uring >/dev/null; then
   echo "t/io_uring: $(command -v io_uring) -d32 -s8 -c8 -b4096 -p0 -B1 -F1 -X1 -O1 -R1 -n1 -r4"
 fi
 $ALT "${cmds[@]}" > "$dir/r.json"
-python3 - "$dir/r.json" "$dir/fio.json" "$dir/iolab.json" <<'PY2'
-import json, re, sys
-r = json.load(open(sys.argv[1]))
-iops = {k: json.load(open(p))["jobs"][0]["read"]["iops"] for k, p in
-        (("fio", sys.argv[2]), ("iolab", sys.argv[3]))}
+python3 - "$dir/r.json" "$dir" <<'PY2'
+import json, re, statistics, sys
+r, d = json.load(open(sys.argv[1])), sys.argv[2]
+runs = len(r["iolab"]["cpus"])
+# IOPS: the median over the runs, each run's own JSON ({run} in its --output).
+iops = {k: statistics.median(json.load(open(f"{d}/{k}.{n}.json"))["jobs"][0]["read"]["iops"]
+                             for n in range(runs)) for k in ("fio", "iolab")}
 ios = 4 * 1024 * 1024 // 4  # io_size 4 GiB of 4 KiB reads
 f, i = r["fio"]["cpu"] / ios * 1e6, r["iolab"]["cpu"] / ios * 1e6
 print(f"{'io_uring 4k randread QD32 batch 8 O_DIRECT: CPU us/I/O':52s} {f:10.2f} {i:10.2f} "
       f"{i/f:7.2f}x of fio (lower is better)")
-print(f"{'  IOPS (last run)':52s} {iops['fio']:10.0f} {iops['iolab']:10.0f}")
+print(f"{'  IOPS (median of the runs)':52s} {iops['fio']:10.0f} {iops['iolab']:10.0f}")
 if "t_io_uring" in r:
     t = r["t_io_uring"]
     unit = {"": 1, "K": 1e3, "M": 1e6}
-    lines = [float(v) * unit[u] for v, u in re.findall(r"IOPS=([0-9.]+)([KM]?),", t["stdout"])]
-    if lines:
-        rate = sum(lines) / len(lines)
-        tc = t["cpu"] / t["wall"] / rate * 1e6
-        print(f"{'  t/io_uring CPU us/I/O, IOPS (mean of its lines)':52s} {tc:10.2f} {rate:10.0f} "
+    # Per run: its CPU per wall second over the mean of its IOPS lines; then the medians.
+    rates, per_io = [], []
+    for out, cpu, wall in zip(t["stdouts"], t["cpus"], t["walls"]):
+        lines = [float(v) * unit[u] for v, u in re.findall(r"IOPS=([0-9.]+)([KM]?),", out)]
+        if lines:
+            rates.append(sum(lines) / len(lines))
+            per_io.append(cpu / wall / rates[-1] * 1e6)
+    if rates:
+        rate, tc = statistics.median(rates), statistics.median(per_io)
+        print(f"{'  t/io_uring CPU us/I/O, IOPS (medians of the runs)':52s} {tc:10.2f} {rate:10.0f} "
               f"iolab {i/tc:.2f}x of it (goal <= 1.15), IOPS {iops['iolab']/rate:.2f}x (goal >= 1)")
 else:
     print("  (t/io_uring not on PATH as io_uring: fio's CPU per I/O is the anchor)")

@@ -5,11 +5,13 @@ Runs each named command RUNS times, alternating the tools run by run (A B A B ..
 in the machine's load hits both alike, and measures each process from start to exit as a user
 timing it would: wall time, CPU (user + system, from wait4's rusage, children included) and
 peak RSS. Prints one JSON object: {name: {"wall": median, "cpu": median, "rss_kb": median,
-"walls": [...], "cpus": [...], "stdout": last run's stdout}}: the per-run lists show the spread
-the medians hide (a replay whose tables fill much of the last-level cache moves with what else
+"walls": [...], "cpus": [...], "stdouts": [...], "stdout": last run's stdout}}: the per-run
+lists show the spread the medians hide (a replay whose tables fill much of the last-level cache moves with what else
 uses that cache, not with its own instructions).
 
 Usage: bench_alternate.py RUNS NAME=SHELL-COMMAND [NAME=SHELL-COMMAND ...]
+`{run}` in a command is replaced by the run's number (0 to RUNS-1), so each run can keep its
+own output file.
 """
 import json
 import os
@@ -42,17 +44,17 @@ def main():
         if not sep:
             sys.exit(f"expected NAME=COMMAND, got {a!r}")
         cmds.append((name, cmd))
-    res = {n: {"walls": [], "cpus": [], "rss": [], "stdout": ""} for n, _ in cmds}
+    res = {n: {"walls": [], "cpus": [], "rss": [], "stdouts": []} for n, _ in cmds}
     for i in range(runs):
         # Alternate the order too, so neither tool always runs right after the other.
         order = cmds if i % 2 == 0 else list(reversed(cmds))
         for name, cmd in order:
-            wall, cpu, rss, out = run_once(cmd)
+            wall, cpu, rss, out = run_once(cmd.replace("{run}", str(i)))
             r = res[name]
             r["walls"].append(round(wall, 4))
             r["cpus"].append(round(cpu, 4))
             r["rss"].append(rss)
-            r["stdout"] = out
+            r["stdouts"].append(out)
     summary = {
         n: {
             "wall": statistics.median(r["walls"]),
@@ -60,7 +62,8 @@ def main():
             "rss_kb": statistics.median(r["rss"]),
             "walls": r["walls"],
             "cpus": r["cpus"],
-            "stdout": r["stdout"],
+            "stdouts": r["stdouts"],
+            "stdout": r["stdouts"][-1],
         }
         for n, r in res.items()
     }
