@@ -351,29 +351,20 @@ fn xfer_knots(ms: &[Measured], dir: IoDir, k: f64) -> Vec<[f64; 2]> {
     out
 }
 
-/// Upper bounds on the transfer time per size, `(bytes, µs)`: a command's transfer is never
-/// longer than a whole QD1 command (random or sequential) of as many bytes or more took, so a
-/// size point that a disturbance slowed (its neighbours on either side not) is held to what
-/// the larger points say.
+/// The whole time of each QD1 command of `dir` (random or sequential), `(bytes, µs)`: a
+/// command's transfer is never longer than a whole QD1 command of as many bytes or more took,
+/// so a size point that a disturbance slowed (its neighbours on either side not) is held to
+/// what the larger points say ([`cap_knots`]).
 fn xfer_caps(ms: &[Measured], dir: IoDir) -> Vec<(f64, f64)> {
-    let qd1: Vec<(f64, f64)> = ms
-        .iter()
+    ms.iter()
         .filter(|m| m.point.dir() == dir && m.point.iodepth == 1 && m.point.numjobs == 1)
         .filter(|m| !m.point.mixed())
         .map(|m| (m.point.bs as f64, t_of(m, false) * 1e6))
-        .collect();
-    let mut caps: Vec<(f64, f64)> = qd1
-        .iter()
-        .map(|&(b, _)| {
-            let least = qd1.iter().filter(|x| x.0 >= b).map(|x| x.1).fold(f64::INFINITY, f64::min);
-            (b, least)
-        })
-        .collect();
-    caps.sort_by(|a, b| a.0.total_cmp(&b.0));
-    caps
+        .collect()
 }
 
-/// Holds each knot of `xfer_us` to the least cap at its size or above (see [`xfer_caps`]).
+/// Holds each knot of `xfer_us` to the least time of the commands of its size or above
+/// (see [`xfer_caps`]).
 fn cap_knots(knots: &mut [[f64; 2]], caps: &[(f64, f64)]) {
     for k in knots.iter_mut() {
         let cap = caps.iter().filter(|c| c.0 >= k[0]).map(|c| c.1).fold(f64::INFINITY, f64::min);

@@ -176,13 +176,21 @@ impl DirRecorder {
     }
 
     /// Stop mirroring: from now on `lat` is recorded on its own, starting from a copy of
-    /// `clat` (equal so far by construction).
-    #[cold]
+    /// `clat` (equal so far by construction). The test is inlined into the per-I/O record
+    /// calls and the copy kept out of line, so an I/O whose `lat` is already its own makes
+    /// no call.
+    #[inline(always)]
     fn own_lat(&mut self) {
         if !self.lat_own {
-            self.lat = self.clat.clone();
-            self.lat_own = true;
+            self.start_own_lat();
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn start_own_lat(&mut self) {
+        self.lat = self.clat.clone();
+        self.lat_own = true;
     }
 
     fn merge(&mut self, o: &DirRecorder) {
@@ -334,11 +342,8 @@ impl Recorder {
             rec(&mut d.slat, s.0);
         }
         // Copy before this I/O's clat lands: the copy must hold only the mirrored samples.
-        // (`lat_own` is tested here so the cold call is made once, not per I/O.)
         if d.lat_own || lat != clat {
-            if !d.lat_own {
-                d.own_lat();
-            }
+            d.own_lat();
             rec(&mut d.lat, lat.0);
         }
         rec(&mut d.clat, clat.0);
@@ -376,9 +381,7 @@ impl Recorder {
             rec_n(&mut d.slat, s.0, n);
         }
         if d.lat_own || lat != clat {
-            if !d.lat_own {
-                d.own_lat();
-            }
+            d.own_lat();
             rec_n(&mut d.lat, lat.0, n);
         }
         rec_n(&mut d.clat, clat.0, n);

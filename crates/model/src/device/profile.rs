@@ -190,6 +190,10 @@ fn is_one(x: &f64) -> bool {
 /// Commands remembered for [`DeviceProfile::mix_stretch`].
 pub const MIX_WINDOW: usize = 8;
 
+// `Profiled::submit` indexes the mix window with the stream ring's slot modulo MIX_WINDOW,
+// which walks the last MIX_WINDOW commands only when the ring's length is a multiple of it.
+const _: () = assert!(STREAMS % MIX_WINDOW == 0);
+
 /// One sweep point: what ran, what was measured, what the profile predicts.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
