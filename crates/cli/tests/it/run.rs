@@ -641,3 +641,51 @@ fn live_line_shows_last_interval_latency_percentiles() {
     }
     assert!(seen >= 2, "at least two full-second live lines with latency:\n{err}");
 }
+
+/// iolab opens targets with `O_NOATIME`, which the kernel allows only to the file's owner or
+/// CAP_FOWNER: a user reading someone else's readable file gets it opened without (fio's
+/// retry on EPERM), not an error.
+#[test]
+fn non_owner_reads_a_file_it_may_not_open_noatime() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(setpriv) = iolab_test_support::which("setpriv") else {
+        return iolab_test_support::skip("setpriv (util-linux) not installed");
+    };
+    if !iolab_test_support::is_root() {
+        return iolab_test_support::skip("needs root to run iolab as another user");
+    }
+    let d = tempfile::tempdir_in(".").unwrap();
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let f = d.path().join("root-owned");
+    std::fs::write(&f, vec![9u8; 1 << 20]).unwrap();
+    std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let as_nobody = |args: &[&str]| {
+        Command::new(&setpriv)
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all"])
+            .arg(env!("CARGO_BIN_EXE_iolab"))
+            .args(args)
+            .current_dir(d.path())
+            .stdin(iolab_test_support::empty_stdin().unwrap())
+            .output()
+            .unwrap()
+    };
+    if !as_nobody(&["--version"]).status.success() {
+        return iolab_test_support::skip("uid 65534 cannot run the test binary (its path)");
+    }
+    let filename = format!("--filename={}", f.display());
+    let out = as_nobody(&[
+        "run",
+        "--name=ro",
+        "--rw=read",
+        "--bs=64k",
+        "--size=1m",
+        "--ioengine=psync",
+        &filename,
+        "--output-format=json",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["jobs"][0]["read"]["io_bytes"], 1 << 20, "{stderr}");
+    assert_eq!(j["jobs"][0]["read"]["total_ios"], 16);
+}

@@ -6,9 +6,13 @@
 //!
 //! Set-up follows fio 3.33 (engines/io_uring.c `fio_ioring_queue_init`): COOP_TASKRUN,
 //! SINGLE_ISSUER and DEFER_TASKRUN, each dropped in that order when the kernel refuses it
-//! (EINVAL). With DEFER_TASKRUN completions are posted only when this thread enters with
-//! GETEVENTS, which is why the commit passes it as fio's does. The ring fd is registered
-//! (no fdget per enter) when the kernel allows.
+//! (EINVAL), plus NO_SQARRAY (6.6+, as t/io_uring sets it; dropped first): SQEs are taken from
+//! the ring in order, with no index array for the kernel to read per SQE. With DEFER_TASKRUN
+//! completions are posted only when this thread enters with GETEVENTS, which is why the
+//! commit passes it as fio's does. The ring fd is registered (no fdget per enter) when the
+//! kernel allows; the registration and `io_uring_enter` with its index are two raw syscalls
+//! here because the crate keeps a registered index in the `Submitter` that registered it, and
+//! `IoUring::submitter()` hands out a fresh one each call (its `enter` would pass the plain fd).
 //!
 //! Registered files (no fget/fput per I/O) and registered buffers (no page pinning per
 //! O_DIRECT I/O) are used unless the job sets `registerfiles=0`/`fixedbufs=0`, not only when
@@ -28,6 +32,34 @@ use io_uring::{opcode, squeue, types, IoUring};
 
 /// include/uapi/linux/io_uring.h (the crate keeps its `sys` module private).
 const IORING_ENTER_GETEVENTS: u32 = 1 << 0;
+const IORING_ENTER_REGISTERED_RING: u32 = 1 << 4;
+const IORING_REGISTER_RING_FDS: libc::c_uint = 20;
+
+/// `struct io_uring_rsrc_update` (include/uapi/linux/io_uring.h).
+#[repr(C)]
+struct RsrcUpdate {
+    offset: u32,
+    resv: u32,
+    data: u64,
+}
+
+/// `IORING_REGISTER_RING_FDS` for this thread's ring (Linux 5.18+): the index `enter` passes
+/// with `IORING_ENTER_REGISTERED_RING`, or `None` when the kernel refuses.
+fn register_ring_fd(ring: &IoUring) -> Option<u32> {
+    use std::os::fd::AsRawFd;
+    let mut up = RsrcUpdate { offset: u32::MAX, resv: 0, data: ring.as_raw_fd() as u64 };
+    // SAFETY: one `io_uring_rsrc_update` the kernel reads the fd from and writes the index to.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_io_uring_register,
+            ring.as_raw_fd(),
+            IORING_REGISTER_RING_FDS,
+            std::ptr::addr_of_mut!(up),
+            1u32,
+        )
+    };
+    (r == 1 && up.offset != u32::MAX).then_some(up.offset)
+}
 
 pub struct Uring {
     ring: IoUring,
@@ -39,6 +71,8 @@ pub struct Uring {
     in_flight: u32,
     /// DEFER_TASKRUN: completions are posted only on `enter(GETEVENTS)`.
     defer_taskrun: bool,
+    /// The ring's registered index (`IORING_REGISTER_RING_FDS`), when the kernel took it.
+    ring_index: Option<u32>,
     /// Default optimisations the kernel refused (registered files/buffers), for the notes.
     fallbacks: Vec<String>,
     /// Most completions per reap (`iodepth_batch_complete_max`; u32::MAX: no limit).
@@ -126,14 +160,18 @@ impl Uring {
 
     pub fn new(cfg: &EngineConfig) -> Result<Self, EngineError> {
         let entries = cfg.depth.max(1).next_power_of_two();
-        // 0: COOP + SINGLE_ISSUER + DEFER, 1: COOP, 2: none (fio's fallback order).
+        // 0: NO_SQARRAY + COOP + SINGLE_ISSUER + DEFER, 1: COOP + SINGLE_ISSUER + DEFER,
+        // 2: COOP, 3: none (fio's fallback order, after the SQ array iolab never needs).
         let build = |level: u8| {
             let mut b = IoUring::<squeue::Entry>::builder();
             b.setup_cqsize(entries * 2);
-            if level <= 1 {
+            if level == 0 {
+                b.setup_no_sqarray();
+            }
+            if level <= 2 {
                 b.setup_coop_taskrun();
             }
-            if level == 0 && !cfg.sqthread_poll {
+            if level <= 1 && !cfg.sqthread_poll {
                 b.setup_single_issuer().setup_defer_taskrun();
             }
             if cfg.sqthread_poll {
@@ -145,13 +183,12 @@ impl Uring {
         let ring = loop {
             match build(level) {
                 Ok(r) => break r,
-                Err(e) if e.raw_os_error() == Some(libc::EINVAL) && level < 2 => level += 1,
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) && level < 3 => level += 1,
                 Err(e) => return Err(setup_error(e, entries)),
             }
         };
-        let defer_taskrun = level == 0 && !cfg.sqthread_poll;
-        // Best effort: the crate's `enter` uses the registered index once this succeeds.
-        let _ = ring.submitter().register_ring_fd();
+        let defer_taskrun = level <= 1 && !cfg.sqthread_poll;
+        let ring_index = register_ring_fd(&ring);
         let mut fallbacks = Vec::new();
         let mut pool = BufPool::try_new(cfg.depth as usize, cfg.slot_size, 4096, "io_uring")?;
         let mut fixed_files = false;
@@ -199,6 +236,7 @@ impl Uring {
             fixed_bufs,
             in_flight: 0,
             defer_taskrun,
+            ring_index,
             fallbacks,
             reap_max: if cfg.reap_max == 0 { u32::MAX } else { cfg.reap_max },
         })
@@ -213,11 +251,30 @@ impl Uring {
             // Without DEFER_TASKRUN completions post themselves; skip the CQ flush work.
             flags = 0;
         }
-        // SAFETY: no extended argument is passed; the SQEs being submitted satisfy
-        // `queue`'s contract.
-        unsafe {
-            self.ring.submitter().enter::<libc::sigset_t>(to_submit, min_complete, flags, None)
+        let Some(index) = self.ring_index else {
+            // SAFETY: no extended argument is passed; the SQEs being submitted satisfy
+            // `queue`'s contract.
+            return unsafe {
+                self.ring.submitter().enter::<libc::sigset_t>(to_submit, min_complete, flags, None)
+            };
+        };
+        // SAFETY: as above; the index names this ring (registered by this thread, which is
+        // the only one entering it).
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_enter,
+                index,
+                to_submit,
+                min_complete,
+                flags | IORING_ENTER_REGISTERED_RING,
+                std::ptr::null::<libc::c_void>(),
+                0usize,
+            )
+        };
+        if r < 0 {
+            return Err(std::io::Error::last_os_error());
         }
+        Ok(r as usize)
     }
 
     fn sqe(&mut self, op: &IoOp, fd: i32) -> squeue::Entry {
@@ -406,6 +463,12 @@ impl Drop for Uring {
 mod tests {
     use super::*;
 
+    fn kernel_at_least(major: u32, minor: u32) -> bool {
+        let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
+        let mut it = release.trim().split(['.', '-']).map(|p| p.parse::<u32>().unwrap_or(0));
+        (it.next().unwrap_or(0), it.next().unwrap_or(0)) >= (major, minor)
+    }
+
     /// Write 8 KiB through slot 0, read it back through slot 1, with registration unset
     /// (used, or a note), forced off, and asked for.
     #[test]
@@ -448,6 +511,10 @@ mod tests {
             }
             if setting == Some(false) {
                 assert!(u.notes().is_empty(), "{:?}", u.notes());
+            }
+            // Registered ring fds are 5.18+; the round trip below enters by the index.
+            if kernel_at_least(5, 18) {
+                assert!(u.ring_index.is_some(), "ring fd not registered");
             }
             let pattern: Vec<u8> = (0..8192u32).map(|i| (i * 7 + 3) as u8).collect();
             u.buf(0, 8192).copy_from_slice(&pattern);
