@@ -65,10 +65,14 @@ if command -v io_uring >/dev/null; then
   # fio's t/io_uring with its own defaults where they apply to this job: registered files
   # (-F1), registered buffers (-B1), registered ring (-X1), no SQPOLL; polled completions off
   # (-p0: the file is not on a poll queue), O_DIRECT (-O1), random (-R1), one thread; depth 32,
-  # submit and complete batches of 8 as the job's iodepth_batch. It runs for -r seconds and
-  # prints IOPS once a second (the last second is not printed), so its CPU per I/O is its CPU
-  # per wall second over its mean IOPS line.
-  cmds+=("t_io_uring=io_uring -d32 -s8 -c8 -b4096 -p0 -B1 -F1 -X1 -O1 -R1 -n1 -r4 $file")
+  # submit batches of 8 as the job's iodepth_batch. It runs for -r seconds and prints IOPS
+  # once a second (the last second is not printed), so its CPU per I/O is its CPU per wall
+  # second over its mean IOPS line. The anchor waits for 8 completions per enter (-c8); the
+  # job waits for one (iodepth_batch_complete_min=1, fio's default), so two more pairs show
+  # each tool at the other's wait: iolab with iodepth_batch_complete_min=8, t/io_uring -c1.
+  tio="io_uring -d32 -s8 -b4096 -p0 -B1 -F1 -X1 -O1 -R1 -n1 -r4 $file"
+  cmds+=("t_io_uring=$tio -c8" "t_io_uring_c1=$tio -c1"
+         "iolab_c8=$IOLAB run $uring --iodepth_batch_complete_min=8 --output-format=json --output=$dir/iolab_c8.{run}.json")
   echo "t/io_uring: $(command -v io_uring) -d32 -s8 -c8 -b4096 -p0 -B1 -F1 -X1 -O1 -R1 -n1 -r4"
 fi
 $ALT "${cmds[@]}" > "$dir/r.json"
@@ -84,20 +88,36 @@ f, i = r["fio"]["cpu"] / ios * 1e6, r["iolab"]["cpu"] / ios * 1e6
 print(f"{'io_uring 4k randread QD32 batch 8 O_DIRECT: CPU us/I/O':52s} {f:10.2f} {i:10.2f} "
       f"{i/f:7.2f}x of fio (lower is better)")
 print(f"{'  IOPS (median of the runs)':52s} {iops['fio']:10.0f} {iops['iolab']:10.0f}")
-if "t_io_uring" in r:
-    t = r["t_io_uring"]
+
+
+def t_io_uring(t):
+    """Per run: its CPU per wall second over the mean of its IOPS lines; then the medians."""
     unit = {"": 1, "K": 1e3, "M": 1e6}
-    # Per run: its CPU per wall second over the mean of its IOPS lines; then the medians.
     rates, per_io = [], []
     for out, cpu, wall in zip(t["stdouts"], t["cpus"], t["walls"]):
         lines = [float(v) * unit[u] for v, u in re.findall(r"IOPS=([0-9.]+)([KM]?),", out)]
         if lines:
             rates.append(sum(lines) / len(lines))
             per_io.append(cpu / wall / rates[-1] * 1e6)
-    if rates:
-        rate, tc = statistics.median(rates), statistics.median(per_io)
-        print(f"{'  t/io_uring CPU us/I/O, IOPS (medians of the runs)':52s} {tc:10.2f} {rate:10.0f} "
+    return (statistics.median(per_io), statistics.median(rates)) if rates else (None, None)
+
+
+if "t_io_uring" in r:
+    tc, rate = t_io_uring(r["t_io_uring"])
+    if tc:
+        print(f"{'  t/io_uring -c8 CPU us/I/O, IOPS (medians of the runs)':52s} {tc:10.2f} {rate:10.0f} "
               f"iolab {i/tc:.2f}x of it (goal <= 1.15), IOPS {iops['iolab']/rate:.2f}x (goal >= 1)")
+    # The same wait on both sides: the job at complete_min=8 against -c8, -c1 against the job.
+    i8 = r["iolab_c8"]["cpu"] / ios * 1e6
+    iops8 = statistics.median(json.load(open(f"{d}/iolab_c8.{n}.json"))["jobs"][0]["read"]["iops"]
+                              for n in range(runs))
+    t1, rate1 = t_io_uring(r["t_io_uring_c1"])
+    if tc:
+        print(f"{'  same wait: iolab complete_min=8 vs t/io_uring -c8':52s} {i8:10.2f} {iops8:10.0f} "
+              f"CPU {i8/tc:.2f}x, IOPS {iops8/rate:.2f}x")
+    if t1:
+        print(f"{'  same wait: iolab (complete_min=1) vs t/io_uring -c1':52s} {t1:10.2f} {rate1:10.0f} "
+              f"CPU {i/t1:.2f}x, IOPS {iops['iolab']/rate1:.2f}x")
 else:
     print("  (t/io_uring not on PATH as io_uring: fio's CPU per I/O is the anchor)")
 PY2
