@@ -425,6 +425,9 @@ fn fit_dir(ms: &[Measured], dir: IoDir, cap: u64, seek_hint: Option<f64>) -> Opt
         find(ms, dir, |p| !p.random() && p.iodepth > 1)
             .map_or(0.0, |m| m.m.bw_bytes * quiet_iops(m) / m.m.iops.max(1e-9))
     };
+    let xfer_parallel = if throttled { 0.0 } else { (cap_bw * k).max(0.0) };
+    let by_size =
+        if throttled { Vec::new() } else { parallel_by_size(ms, dir, xfer_parallel, &xfer_s) };
     let depth_shapes =
         ms.iter().filter(|m| rand4k_single(&m.point, dir) && !throttled).map(depth_entry).collect();
     // Behind a windowed throttle the measured tails are the window's; the simulated window
@@ -437,7 +440,8 @@ fn fit_dir(ms: &[Measured], dir: IoDir, cap: u64, seek_hint: Option<f64>) -> Opt
         seek_linear_us: 0.0,
         xfer_bytes_per_sec: (1.0 / k).min(1e13),
         xfer_us,
-        xfer_parallel: if throttled { 0.0 } else { (cap_bw * k).max(0.0) },
+        xfer_parallel,
+        xfer_parallel_by_size: by_size,
         servers,
         max_bytes_per_sec: if throttled { cap_bw } else { 0.0 },
         max_iops: d.max_iops,
@@ -448,6 +452,58 @@ fn fit_dir(ms: &[Measured], dir: IoDir, cap: u64, seek_hint: Option<f64>) -> Opt
         host_idle_us: idle * 1e6,
         cap_window_us: d.window_us,
     })
+}
+
+/// The most (and the least) transfers a fit lets share the data path at full rate.
+const PARALLEL_RANGE: (f64, f64) = (0.05, 1e3);
+
+/// A deep random point larger than 4 KiB (the mid-size sharing point of the reads).
+fn deep_mid(p: &Point, dir: IoDir) -> bool {
+    p.dir() == dir && p.random() && p.iodepth > 1 && p.numjobs == 1 && p.bs > 4096 && !p.mixed()
+}
+
+/// `xfer_parallel_by_size`: the deep random mid-size point's sharing, and beside it (at the
+/// deep sequential point's size) `xfer_parallel`; empty without a mid-size point. A command
+/// of `len` bytes at depth d takes the 4 KiB one's time at that depth (the fixed part, its
+/// stretch) plus (X(len) − X(4 KiB))·(1 + (d − 1)/p): p from the two points' per-command
+/// times, the 4 KiB one interpolated in log₂ depth between the swept depths.
+fn parallel_by_size(
+    ms: &[Measured],
+    dir: IoDir,
+    large: f64,
+    xfer_s: &impl Fn(u64) -> f64,
+) -> Vec<[f64; 2]> {
+    let Some(mid) = find(ms, dir, |p| deep_mid(p, dir)) else { return Vec::new() };
+    let d = f64::from(mid.point.iodepth);
+    let per_cmd = |m: &Measured| f64::from(m.point.iodepth) / quiet_iops(m).max(1e-9);
+    let small: Vec<(f64, f64)> = ms
+        .iter()
+        .filter(|m| rand4k_single(&m.point, dir))
+        .map(|m| (f64::from(m.point.iodepth).log2(), per_cmd(m)))
+        .collect();
+    let t4 = log_depth_interp(&small, d.log2());
+    let dx = xfer_s(mid.point.bs) - xfer_s(4096);
+    let over = if dx > 0.0 { (per_cmd(mid) - t4) / dx - 1.0 } else { 0.0 };
+    let p = if over > 0.0 { (d - 1.0) / over } else { PARALLEL_RANGE.1 };
+    let mut knots = vec![[mid.point.bs as f64, p.clamp(PARALLEL_RANGE.0, PARALLEL_RANGE.1)]];
+    let seq = find(ms, dir, |p| !p.random() && p.iodepth > 1).map(|m| m.point.bs as f64);
+    match seq {
+        Some(b) if large > 0.0 && b > knots[0][0] => knots.push([b, large]),
+        Some(b) if large > 0.0 && b < knots[0][0] => knots.insert(0, [b, large]),
+        _ => {}
+    }
+    knots
+}
+
+/// `y` at `x` linear between the points around it (the nearest outside them); 0 for none.
+fn log_depth_interp(pts: &[(f64, f64)], x: f64) -> f64 {
+    let below = pts.iter().filter(|p| p.0 <= x).max_by(|a, b| a.0.total_cmp(&b.0));
+    let above = pts.iter().filter(|p| p.0 >= x).min_by(|a, b| a.0.total_cmp(&b.0));
+    match (below, above) {
+        (Some(a), Some(b)) if b.0 > a.0 => a.1 + (x - a.0) / (b.0 - a.0) * (b.1 - a.1),
+        (Some(a), _) | (None, Some(a)) => a.1,
+        (None, None) => 0.0,
+    }
 }
 
 /// Grid search of c in 1..=1024 over log IOPS at the single-thread 4 KiB random depths, the
@@ -566,6 +622,8 @@ enum Pin {
     Two,
     /// The deep sequential 1 MiB point: how many transfers proceed at once.
     Bw,
+    /// The deep random 64 KiB point: how many of its size share the data path at once.
+    Share,
 }
 
 fn pin_of(m: &Measured, deepest: u32) -> Option<Pin> {
@@ -581,6 +639,7 @@ fn pin_of(m: &Measured, deepest: u32) -> Option<Pin> {
         (true, q, 1, 4096, true) if q > 1 => Some(Pin::Depth),
         (true, _, n, 4096, true) if n > 1 => Some(Pin::Two),
         (false, q, 1, _, _) if q > 1 => Some(Pin::Bw),
+        (true, q, 1, b, true) if q > 1 && b > 4096 => Some(Pin::Share),
         _ => None,
     }
 }
@@ -686,9 +745,35 @@ fn nudge(dp: &mut DirProfile, pin: Pin, m: &Measured, pred: f64, cores: f64) {
             dp.host_parallel = (dp.host_parallel * ratio).clamp(1.0, cores);
         }
         Pin::Two => {}
-        Pin::Bw if dp.xfer_parallel > 0.0 => dp.xfer_parallel *= ratio,
+        Pin::Bw if dp.xfer_parallel > 0.0 => {
+            dp.xfer_parallel *= ratio;
+            let bs = m.point.bs as f64;
+            if let Some(knot) = dp.xfer_parallel_by_size.iter_mut().find(|k| k[0] == bs) {
+                knot[1] = dp.xfer_parallel;
+            }
+        }
         Pin::Bw => {}
+        Pin::Share => share(dp, m, pred),
     }
+}
+
+/// Moves the sharing at the deep mid-size point's size by what its time per command missed:
+/// beside d − 1 others its transfer X takes X·(d − 1)/p beyond its time alone, so 1/p moves
+/// by the miss over X·(d − 1) (exact while the point's commands are all in service).
+fn share(dp: &mut DirProfile, m: &Measured, pred: f64) {
+    let bs = m.point.bs as f64;
+    let d = f64::from(m.point.iodepth);
+    let x = dp.xfer_ns(m.point.bs) / 1e9 * (d - 1.0);
+    let Some(knot) = dp.xfer_parallel_by_size.iter_mut().find(|k| k[0] == bs) else { return };
+    if x <= 0.0 {
+        return;
+    }
+    let inv = 1.0 / knot[1] + (d / m.m.iops - d / pred) / x;
+    knot[1] = if inv > 1.0 / PARALLEL_RANGE.1 {
+        (1.0 / inv).max(PARALLEL_RANGE.0)
+    } else {
+        PARALLEL_RANGE.1
+    };
 }
 
 fn fallback() -> DirProfile {
@@ -700,6 +785,7 @@ fn fallback() -> DirProfile {
         xfer_bytes_per_sec: 1e9,
         xfer_us: Vec::new(),
         xfer_parallel: 0.0,
+        xfer_parallel_by_size: Vec::new(),
         servers: 1,
         max_bytes_per_sec: 0.0,
         max_iops: 0.0,

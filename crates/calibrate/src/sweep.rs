@@ -1,7 +1,7 @@
 //! The calibration sweep: a fixed design of points (direction × random/sequential × block
 //! size 4 KiB–1 MiB × queue depth 1–64 × small/full span, all `direct=1` through io_uring
-//! with the engine's psync fallback; writes without the small span, and one 50/50 random
-//! read/write point at QD8 in its place), each a fio job built in code and run by
+//! with the engine's psync fallback; writes without the small span and the deep 64 KiB
+//! point, and one 50/50 random read/write point at QD8 in their place), each a fio job built in code and run by
 //! `iolab_engine::runner::run_jobs`, so every point is a measured `RunResult`. The time
 //! budget is shared out among the points as they go (set-up and per-run overhead measured,
 //! not guessed); a budget that cannot give each point 100 ms is refused up front. A budget
@@ -60,9 +60,11 @@ impl Point {
 
 const K: u64 = 1024;
 
-/// The design for one direction (`rand`, `seq` are fio's names for it); `small`: with the
-/// small-span QD1 point (the seek curve; writes take the reads', the mixed point in its place).
-fn design(rand: &'static str, seq: &'static str, max_depth: u32, small: bool) -> Vec<Point> {
+/// The design for one direction (`rand`, `seq` are fio's names for it); `reads`: with the
+/// small-span QD1 point (the seek curve; writes take the reads', the mixed point in its place)
+/// and the deep random 64 KiB point (how mid-size transfers share the data path at depth,
+/// `xfer_parallel_by_size`; writes keep the one `xfer_parallel` of their deep 1 MiB point).
+fn design(rand: &'static str, seq: &'static str, max_depth: u32, reads: bool) -> Vec<Point> {
     let p = |rw, bs, iodepth: u32, full_span| Point {
         rw,
         bs,
@@ -85,7 +87,9 @@ fn design(rand: &'static str, seq: &'static str, max_depth: u32, small: bool) ->
         p(rand, 4 * K, 64, true),
         p(seq, 1024 * K, 16, true),
     ];
-    if !small {
+    if reads {
+        v.push(p(rand, 64 * K, 8, true));
+    } else {
         v.remove(1);
     }
     v
