@@ -197,9 +197,13 @@ cat >> "$W/md" <<'NOTES'
   in service (M/M/c-style) times the stretch each swept 4 KiB depth measured beyond that
   (`depth_shape.stretch`, linear in log₂ depth between the depths 1/4/16/64), and by
   1 + `mix_stretch`·s when the other direction was a share s of the device's last 8
-  commands (fitted from a 50/50 random 4 KiB QD8 point); the transfer by
-  1 + b/`xfer_parallel` (processor sharing of the data path, fitted from the deep 1 MiB
-  point's bandwidth); the latency per sweep depth as
+  commands (fitted from a 50/50 random 4 KiB QD8 point); the transfer by 1 + b/p
+  (processor sharing of the data path), p the sharing at the command's size
+  (`xfer_parallel_by_size`, linear in log₂ size between 64 KiB, fitted from a deep random
+  64 KiB read point at QD8 beside the 4 KiB points' time at that depth, and 1 MiB, from the
+  deep sequential 1 MiB point's bandwidth; the nearest of the two outside them; writes,
+  without a 64 KiB point, keep their 1 MiB point's one `xfer_parallel`); the latency per
+  sweep depth as
   empirical quantiles split at 8× the median into a body (drawn per command) and **stalls**
   (a process in time: a stall stops every command in service, as a host preemption or a
   hypervisor flush does); a **host stage** in the simulator (`model::sim::HostCpu`): the
@@ -214,18 +218,21 @@ cat >> "$W/md" <<'NOTES'
   stretch interact, so `calibrate` then simulates the sweep points that pin a parameter
   (QD1 4 KiB: base; QD1 64 KiB and 1 MiB: the transfer time at that size; QD1 sequential:
   seq_base; QD 4/16/64 4 KiB: that depth's stretch, or the thread's CPU at the deepest when
-  it held the point; two threads: their overlap; deep 1 MiB: `xfer_parallel`; the 50/50
-  point: `mix_stretch`) and moves each by what the simulated IOPS missed, three rounds of
-  fixed-point iteration: the profile then reproduces its own sweep. The sweep is 20 points
-  (10 read, 9 write: the writes take the reads' seek curve, their small-span point gave
-  way to the 50/50 one); none of them is a job of the table (mix, depth or size differ).
+  it held the point; two threads: their overlap; deep 1 MiB: `xfer_parallel`; deep random
+  64 KiB: the sharing at 64 KiB, 1/p moved by the time per command it missed over its
+  transfer time × 7; the 50/50 point: `mix_stretch`) and moves each by what the simulated
+  IOPS missed, three rounds of fixed-point iteration: the profile then reproduces its own
+  sweep. The sweep is 21 points (11 read, 9 write: the writes take the reads' seek curve,
+  their small-span point gave way to the 50/50 one; the deep 64 KiB point was added for
+  the sharing by size, reads only, so each point's segments are 20/21 as long as with the
+  20 points before); none of them is a job of the table (mix, depth or size differ).
 - The **noise floor** column is the same job run again right after (measured vs measured).
   The load averages at the start and the end of the run are in the header (this VM has 2
   cores and is shared with other engineers' builds); a prediction cannot be closer to a measurement than two measurements are to each
   other, so where the noise floor exceeds a goal the table says so. CPU-bound targets
   (tmpfs loop, zram) are the worst: their IOPS depend on how much CPU the submitting thread
   and the loop worker get in that second.
-  The calibration (60 s, `calibrate`'s default budget) measures each of its 20 points three
+  The calibration (60 s, `calibrate`'s default budget) measures each of its 21 points three
   times, as segments of about 0.8 s in three rounds over the read points and then three
   over the write points (no read segment after a write one), and keeps each point's median
   segment (by IOPS); a segment's tail is still a handful of stalls, and the fit caps a

@@ -29,14 +29,17 @@
 //!    IOPS (stalls out) in log space (grid search; ties go to the smaller c).
 //! 7. **Transfer sharing**: the deep 1 MiB sequential point's bandwidth (stalls out) over the
 //!    per-command rate is `xfer_parallel` (transfers beside others in service are stretched,
-//!    processor sharing); behind a throttle that bandwidth is a cap instead.
+//!    processor sharing); behind a throttle that bandwidth is a cap instead. The reads' deep
+//!    random 64 KiB point gives the sharing at its size ([`parallel_by_size`]: its time per
+//!    command beyond the 4 KiB points' at that depth), and `xfer_parallel_by_size` holds the
+//!    two (mid-size commands at depth can share the data path worse than 1 MiB ones).
 //! 8. **Refinement** ([`refine`]): the closed forms above ignore how the simulator's stalls,
 //!    host stage and stretch interact, so the points that pin a parameter are simulated and
 //!    the parameter moved by what the IOPS missed (a few rounds of fixed-point iteration):
 //!    the simulated sweep then reproduces the measured one at those points. Each swept
 //!    4 KiB depth pins its own `stretch` (what it measured beyond the M/M/c curve), the QD1
-//!    64 KiB and 1 MiB points their transfer times, and the 50/50 read/write point (left
-//!    out of steps 1–7) `mix_stretch`.
+//!    64 KiB and 1 MiB points their transfer times, the deep 64 KiB point the sharing at
+//!    its size, and the 50/50 read/write point (left out of steps 1–7) `mix_stretch`.
 
 use crate::error::CalibrateError;
 use crate::metrics::{self, Metrics};

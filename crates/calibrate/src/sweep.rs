@@ -1,8 +1,9 @@
 //! The calibration sweep: a fixed design of points (direction × random/sequential × block
 //! size 4 KiB–1 MiB × queue depth 1–64 × small/full span, all `direct=1` through io_uring
 //! with the engine's psync fallback; writes without the small span and the deep 64 KiB
-//! point, and one 50/50 random read/write point at QD8 in their place), each a fio job built in code and run by
-//! `iolab_engine::runner::run_jobs`, so every point is a measured `RunResult`. The time
+//! point; one 50/50 random read/write point at QD8 beside them), each a fio job built in
+//! code and run by `iolab_engine::runner::run_jobs`, so every point is a measured
+//! `RunResult`. The time
 //! budget is shared out among the points as they go (set-up and per-run overhead measured,
 //! not guessed); a budget that cannot give each point 100 ms is refused up front. A budget
 //! long enough ([`rounds`]) measures every point in up to three segments, one per round over
@@ -218,7 +219,7 @@ const MIN_SEGMENT_SECS: f64 = 0.4;
 /// share of the budget, the rounds one after another (so a burst of neighbour load or a
 /// stall lasting a few seconds hits different points' segments; reads and writes each in
 /// their own rounds, see [`schedule`]); as many as give every segment [`MIN_SEGMENT_SECS`]
-/// (60 s and 20 points: 3), at most [`MAX_ROUNDS`].
+/// (60 s and 21 points: 3), at most [`MAX_ROUNDS`].
 pub fn rounds(budget_secs: f64, points: usize) -> usize {
     let per_point = budget_secs * SWEEP_SHARE / points.max(1) as f64;
     ((per_point / (MIN_SEGMENT_SECS + 0.05)).floor() as usize).clamp(1, MAX_ROUNDS)
