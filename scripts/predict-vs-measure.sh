@@ -296,7 +296,13 @@ cat >> "$W/md" <<'NOTES'
     size point measured in a fast moment gives the 1 MiB point's sharing (as before this
     point) rather than predicting mid sizes faster, and the term only ever slows them. The
     same job still moves with those moments (bssplit QD8 measured 13.9k to 21.5k IOPS in
-    four tables the same evening), which no sweep point a few seconds long takes out.
+    four tables the same evening), which no sweep point a few seconds long takes out. The
+    first file-and-disk-loop table with the 64 KiB point (load 1.09 → 0.69; the file fitted
+    p = 0.88 at 64 KiB, 1.15 at 1 MiB) had the file at IOPS / p50 / p99 3.3 / 10.9 / 8.1 %;
+    its profile without `xfer_parallel_by_size` predicts the same measured jobs (`iolab sim`,
+    the two-region job left out) at a median 7.3 % IOPS against 3.9 % with it: seq read 64k
+    QD2 +15.2 % against +6.6 %, bssplit +17.0 % against +4.5 %, rw 50/50 128k +8 % against
+    +3 %.
   - Stalls are fitted from 4 KiB random points and applied to every size; behind a throttle
     the p50 of shallow jobs depends on where in a window they start. `iolab sim
     --backing=PROFILE` runs the profile's host stage as `run --predict` does (and prints
