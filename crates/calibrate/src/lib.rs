@@ -16,7 +16,8 @@
 //! latency body's mean, stalls taken out), a √-distance positioning term from the small- vs
 //! full-span points, an M/M/c-style server count chosen by grid search over the depth points,
 //! the host's CPU per I/O from one vs two submitting threads, a bandwidth cap from the deep
-//! 1 MiB points, blk-throttle's windowed IOPS cap when the deep points sit flat on one, and
+//! 1 MiB points (elsewhere how transfers share the data path, per size with the deep 64 KiB
+//! read point), blk-throttle's windowed IOPS cap when the deep points sit flat on one, and
 //! the latency at each depth as empirical quantiles split into a body and a stall process.
 
 pub mod error;

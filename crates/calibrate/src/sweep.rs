@@ -1,8 +1,9 @@
 //! The calibration sweep: a fixed design of points (direction × random/sequential × block
 //! size 4 KiB–1 MiB × queue depth 1–64 × small/full span, all `direct=1` through io_uring
-//! with the engine's psync fallback; writes without the small span, and one 50/50 random
-//! read/write point at QD8 in its place), each a fio job built in code and run by
-//! `iolab_engine::runner::run_jobs`, so every point is a measured `RunResult`. The time
+//! with the engine's psync fallback; writes without the small span and the deep 64 KiB
+//! point; one 50/50 random read/write point at QD8 beside them), each a fio job built in
+//! code and run by `iolab_engine::runner::run_jobs`, so every point is a measured
+//! `RunResult`. The time
 //! budget is shared out among the points as they go (set-up and per-run overhead measured,
 //! not guessed); a budget that cannot give each point 100 ms is refused up front. A budget
 //! long enough ([`rounds`]) measures every point in up to three segments, one per round over
@@ -60,9 +61,11 @@ impl Point {
 
 const K: u64 = 1024;
 
-/// The design for one direction (`rand`, `seq` are fio's names for it); `small`: with the
-/// small-span QD1 point (the seek curve; writes take the reads', the mixed point in its place).
-fn design(rand: &'static str, seq: &'static str, max_depth: u32, small: bool) -> Vec<Point> {
+/// The design for one direction (`rand`, `seq` are fio's names for it); `reads`: with the
+/// small-span QD1 point (the seek curve; writes take the reads', the mixed point in its place)
+/// and the deep random 64 KiB point (how mid-size transfers share the data path at depth,
+/// `xfer_parallel_by_size`; writes keep the one `xfer_parallel` of their deep 1 MiB point).
+fn design(rand: &'static str, seq: &'static str, max_depth: u32, reads: bool) -> Vec<Point> {
     let p = |rw, bs, iodepth: u32, full_span| Point {
         rw,
         bs,
@@ -85,7 +88,9 @@ fn design(rand: &'static str, seq: &'static str, max_depth: u32, small: bool) ->
         p(rand, 4 * K, 64, true),
         p(seq, 1024 * K, 16, true),
     ];
-    if !small {
+    if reads {
+        v.push(p(rand, 64 * K, 8, true));
+    } else {
         v.remove(1);
     }
     v
@@ -214,7 +219,7 @@ const MIN_SEGMENT_SECS: f64 = 0.4;
 /// share of the budget, the rounds one after another (so a burst of neighbour load or a
 /// stall lasting a few seconds hits different points' segments; reads and writes each in
 /// their own rounds, see [`schedule`]); as many as give every segment [`MIN_SEGMENT_SECS`]
-/// (60 s and 20 points: 3), at most [`MAX_ROUNDS`].
+/// (60 s and 21 points: 3), at most [`MAX_ROUNDS`].
 pub fn rounds(budget_secs: f64, points: usize) -> usize {
     let per_point = budget_secs * SWEEP_SHARE / points.max(1) as f64;
     ((per_point / (MIN_SEGMENT_SECS + 0.05)).floor() as usize).clamp(1, MAX_ROUNDS)

@@ -17,7 +17,9 @@
 //!   others are in service has its fixed part stretched 1 + b / c times, `c` being the
 //!   direction's `servers` (its internal parallelism): IOPS at depth d grow as
 //!   d / (1 + (d − 1)/c) and saturate at c / S. The transfer is shared as a processor is:
-//!   stretched 1 + b / `xfer_parallel` times beside b commands in service (0: not shared).
+//!   stretched 1 + b / `xfer_parallel` times beside b commands in service (0: not shared),
+//!   or with `xfer_parallel_by_size` the value measured at the command's size (calibrate
+//!   fits it at 64 KiB from a deep random point and at 1 MiB from a deep sequential one).
 //!   Where the swept depths measured more (or less) than 1 + b/c, each `depth_shape` entry's
 //!   `stretch` multiplies it (interpolated in log₂ depth).
 //! * **Mixed directions**: a command whose last [`MIX_WINDOW`] neighbours on the device were a
@@ -40,8 +42,8 @@
 //!   stage before the device ([`crate::sim::HostCpu`], via [`Profiled::host`]), outside the
 //!   request's own latency as fio's clat is (the wait behind other requests' CPU is in it).
 //!
-//! The file is TOML, versioned (`version = 1`; `xfer_us`, `stretch` and `mix_stretch` are
-//! optional keys a version-1 file may leave out, their defaults being the model without
+//! The file is TOML, versioned (`version = 1`; `xfer_us`, `xfer_parallel_by_size`, `stretch`
+//! and `mix_stretch` are optional keys a version-1 file may leave out, their defaults being the model without
 //! them) and strict: every table denies unknown keys,
 //! and errors name the line (`toml`'s spans). `[[point]]` tables carry the sweep that produced
 //! the profile with the fit's error per point (documentation; not used to predict).
@@ -122,6 +124,13 @@ pub struct DirProfile {
     /// 0: transfers are not shared (only the caps limit them).
     #[serde(default)]
     pub xfer_parallel: f64,
+    /// The sharing measured per transfer size, `[[bytes, parallel], …]` (bytes rising,
+    /// parallel > 0): when present, a command of `len` bytes shares the data path with the
+    /// value linear in log₂ size between the two points around it (the nearest point's
+    /// outside them) instead of `xfer_parallel` (mid-size commands at depth can share it
+    /// worse than the large ones). Empty: `xfer_parallel` for every size.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub xfer_parallel_by_size: Vec<[f64; 2]>,
     /// Internal parallelism c of this direction: a command started with b others in service
     /// takes 1 + b/c times its service time.
     pub servers: u32,
@@ -314,6 +323,7 @@ impl DeviceProfile {
             xfer_bytes_per_sec: rate,
             xfer_us: Vec::new(),
             xfer_parallel: 0.0,
+            xfer_parallel_by_size: Vec::new(),
             servers: 1,
             max_bytes_per_sec: 0.0,
             max_iops: 0.0,
@@ -350,6 +360,7 @@ impl DeviceProfile {
             xfer_bytes_per_sec: bw,
             xfer_us: Vec::new(),
             xfer_parallel: 0.0,
+            xfer_parallel_by_size: Vec::new(),
             servers: p.channels.clamp(1, 65536) as u32,
             max_bytes_per_sec: bw,
             max_iops: 0.0,
@@ -407,6 +418,7 @@ impl DirProfile {
         }
         check_shape(dir, &self.shape)?;
         check_xfer(dir, &self.xfer_us)?;
+        check_parallel_by_size(dir, &self.xfer_parallel_by_size)?;
         for d in &self.depth_shapes {
             if d.depth == 0 {
                 return Err(format!("[[{dir}.depth_shape]] depth = 0: expected a depth ≥ 1"));
@@ -484,6 +496,24 @@ impl DirProfile {
         at_rate
     }
 
+    /// How many transfers of `len` bytes share the data path at full rate (see
+    /// [`DirProfile::xfer_parallel_by_size`]; 0: not shared).
+    pub fn xfer_parallel_at(&self, len: u64) -> f64 {
+        let k = &self.xfer_parallel_by_size;
+        let (Some(first), Some(last)) = (k.first(), k.last()) else { return self.xfer_parallel };
+        let len = len.max(1) as f64;
+        if len <= first[0] {
+            return first[1];
+        }
+        if len >= last[0] {
+            return last[1];
+        }
+        k.windows(2).find(|w| len <= w[1][0]).map_or(last[1], |w| {
+            let f = (len / w[0][0]).log2() / (w[1][0] / w[0][0]).log2();
+            w[0][1] + f * (w[1][1] - w[0][1])
+        })
+    }
+
     /// The body shape for a command started beside `busy` others.
     fn shape_at(&self, busy: usize) -> &[[f64; 2]] {
         self.depth_at(busy).map_or(&self.shape, |d| &d.shape)
@@ -521,6 +551,20 @@ fn check_xfer(dir: &str, k: &[[f64; 2]]) -> Result<(), String> {
     Err(format!(
         "[{dir}] xfer_us: expected at most 64 [bytes, µs] pairs, bytes ≥ 1 and rising, µs \
          finite and > 0"
+    ))
+}
+
+fn check_parallel_by_size(dir: &str, k: &[[f64; 2]]) -> Result<(), String> {
+    let ok = k
+        .iter()
+        .all(|p| p[0].is_finite() && p[0] >= 1.0 && p[1].is_finite() && p[1] > 0.0 && p[1] <= 1e6)
+        && k.windows(2).all(|w| w[1][0] > w[0][0]);
+    if ok && k.len() <= 64 {
+        return Ok(());
+    }
+    Err(format!(
+        "[{dir}] xfer_parallel_by_size: expected at most 64 [bytes, parallel] pairs, bytes ≥ 1 \
+         and rising, parallel finite, above 0 and at most 1e6"
     ))
 }
 
@@ -568,7 +612,9 @@ const PROFILE_HEADER: &str = "\
 # trip outside the latency. Optional: xfer_us = [[bytes, us], ...] the transfer time per
 # size (power law between points), depth_shape.stretch the fixed part's measured stretch at
 # that depth (log2-interpolated), mix_stretch the slow-down 1 + mix_stretch*s of a command
-# whose last 8 neighbours were a share s of the other direction.
+# whose last 8 neighbours were a share s of the other direction, xfer_parallel_by_size =
+# [[bytes, parallel], ...] xfer_parallel per transfer size (linear in log2 size between
+# points, the nearest outside; replaces xfer_parallel when present).
 # [[point]]: the sweep and the fit's error at each point.
 ";
 
@@ -718,11 +764,8 @@ impl Device for Profiled {
         let dp = self.p.dir(op.dir);
         let alone = dp.xfer_ns(op.len);
         let fixed = self.p.mean_service_ns(op.dir, op.len, jump) - alone;
-        let xfer = if dp.xfer_parallel > 0.0 {
-            alone * (1.0 + busy as f64 / dp.xfer_parallel)
-        } else {
-            alone
-        };
+        let parallel = dp.xfer_parallel_at(op.len);
+        let xfer = if parallel > 0.0 { alone * (1.0 + busy as f64 / parallel) } else { alone };
         // Delays measured at this depth (interrupts, preemption, rotation, queueing) scale
         // the fixed part, which the commands in service stretch; the transfer is shared
         // among them by `xfer_parallel` (and the caps).
@@ -797,6 +840,32 @@ mod tests {
     }
 
     #[test]
+    fn transfer_sharing_follows_the_measured_sizes() {
+        let mut p = DeviceProfile::from_ssd("s", &SsdParams::sata());
+        p.read.xfer_parallel = 2.0;
+        assert_eq!(p.read.xfer_parallel_at(65536), 2.0, "no per-size points: the one value");
+        p.read.xfer_parallel_by_size = vec![[65536.0, 0.5], [1048576.0, 2.5]];
+        // On the points, between them (256 KiB: half-way in log2 size), outside them.
+        assert_eq!(p.read.xfer_parallel_at(65536), 0.5);
+        assert!((p.read.xfer_parallel_at(262_144) - 1.5).abs() < 1e-12);
+        assert_eq!((p.read.xfer_parallel_at(4096), p.read.xfer_parallel_at(4 << 20)), (0.5, 2.5));
+        // Two 64 KiB transfers side by side: the second takes 1 + 1/0.5 times as long.
+        p.read.max_bytes_per_sec = 0.0;
+        p.read.base_us = 0.0;
+        p.read.xfer_bytes_per_sec = 65536.0 / 20e-6;
+        let mut d = Profiled::new("s", p.clone());
+        let op = DevOp { dir: IoDir::Read, offset: 1 << 30, len: 65536 };
+        assert_eq!(d.service(&op, Nanos::ZERO, 1).0, 60_000);
+        // Read back from TOML: the same profile; an old profile without the key loads.
+        let text = p.to_toml().unwrap();
+        assert!(text.contains("xfer_parallel_by_size = [[65536.0, 0.5], [1048576.0, 2.5]]"));
+        assert_eq!(DeviceProfile::from_toml(&text, "p.toml").unwrap(), p);
+        let old = text.replace("xfer_parallel_by_size = [[65536.0, 0.5], [1048576.0, 2.5]]\n", "");
+        let back = DeviceProfile::from_toml(&old, "p.toml").unwrap();
+        assert_eq!(back.read.xfer_parallel_at(65536), 2.0);
+    }
+
+    #[test]
     fn depth_stretch_is_interpolated_in_log_depth() {
         let mut p = DeviceProfile::from_ssd("s", &SsdParams::sata()).read;
         let d = |depth: u32, stretch: f64| DepthShape {
@@ -836,6 +905,9 @@ mod tests {
     fn new_keys_are_range_checked() {
         let p = DeviceProfile::from_ssd("s", &SsdParams::sata());
         let text = p.to_toml().unwrap();
+        let by_size = |v: &str| {
+            text.replacen("[write]\n", &format!("[write]\nxfer_parallel_by_size = {v}\n"), 1)
+        };
         for (bad, key) in [
             (text.replacen("servers = ", "mix_stretch = nan\nservers = ", 1), "mix_stretch"),
             (text.replacen("servers = ", "mix_stretch = -1\nservers = ", 1), "mix_stretch"),
@@ -846,6 +918,12 @@ mod tests {
             ),
             (text.replacen("[read]\n", "[read]\nxfer_us = [[4096.0, -2.0]]\n", 1), "xfer_us"),
             (text.replacen("[read]\n", "[read]\nxfer_us = [[4096.0, nan]]\n", 1), "xfer_us"),
+            (by_size("[[65536.0, nan]]"), "xfer_parallel_by_size"),
+            (by_size("[[65536.0, inf]]"), "xfer_parallel_by_size"),
+            (by_size("[[65536.0, -1.0]]"), "xfer_parallel_by_size"),
+            (by_size("[[65536.0, 0.0]]"), "xfer_parallel_by_size"),
+            (by_size("[[1048576.0, 2.0], [65536.0, 1.0]]"), "xfer_parallel_by_size"),
+            (by_size("[[nan, 2.0]]"), "xfer_parallel_by_size"),
         ] {
             let e = DeviceProfile::from_toml(&bad, "p.toml").unwrap_err().to_string();
             assert!(e.contains(key) && e.contains("p.toml"), "{e}");

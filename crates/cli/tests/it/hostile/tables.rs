@@ -1007,6 +1007,41 @@ fn calibrate_probes() -> Vec<Probe> {
         ("xfer_parallel = nan", "xfer_parallel=nan\n", vec!["p.toml", "xfer_parallel"]),
         ("xfer_parallel = inf", "xfer_parallel=inf\n", vec!["p.toml", "xfer_parallel"]),
         (
+            "xfer_parallel_by_size with a NaN sharing",
+            "xfer_parallel_by_size=[[65536.0,nan]]\n",
+            vec!["p.toml", "xfer_parallel_by_size"],
+        ),
+        (
+            "xfer_parallel_by_size with an infinite sharing",
+            "xfer_parallel_by_size=[[65536.0,inf]]\n",
+            vec!["p.toml", "xfer_parallel_by_size"],
+        ),
+        (
+            "xfer_parallel_by_size with a negative sharing",
+            "xfer_parallel_by_size=[[65536.0,-1.0]]\n",
+            vec!["p.toml", "xfer_parallel_by_size"],
+        ),
+        (
+            "xfer_parallel_by_size with a zero sharing",
+            "xfer_parallel_by_size=[[65536.0,0.0]]\n",
+            vec!["p.toml", "xfer_parallel_by_size"],
+        ),
+        (
+            "xfer_parallel_by_size with a huge sharing",
+            "xfer_parallel_by_size=[[65536.0,1e300]]\n",
+            vec!["p.toml", "xfer_parallel_by_size"],
+        ),
+        (
+            "xfer_parallel_by_size with falling sizes",
+            "xfer_parallel_by_size=[[1048576.0,2.0],[65536.0,1.0]]\n",
+            vec!["p.toml", "xfer_parallel_by_size"],
+        ),
+        (
+            "xfer_parallel_by_size as a string",
+            "xfer_parallel_by_size=\"fast\"\n",
+            vec!["p.toml", "line 11"],
+        ),
+        (
             "a depth_shape of depth 0",
             "[[read.depth_shape]]\ndepth=0\nshape=[[0.0,1.0],[1.0,1.0]]\n",
             vec!["p.toml", "depth = 0"],
