@@ -665,17 +665,17 @@ fn pin_of(m: &Measured, deepest: u32) -> Option<Pin> {
 /// simulator's interplay of stalls, host stage and stretch out): a few rounds of simulating
 /// the points that pin a parameter ([`Pin`]) and moving it by what the IOPS missed, additive
 /// for the QD1 times (exact for a closed loop of one command), multiplicative for rates and
-/// parallelism. Not behind a throttle: its windows, not the device, set those points.
+/// parallelism. Behind a throttle the windows, not the device, set the IOPS, so there the
+/// device's terms (fixed part, transfer, stream, depth, mix) move by what the median latency
+/// missed instead: most commands pass a window at the device's speed, and the median is theirs.
 fn refine(p: &mut DeviceProfile, ms: &[Measured]) {
     let cores = std::thread::available_parallelism().map_or(1.0, |n| n.get() as f64);
+    let capped = |d: &DirProfile| d.max_iops > 0.0 || d.max_bytes_per_sec > 0.0;
     let mut jobs = Vec::new();
     for m in ms {
         let dir = m.point.dir();
-        let capped = |d: &DirProfile| d.max_iops > 0.0 || d.max_bytes_per_sec > 0.0;
         let dp = if dir == IoDir::Read { &p.read } else { &p.write };
-        if capped(dp) || (m.point.mixed() && capped(&p.write)) {
-            continue;
-        }
+        let by_p50 = capped(dp) || (m.point.mixed() && capped(&p.write));
         let deepest = ms
             .iter()
             .filter(|o| {
@@ -691,28 +691,44 @@ fn refine(p: &mut DeviceProfile, ms: &[Measured]) {
         else {
             continue;
         };
-        jobs.push((pin, m, parsed.jobs));
+        // Behind a throttle the cap holds the two-thread and bandwidth points; the two caps'
+        // windows release each direction's held commands in bursts, so the 50/50 point's
+        // median is the windows' as much as the device's mixing; and a point whose median
+        // command waited on a window (large commands against a bandwidth cap) says nothing
+        // of the device, as in the closed form (`size_curve`).
+        let window_us = dp.cap_window_us.max(p.write.cap_window_us);
+        let cap_held = matches!(pin, Pin::Two | Pin::Bw | Pin::Share | Pin::Mix);
+        if by_p50 && (cap_held || m.m.p50_us > 0.25 * window_us) {
+            continue;
+        }
+        jobs.push((pin, m, parsed.jobs, by_p50));
     }
     let caps = [xfer_caps(ms, IoDir::Read), xfer_caps(ms, IoDir::Write)];
     for _ in 0..REFINE_ROUNDS {
         let dev = DeviceSpec::Profile(Box::new(p.clone()));
         let mut moves = Vec::new();
-        for (pin, m, j) in &jobs {
+        for (pin, m, j, by_p50) in &jobs {
             let Ok(r) = predict::predict(j, &dev) else { continue };
-            let pred = r.groups.first().map_or(0.0, |g| metrics::of_group(g, m.point.dir()).iops);
-            if pred > 0.0 && m.m.iops > 0.0 {
-                moves.push((*pin, *m, pred));
+            let Some(g) = r.groups.first() else { continue };
+            let pred = metrics::of_group(g, m.point.dir());
+            let miss = if *by_p50 {
+                Miss::of_latency(m.m.p50_us, pred.p50_us)
+            } else {
+                Miss::of_rate(m.m.iops, pred.iops)
+            };
+            if let Some(miss) = miss {
+                moves.push((*pin, *m, miss, pred.iops));
             }
         }
-        for (pin, m, pred) in moves {
+        for (pin, m, miss, pred_iops) in moves {
             if pin == Pin::Mix {
                 // The point's reads saw writes as a share of about a half of their neighbours.
-                let slow = (1.0 + 0.5 * p.mix_stretch) * (pred / m.m.iops).clamp(0.5, 2.0);
+                let slow = (1.0 + 0.5 * p.mix_stretch) / miss.ratio;
                 p.mix_stretch = ((slow - 1.0) / 0.5).clamp(-0.9, 100.0);
                 continue;
             }
             let dp = if m.point.dir() == IoDir::Read { &mut p.read } else { &mut p.write };
-            nudge(dp, pin, m, pred, cores);
+            nudge(dp, pin, m, miss, pred_iops, cores);
         }
         cap_knots(&mut p.read.xfer_us, &caps[0]);
         cap_knots(&mut p.write.xfer_us, &caps[1]);
@@ -721,12 +737,36 @@ fn refine(p: &mut DeviceProfile, ms: &[Measured]) {
     }
 }
 
-/// Moves the parameter `pin` names by what the point's predicted IOPS missed.
-fn nudge(dp: &mut DirProfile, pin: Pin, m: &Measured, pred: f64, cores: f64) {
-    let meas = m.m.iops;
-    // Seconds per command the closed loop of one command was short or long.
-    let dt = 1.0 / meas - 1.0 / pred;
-    let ratio = (meas / pred).clamp(0.5, 2.0);
+/// What a simulated sweep point missed its measurement by.
+#[derive(Clone, Copy, Debug)]
+struct Miss {
+    /// Seconds per command the simulated point was short (positive: the device is slower).
+    dt: f64,
+    /// How much faster the device is than simulated (measured over simulated rate), in
+    /// [0.5, 2].
+    ratio: f64,
+}
+
+impl Miss {
+    /// From the IOPS: a closed loop of one command takes 1/IOPS per command.
+    fn of_rate(meas: f64, pred: f64) -> Option<Miss> {
+        (meas > 0.0 && pred > 0.0)
+            .then(|| Miss { dt: 1.0 / meas - 1.0 / pred, ratio: (meas / pred).clamp(0.5, 2.0) })
+    }
+
+    /// From the median completion latency (µs), the device's time behind a throttle.
+    fn of_latency(meas_us: f64, pred_us: f64) -> Option<Miss> {
+        (meas_us > 0.0 && pred_us > 0.0).then(|| Miss {
+            dt: (meas_us - pred_us) / 1e6,
+            ratio: (pred_us / meas_us).clamp(0.5, 2.0),
+        })
+    }
+}
+
+/// Moves the parameter `pin` names by what the point's simulation missed (`pred`: its
+/// simulated IOPS, for the thread's CPU terms).
+fn nudge(dp: &mut DirProfile, pin: Pin, m: &Measured, miss: Miss, pred: f64, cores: f64) {
+    let Miss { dt, ratio } = miss;
     match pin {
         Pin::Base => dp.base_us = (dp.base_us + dt * 1e6).max(0.0),
         Pin::Seq => dp.seq_base_us = (dp.seq_base_us + dt * 1e6).max(0.0),

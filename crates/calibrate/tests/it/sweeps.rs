@@ -412,3 +412,39 @@ fn a_fast_mid_size_point_shares_no_better_than_the_large_one() {
     assert!(knots[0][1] <= knots[1][1], "64 KiB above 1 MiB: {knots:?}");
     assert!((knots[1][1] - 1.0).abs() < 0.1, "1 MiB sharing {knots:?}");
 }
+
+/// The known device behind a blkio-style throttle (3000 read / 2000 write IOPS in 100 ms
+/// windows): the caps set every deep point's IOPS, so the fit moves the device's terms by
+/// what the simulated median latency missed, and the medians of jobs the sweep did not run
+/// (most of their commands pass a window at the device's speed) come out of the profile.
+#[test]
+fn behind_a_throttle_the_fit_reproduces_the_median_latency() {
+    let mut known = known_device();
+    known.mix_stretch = 0.0;
+    for (d, iops) in [(&mut known.read, 3000.0), (&mut known.write, 2000.0)] {
+        d.max_iops = iops;
+        d.cap_window_us = 100_000.0;
+    }
+    let truth = DeviceSpec::Profile(Box::new(known));
+    let ms = known_sweep(&truth);
+    let fitted = fit::fit("known-throttled", 256 << 20, &ms, 1, true);
+    // A 0.25 s point spans 2.5 windows, each admitting its whole budget at once.
+    assert!((fitted.read.max_iops / 3000.0 - 1.0).abs() < 0.15, "cap {}", fitted.read.max_iops);
+    let fitted = DeviceSpec::Profile(Box::new(fitted));
+    let p50 = |dev: &DeviceSpec, text: &str| {
+        let job = format!("[j]\nfilename=/nonexistent-known\nsize=256m\nnorandommap=1\n{text}");
+        let r = predict(&iolab_job::parse_str("j", &job).unwrap().jobs, dev).unwrap();
+        iolab_calibrate::metrics::of_group(&r.groups[0], IoDir::Read).p50_us
+    };
+    // (job, tolerance): behind a throttle one c serves every depth, so the truth's 1.5x
+    // stretch at QD4 shows between the swept depths (its QD8 p50 comes out ~18 % low); the
+    // deepest point pins c (without the median's refinement QD32 came out 16.5 % low).
+    for (job, tol) in [
+        ("rw=randread\nbs=4k\niodepth=8\nnumber_ios=6000\n", 0.25),
+        ("rw=randread\nbs=8k\niodepth=2\nnumber_ios=6000\n", 0.1),
+        ("rw=randread\nbs=4k\niodepth=32\nnumber_ios=12000\n", 0.1),
+    ] {
+        let (want, got) = (p50(&truth, job), p50(&fitted, job));
+        assert!((got / want - 1.0).abs() < tol, "{job}: truth p50 {want:.1} µs, fitted {got:.1}");
+    }
+}
