@@ -310,8 +310,8 @@ cat >> "$W/md" <<'NOTES'
     the medians of jobs of 64 KiB and more (seq read 64k, bssplit, rw 50/50 128k) still come
     out 45–70 % low: the windows release a direction's held commands together, and the
     large ones queue behind each other in the loop device, which one c and a transfer time
-    per byte do not hold; refining by the median (three throttled-only tables: p50 15.6,
-    16.9, 18.8 % against 25.9 % before) fixed the 4 KiB and deep jobs, not these. `iolab sim
+    per byte do not hold; refining by the median (a throttled-only table: p50 18.8 %
+    against 25.9 % before) fixed the 4 KiB and deep jobs, not these. `iolab sim
     --backing=PROFILE` runs the profile's host stage as `run --predict` does (and prints
     it: `host stage (the backing profile's submitting thread, ...)`).
 NOTES
