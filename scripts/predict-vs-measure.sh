@@ -279,6 +279,12 @@ cat >> "$W/md" <<'NOTES'
     median spread (largest over smallest − 1) of 60 % with one 2.2 s segment a point (the
     sweep before) and 8 % with three of 0.75 s (the worst job 136 % and 13 %): a longer
     point alone does not take a disturbance out, measuring it at three moments does.
+    The disk behind the file and the disk loop also has slow and fast moments of its own
+    (the host's), minutes long: the loop over a disk file met every goal in the table
+    before this one (IOPS / p50 / p99 3.2 / 7.1 / 12.3 %) and in a file-and-loop table with
+    the 64 KiB point (8.6 / 7.2 / 16.2 %), and missed in this one (17.7 / 22.5 / 27.1 %)
+    with its 4 KiB jobs, which no new term touches, 10–15 % faster than their profile: the
+    calibration met a slower moment than the jobs did.
   - **Mixed reads and writes** are one number (`mix_stretch`) from one 50/50 random 4 KiB
     point: the interaction of sequential streams (rw 50/50 128 KiB) is assumed the same
     per unit of fixed time.
