@@ -40,6 +40,8 @@
 //!    4 KiB depth pins its own `stretch` (what it measured beyond the M/M/c curve), the QD1
 //!    64 KiB and 1 MiB points their transfer times, the deep 64 KiB point the sharing at
 //!    its size, and the 50/50 read/write point (left out of steps 1–7) `mix_stretch`.
+//!    Behind a throttle the caps hold the IOPS, so the device's terms move by what the
+//!    median latency missed instead, and the points the caps hold pin nothing.
 
 use crate::error::CalibrateError;
 use crate::metrics::{self, Metrics};
