@@ -1007,36 +1007,6 @@ fn calibrate_probes() -> Vec<Probe> {
         ("xfer_parallel = nan", "xfer_parallel=nan\n", vec!["p.toml", "xfer_parallel"]),
         ("xfer_parallel = inf", "xfer_parallel=inf\n", vec!["p.toml", "xfer_parallel"]),
         (
-            "xfer_parallel_by_size with a NaN sharing",
-            "xfer_parallel_by_size=[[65536.0,nan]]\n",
-            vec!["p.toml", "xfer_parallel_by_size"],
-        ),
-        (
-            "xfer_parallel_by_size with an infinite sharing",
-            "xfer_parallel_by_size=[[65536.0,inf]]\n",
-            vec!["p.toml", "xfer_parallel_by_size"],
-        ),
-        (
-            "xfer_parallel_by_size with a negative sharing",
-            "xfer_parallel_by_size=[[65536.0,-1.0]]\n",
-            vec!["p.toml", "xfer_parallel_by_size"],
-        ),
-        (
-            "xfer_parallel_by_size with a zero sharing",
-            "xfer_parallel_by_size=[[65536.0,0.0]]\n",
-            vec!["p.toml", "xfer_parallel_by_size"],
-        ),
-        (
-            "xfer_parallel_by_size with a huge sharing",
-            "xfer_parallel_by_size=[[65536.0,1e300]]\n",
-            vec!["p.toml", "xfer_parallel_by_size"],
-        ),
-        (
-            "xfer_parallel_by_size with falling sizes",
-            "xfer_parallel_by_size=[[1048576.0,2.0],[65536.0,1.0]]\n",
-            vec!["p.toml", "xfer_parallel_by_size"],
-        ),
-        (
             "xfer_parallel_by_size as a string",
             "xfer_parallel_by_size=\"fast\"\n",
             vec!["p.toml", "line 11"],
@@ -1080,15 +1050,31 @@ fn calibrate_probes() -> Vec<Probe> {
             .prep(Prep::File("p.toml", text.into_bytes())),
         );
     }
-    // mix_stretch is the profile's own (read and write together): NaN, below -0.9, huge.
-    for bad in ["nan", "-5", "1e300"] {
+    // The per-size transfer sharing (each bad value, and sizes that fall), and mix_stretch,
+    // the profile's own (read and write together): NaN, below -0.9, huge.
+    let sharing = [
+        ("a NaN sharing", "[[65536.0,nan]]"),
+        ("an infinite sharing", "[[65536.0,inf]]"),
+        ("a negative sharing", "[[65536.0,-1.0]]"),
+        ("a zero sharing", "[[65536.0,0.0]]"),
+        ("a huge sharing", "[[65536.0,1e300]]"),
+        ("falling sizes", "[[1048576.0,2.0],[65536.0,1.0]]"),
+    ]
+    .map(|(what, value)| {
+        let text = format!("{head}[read]\n{dir}xfer_parallel_by_size={value}\n[write]\n{dir}");
+        (format!("xfer_parallel_by_size with {what}"), "xfer_parallel_by_size", text)
+    });
+    let mix = ["nan", "-5", "1e300"].map(|bad| {
         let text = format!("{head}mix_stretch = {bad}\n[read]\n{dir}[write]\n{dir}");
+        (format!("mix_stretch = {bad}"), "mix_stretch", text)
+    });
+    for (what, key, text) in sharing.into_iter().chain(mix) {
         v.push(
             Probe::new(
                 "calibrate",
-                format!("sim --backing profile with mix_stretch = {bad}"),
+                format!("sim --backing profile with {what}"),
                 &["sim", "--backing={W}/p.toml", "--name=x", "--size=1m"],
-                err(&["p.toml", "mix_stretch"]),
+                err(&["p.toml", key]),
             )
             .prep(Prep::File("p.toml", text.into_bytes())),
         );
