@@ -273,7 +273,7 @@ cat >> "$W/md" <<'NOTES'
     the disk loop where a quiet one fits about 0). Three segments a round (several seconds)
     apart take one disturbed segment out; a disturbance that lasts the whole calibration (a
     neighbour's build) stays in the profile, and the jobs run after it meet their own
-    moment of that load. Budgets under 30 s (the tests' 5-12 s) measure each point once.
+    moment of that load. Budgets under 30 s (the tests' 10-12 s) measure each point once.
     Three 60 s calibrations of the same file each way, one after the other (load 0.3–1.6),
     predicted the table's file jobs (less the rate-limited and two-region ones) with a
     median spread (largest over smallest − 1) of 60 % with one 2.2 s segment a point (the
