@@ -49,7 +49,7 @@ use crate::predict;
 use crate::sweep::{small_span, Point};
 use iolab_core::IoDir;
 use iolab_model::device::profile::{
-    DepthShape, DeviceProfile, DirProfile, FitPoint, PROFILE_VERSION,
+    interp_nearest, DepthShape, DeviceProfile, DirProfile, FitPoint, PROFILE_VERSION,
 };
 use iolab_model::device::DeviceSpec;
 use iolab_stats::RunResult;
@@ -481,12 +481,11 @@ fn parallel_by_size(
     let Some(mid) = find(ms, dir, |p| deep_mid(p, dir)) else { return Vec::new() };
     let d = f64::from(mid.point.iodepth);
     let per_cmd = |m: &Measured| f64::from(m.point.iodepth) / quiet_iops(m).max(1e-9);
-    let small: Vec<(f64, f64)> = ms
+    let small = ms
         .iter()
         .filter(|m| rand4k_single(&m.point, dir))
-        .map(|m| (f64::from(m.point.iodepth).log2(), per_cmd(m)))
-        .collect();
-    let t4 = log_depth_interp(&small, d.log2());
+        .map(|m| (f64::from(m.point.iodepth).log2(), per_cmd(m)));
+    let t4 = interp_nearest(small, d.log2()).unwrap_or(0.0);
     let dx = xfer_s(mid.point.bs) - xfer_s(4096);
     let over = if dx > 0.0 { (per_cmd(mid) - t4) / dx - 1.0 } else { 0.0 };
     let p = if over > 0.0 { (d - 1.0) / over } else { PARALLEL_RANGE.1 };
@@ -511,17 +510,6 @@ fn cap_sharing(knots: &mut [[f64; 2]]) {
     for k in knots.iter_mut().rev() {
         k[1] = k[1].min(least);
         least = k[1];
-    }
-}
-
-/// `y` at `x` linear between the points around it (the nearest outside them); 0 for none.
-fn log_depth_interp(pts: &[(f64, f64)], x: f64) -> f64 {
-    let below = pts.iter().filter(|p| p.0 <= x).max_by(|a, b| a.0.total_cmp(&b.0));
-    let above = pts.iter().filter(|p| p.0 >= x).min_by(|a, b| a.0.total_cmp(&b.0));
-    match (below, above) {
-        (Some(a), Some(b)) if b.0 > a.0 => a.1 + (x - a.0) / (b.0 - a.0) * (b.1 - a.1),
-        (Some(a), _) | (None, Some(a)) => a.1,
-        (None, None) => 0.0,
     }
 }
 
@@ -673,13 +661,9 @@ fn pin_of(m: &Measured, deepest: u32) -> Option<Pin> {
 fn refine(p: &mut DeviceProfile, ms: &[Measured]) {
     let cores = std::thread::available_parallelism().map_or(1.0, |n| n.get() as f64);
     let capped = |d: &DirProfile| d.max_iops > 0.0 || d.max_bytes_per_sec > 0.0;
-    let mut jobs = Vec::new();
-    for m in ms {
-        let dir = m.point.dir();
-        let dp = if dir == IoDir::Read { &p.read } else { &p.write };
-        let by_p50 = capped(dp) || (m.point.mixed() && capped(&p.write));
-        let deepest = ms
-            .iter()
+    // Each direction's deepest single-thread 4 KiB point (the one that pins `Pin::Deep`).
+    let deepest = |dir: IoDir| {
+        ms.iter()
             .filter(|o| {
                 o.point.dir() == dir
                     && o.point.numjobs == 1
@@ -688,7 +672,15 @@ fn refine(p: &mut DeviceProfile, ms: &[Measured]) {
             })
             .map(|o| o.point.iodepth)
             .max()
-            .unwrap_or(1);
+            .unwrap_or(1)
+    };
+    let deepest = [deepest(IoDir::Read), deepest(IoDir::Write)];
+    let mut jobs = Vec::new();
+    for m in ms {
+        let dir = m.point.dir();
+        let dp = if dir == IoDir::Read { &p.read } else { &p.write };
+        let by_p50 = capped(dp) || (m.point.mixed() && capped(&p.write));
+        let deepest = deepest[usize::from(dir != IoDir::Read)];
         let (Some(pin), Ok(parsed)) = (pin_of(m, deepest), iolab_job::parse_str("point", &m.job))
         else {
             continue;
@@ -814,14 +806,15 @@ fn nudge(dp: &mut DirProfile, pin: Pin, m: &Measured, miss: Miss, pred: f64, cor
             }
         }
         Pin::Bw => {}
-        Pin::Share => share(dp, m, pred),
+        Pin::Share => share(dp, m, miss),
     }
 }
 
-/// Moves the sharing at the deep mid-size point's size by what its time per command missed:
-/// beside d − 1 others its transfer X takes X·(d − 1)/p beyond its time alone, so 1/p moves
-/// by the miss over X·(d − 1) (exact while the point's commands are all in service).
-fn share(dp: &mut DirProfile, m: &Measured, pred: f64) {
+/// Moves the sharing at the deep mid-size point's size by what a command's latency missed
+/// (d times the closed loop's time per command, Little's law): beside d − 1 others its
+/// transfer X takes X·(d − 1)/p beyond its time alone, so 1/p moves by the miss over
+/// X·(d − 1) (exact while the point's commands are all in service).
+fn share(dp: &mut DirProfile, m: &Measured, miss: Miss) {
     let bs = m.point.bs as f64;
     let d = f64::from(m.point.iodepth);
     let x = dp.xfer_ns(m.point.bs) / 1e9 * (d - 1.0);
@@ -829,7 +822,7 @@ fn share(dp: &mut DirProfile, m: &Measured, pred: f64) {
     if x <= 0.0 {
         return;
     }
-    let inv = 1.0 / knot[1] + (d / m.m.iops - d / pred) / x;
+    let inv = 1.0 / knot[1] + d * miss.dt / x;
     knot[1] = if inv > 1.0 / PARALLEL_RANGE.1 {
         (1.0 / inv).max(PARALLEL_RANGE.0)
     } else {

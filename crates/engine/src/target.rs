@@ -437,9 +437,10 @@ mod tests {
         use std::os::unix::ffi::OsStrExt;
         let c = std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
         let old = libc::timespec { tv_sec: 1_700_000_000, tv_nsec: 0 };
-        let now = libc::timespec { tv_sec: 0, tv_nsec: libc::UTIME_OMIT };
+        let keep_mtime = libc::timespec { tv_sec: 0, tv_nsec: libc::UTIME_OMIT };
+        let times = [old, keep_mtime];
         // SAFETY: a valid C string and two timespecs.
-        let r = unsafe { libc::utimensat(libc::AT_FDCWD, c.as_ptr(), [old, now].as_ptr(), 0) };
+        let r = unsafe { libc::utimensat(libc::AT_FDCWD, c.as_ptr(), times.as_ptr(), 0) };
         assert_eq!(r, 0);
         old.tv_sec
     }

@@ -10,8 +10,8 @@
 //! the ring in order, with no index array for the kernel to read per SQE. With DEFER_TASKRUN
 //! completions are posted only when this thread enters with GETEVENTS, which is why the
 //! commit passes it as fio's does. The ring fd is registered (no fdget per enter) when the
-//! kernel allows; the registration and `io_uring_enter` with its index are two raw syscalls
-//! here because the crate keeps a registered index in the `Submitter` that registered it, and
+//! kernel allows; the registration and `io_uring_enter` are raw syscalls here because the
+//! crate keeps a registered index in the `Submitter` that registered it, and
 //! `IoUring::submitter()` hands out a fresh one each call (its `enter` would pass the plain fd).
 //!
 //! Registered files (no fget/fput per I/O) and registered buffers (no page pinning per
@@ -29,6 +29,7 @@ use super::{
 use crate::buf::BufPool;
 use crate::error::EngineError;
 use io_uring::{opcode, squeue, types, IoUring};
+use std::os::fd::AsRawFd;
 
 /// include/uapi/linux/io_uring.h (the crate keeps its `sys` module private).
 const IORING_ENTER_GETEVENTS: u32 = 1 << 0;
@@ -46,7 +47,6 @@ struct RsrcUpdate {
 /// `IORING_REGISTER_RING_FDS` for this thread's ring (Linux 5.18+): the index `enter` passes
 /// with `IORING_ENTER_REGISTERED_RING`, or `None` when the kernel refuses.
 fn register_ring_fd(ring: &IoUring) -> Option<u32> {
-    use std::os::fd::AsRawFd;
     let mut up = RsrcUpdate { offset: u32::MAX, resv: 0, data: ring.as_raw_fd() as u64 };
     // SAFETY: one `io_uring_rsrc_update` the kernel reads the fd from and writes the index to.
     let r = unsafe {
@@ -251,22 +251,20 @@ impl Uring {
             // Without DEFER_TASKRUN completions post themselves; skip the CQ flush work.
             flags = 0;
         }
-        let Some(index) = self.ring_index else {
-            // SAFETY: no extended argument is passed; the SQEs being submitted satisfy
-            // `queue`'s contract.
-            return unsafe {
-                self.ring.submitter().enter::<libc::sigset_t>(to_submit, min_complete, flags, None)
-            };
+        let (fd, flags) = match self.ring_index {
+            Some(index) => (index as libc::c_int, flags | IORING_ENTER_REGISTERED_RING),
+            None => (self.ring.as_raw_fd(), flags),
         };
-        // SAFETY: as above; the index names this ring (registered by this thread, which is
-        // the only one entering it).
+        // SAFETY: no extended argument is passed; the SQEs being submitted satisfy `queue`'s
+        // contract; a registered index names this ring (registered by this thread, the only
+        // one entering it).
         let r = unsafe {
             libc::syscall(
                 libc::SYS_io_uring_enter,
-                index,
+                fd,
                 to_submit,
                 min_complete,
-                flags | IORING_ENTER_REGISTERED_RING,
+                flags,
                 std::ptr::null::<libc::c_void>(),
                 0usize,
             )

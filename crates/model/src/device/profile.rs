@@ -455,23 +455,8 @@ impl DirProfile {
     /// The fixed part's stretch measured beside `busy` others (see [`DepthShape::stretch`]):
     /// linear in log₂ depth between the entries around `busy + 1`, the nearest outside them.
     fn stretch_at(&self, busy: usize) -> f64 {
-        let want = ((busy + 1) as f64).log2();
-        let mut lo: Option<(f64, f64)> = None;
-        let mut hi: Option<(f64, f64)> = None;
-        for d in &self.depth_shapes {
-            let x = f64::from(d.depth).log2();
-            if x <= want && lo.is_none_or(|(l, _)| x > l) {
-                lo = Some((x, d.stretch));
-            }
-            if x >= want && hi.is_none_or(|(h, _)| x < h) {
-                hi = Some((x, d.stretch));
-            }
-        }
-        match (lo, hi) {
-            (Some((x0, s0)), Some((x1, s1))) if x1 > x0 => s0 + (want - x0) / (x1 - x0) * (s1 - s0),
-            (Some((_, s)), _) | (None, Some((_, s))) => s,
-            (None, None) => 1.0,
-        }
+        let pts = self.depth_shapes.iter().map(|d| (f64::from(d.depth).log2(), d.stretch));
+        interp_nearest(pts, ((busy + 1) as f64).log2()).unwrap_or(1.0)
     }
 
     /// Transfer time (ns) of a command of `len` bytes alone (see [`DirProfile::xfer_us`]).
@@ -499,19 +484,8 @@ impl DirProfile {
     /// How many transfers of `len` bytes share the data path at full rate (see
     /// [`DirProfile::xfer_parallel_by_size`]; 0: not shared).
     pub fn xfer_parallel_at(&self, len: u64) -> f64 {
-        let k = &self.xfer_parallel_by_size;
-        let (Some(first), Some(last)) = (k.first(), k.last()) else { return self.xfer_parallel };
-        let len = len.max(1) as f64;
-        if len <= first[0] {
-            return first[1];
-        }
-        if len >= last[0] {
-            return last[1];
-        }
-        k.windows(2).find(|w| len <= w[1][0]).map_or(last[1], |w| {
-            let f = (len / w[0][0]).log2() / (w[1][0] / w[0][0]).log2();
-            w[0][1] + f * (w[1][1] - w[0][1])
-        })
+        let pts = self.xfer_parallel_by_size.iter().map(|k| (k[0].log2(), k[1]));
+        interp_nearest(pts, (len.max(1) as f64).log2()).unwrap_or(self.xfer_parallel)
     }
 
     /// The body shape for a command started beside `busy` others.
@@ -552,6 +526,26 @@ fn check_xfer(dir: &str, k: &[[f64; 2]]) -> Result<(), String> {
         "[{dir}] xfer_us: expected at most 64 [bytes, µs] pairs, bytes ≥ 1 and rising, µs \
          finite and > 0"
     ))
+}
+
+/// `y` at `x`, linear between the points around it and the nearest point's outside them
+/// (`None` without points); the points in any order.
+pub fn interp_nearest(pts: impl IntoIterator<Item = (f64, f64)>, x: f64) -> Option<f64> {
+    let mut lo: Option<(f64, f64)> = None;
+    let mut hi: Option<(f64, f64)> = None;
+    for (px, py) in pts {
+        if px <= x && lo.is_none_or(|(l, _)| px > l) {
+            lo = Some((px, py));
+        }
+        if px >= x && hi.is_none_or(|(h, _)| px < h) {
+            hi = Some((px, py));
+        }
+    }
+    match (lo, hi) {
+        (Some((x0, y0)), Some((x1, y1))) if x1 > x0 => Some(y0 + (x - x0) / (x1 - x0) * (y1 - y0)),
+        (Some((_, y)), _) | (None, Some((_, y))) => Some(y),
+        (None, None) => None,
+    }
 }
 
 fn check_parallel_by_size(dir: &str, k: &[[f64; 2]]) -> Result<(), String> {
