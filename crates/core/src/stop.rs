@@ -4,17 +4,19 @@
 //! [`requested`] and end early; the `iolab` binary installs the handlers and turns the
 //! signal into the exit status (128 + signal number, as shells report it).
 //!
-//! Only atomic stores happen in the signal handler (async-signal-safe); everything else
-//! (writing results, removing temporary files) runs in ordinary threads: a [`Bridge`] copies
-//! the request into a plain run flag where a loop is handed one, and the [`spawn_watchdog`]
-//! thread is the backstop that ends a command which does not stop by itself within its grace
-//! period (or at a second signal).
+//! Only atomic stores and one `write(2)` happen in the signal handler (async-signal-safe);
+//! everything else (writing results, removing temporary files) runs in ordinary threads. The
+//! [`spawn_watchdog`] thread is the backstop that ends a command which does not stop by
+//! itself within its grace period (or at a second signal); it sleeps in `poll(2)` on a pipe
+//! the handler writes a byte to, so it costs nothing until a signal comes (it woke every
+//! 20 ms before, beside a run's workers on the same cores).
 //!
 //! [`Stop`] is one run's or one clone's stop signal (fio's `td->terminate` per thread, with
 //! `exit_backend` over all of them): a clone's stop is made from its run's with
 //! [`Stop::child`] and reads as set when its own flag, any ancestor's or the process-wide
 //! request is set. Nothing copies one flag into another, so no forwarding thread runs beside
-//! the workers; a loop that is handed a plain flag polls it through [`StopCheck`].
+//! the workers; a loop that is handed a plain flag polls it through [`StopCheck`] and
+//! [`requested`] beside it.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -25,11 +27,26 @@ static SIGNAL: AtomicI32 = AtomicI32::new(0);
 static COUNT: AtomicU32 = AtomicU32::new(0);
 /// Milliseconds the command may take to end by itself after the first request.
 static GRACE_MS: AtomicU64 = AtomicU64::new(0);
+/// The write end of the watchdog's wake-up pipe (-1 until the watchdog runs).
+static WAKE_FD: AtomicI32 = AtomicI32::new(-1);
 
-/// Record a stop request for `signal` (the first one wins). Async-signal-safe.
+/// Record a stop request for `signal` (the first one wins) and wake the watchdog.
+/// Async-signal-safe: atomics and one `write(2)`, with `errno` kept as the interrupted code
+/// left it.
 pub fn request(signal: i32) {
     let _ = SIGNAL.compare_exchange(0, signal.max(1), Ordering::SeqCst, Ordering::SeqCst);
     COUNT.fetch_add(1, Ordering::SeqCst);
+    let fd = WAKE_FD.load(Ordering::SeqCst);
+    if fd >= 0 {
+        // SAFETY: `__errno_location` is this thread's errno; the write reads one byte from
+        // the stack into a non-blocking pipe (a full pipe already holds a wake-up).
+        unsafe {
+            let errno = libc::__errno_location();
+            let saved = *errno;
+            libc::write(fd, [1u8].as_ptr().cast(), 1);
+            *errno = saved;
+        }
+    }
 }
 
 /// The command polls the stop and writes a partial result: give it `grace` to end by itself
@@ -39,57 +56,49 @@ pub fn set_grace(grace: Duration) {
 }
 
 /// Start the watchdog: once a stop is requested and the grace period (see [`set_grace`]) has
-/// passed, or at a second request, it calls `expire` (which ends the process).
+/// passed, or at a second request, it calls `expire` (which ends the process). Asleep in
+/// `poll(2)` until a request writes to its pipe, then until the grace runs out or another
+/// request comes; without a pipe (`pipe2` refused) it looks every 20 ms.
 pub fn spawn_watchdog(expire: impl FnOnce() + Send + 'static) {
+    let mut fds = [-1; 2];
+    // SAFETY: `fds` has room for the two descriptors `pipe2` writes.
+    let piped = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } == 0;
+    if piped {
+        WAKE_FD.store(fds[1], Ordering::SeqCst);
+    }
     let watch = move || {
         let mut since: Option<Instant> = None;
         loop {
-            std::thread::sleep(Duration::from_millis(20));
-            if !requested() {
-                continue;
+            if requested() {
+                let t0 = *since.get_or_insert_with(Instant::now);
+                let grace = Duration::from_millis(GRACE_MS.load(Ordering::SeqCst));
+                if COUNT.load(Ordering::SeqCst) >= 2 || t0.elapsed() >= grace {
+                    expire();
+                    return;
+                }
             }
-            let t0 = *since.get_or_insert_with(Instant::now);
-            let grace = Duration::from_millis(GRACE_MS.load(Ordering::SeqCst));
-            if COUNT.load(Ordering::SeqCst) >= 2 || t0.elapsed() >= grace {
-                expire();
-                return;
+            let left = since.map(|t0| {
+                Duration::from_millis(GRACE_MS.load(Ordering::SeqCst)).saturating_sub(t0.elapsed())
+            });
+            if piped {
+                wait_readable(fds[0], left);
+            } else {
+                std::thread::sleep(left.unwrap_or(Duration::MAX).min(Duration::from_millis(20)));
             }
         }
     };
     let _ = std::thread::Builder::new().name("iolab-stop-watchdog".into()).spawn(watch);
 }
 
-/// Copies the process-wide stop request into one run's own stop flag (the engine's workers
-/// poll that one) until dropped.
-pub struct Bridge {
-    over: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-/// Start copying the stop request into `stop`.
-pub fn bridge(stop: Arc<AtomicBool>) -> Bridge {
-    let over = Arc::new(AtomicBool::new(false));
-    let o = over.clone();
-    let thread = std::thread::spawn(move || {
-        while !o.load(Ordering::SeqCst) {
-            if requested() {
-                stop.store(true, Ordering::SeqCst);
-                return;
-            }
-            // Unparked by the drop: the run's end does not wait out the 10 ms.
-            std::thread::park_timeout(Duration::from_millis(10));
-        }
-    });
-    Bridge { over, thread: Some(thread) }
-}
-
-impl Drop for Bridge {
-    fn drop(&mut self) {
-        self.over.store(true, Ordering::SeqCst);
-        if let Some(t) = self.thread.take() {
-            t.thread().unpark();
-            let _ = t.join();
-        }
+/// Sleep until `fd` is readable or `left` has passed (`None`: no limit), then empty it.
+fn wait_readable(fd: i32, left: Option<Duration>) {
+    let ms = left.map_or(-1, |d| i32::try_from(d.as_millis().max(1)).unwrap_or(i32::MAX));
+    let mut p = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+    // SAFETY: one valid `pollfd`; `buf` has room for the bytes `read` is allowed.
+    unsafe {
+        libc::poll(&mut p, 1, ms);
+        let mut buf = [0u8; 64];
+        while libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) > 0 {}
     }
 }
 
@@ -209,12 +218,6 @@ mod tests {
         request(2);
         assert_eq!((signal(), exit_status()), (Some(15), Some(143)));
         assert_eq!(signal_name(), "SIGTERM");
-        // The bridge copies the (already made) request into a run's flag.
-        let flag = Arc::new(AtomicBool::new(false));
-        let b = bridge(flag.clone());
-        std::thread::sleep(Duration::from_millis(50));
-        drop(b);
-        assert!(flag.load(Ordering::SeqCst));
         // Every run's stop reads the request: no thread has to copy it in.
         assert!(Stop::new().child().is_set());
     }

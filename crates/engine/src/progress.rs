@@ -1,5 +1,5 @@
-//! A run as the `iolab` binary performs it: [`crate::runner::run_jobs`] with the process-wide
-//! stop bridged into the run's stop flag, the live progress line on stderr (fio's ETA line,
+//! A run as the `iolab` binary performs it: [`crate::runner::run_jobs`] with the
+//! process-wide stop read by the run's `Stop`, the live progress line on stderr (fio's ETA line,
 //! eta.c), fio's `--status-interval` periodic results ([`crate::status`]) handed to the
 //! caller's renderer, then fio's per-job log files ([`crate::logs`]) and the file notes.
 //!
@@ -61,7 +61,7 @@ pub type LiveDevices = Arc<Mutex<Vec<DiskUtil>>>;
 /// fio's periodic results and what renders each one.
 pub type PeriodicSink = (Periodic, Box<dyn FnMut(&RunResult) + Send>);
 
-/// Run `jobs` with the stop bridged, the live line as `show` says and the periodic results
+/// Run `jobs` (stopped by SIGINT, SIGTERM and SIGHUP), the live line as `show` says and the periodic results
 /// when given; returns the result (with the log files written and the file notes) and
 /// whether a stop request interrupted it.
 pub fn run_shown(
@@ -76,9 +76,8 @@ pub fn run_shown(
         Show::Every(t) => (Some(t), true),
         Show::Off => (None, false),
     };
-    let stop = Arc::new(AtomicBool::new(false));
-    // SIGINT, SIGTERM and SIGHUP stop every worker through this flag.
-    let bridge = iolab_core::stop::bridge(stop.clone());
+    // SIGINT, SIGTERM and SIGHUP stop every worker: a run's `Stop` reads the request.
+    let stop = iolab_core::stop::Stop::new();
     let progress = Arc::new(Progress::default());
     let done = Arc::new(AtomicBool::new(false));
     let ticker = show.then(|| {
@@ -92,7 +91,6 @@ pub fn run_shown(
         std::thread::spawn(move || crate::status::status_loop(&progress, &done, &cfg, &mut emit))
     });
     let r = run_jobs(jobs, opts, stop, Some(progress));
-    drop(bridge);
     done.store(true, Ordering::SeqCst);
     ticker.map(|t| t.join());
     reporter.map(|t| t.join());

@@ -12,11 +12,11 @@ use crate::engines::{self, EngineConfig, EngineFile};
 use crate::target::open_replay_target;
 use crate::worker::{run_worker, WorkerConfig};
 use crate::EngineError;
+use iolab_core::stop::StopCheck;
 use iolab_core::{IoDir, IoRequest, Nanos};
 use iolab_stats::{JobResult, RunMeta, RunResult};
 use iolab_trace::{ReaderConfig, TraceRecord};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 
 /// Why a replay could not run.
 #[derive(Debug, thiserror::Error)]
@@ -161,7 +161,7 @@ fn pick_engine(asked: &str, notes: &mut Vec<String>) -> String {
 pub fn replay(
     c: &ReplayConfig,
     meta: RunMeta,
-    stop: &AtomicBool,
+    stop: &dyn StopCheck,
 ) -> Result<RunResult, ReplayError> {
     c.validate()?;
     let (mut reqs, max_end, skipped) = read_trace(c)?;

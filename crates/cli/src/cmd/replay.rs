@@ -1,12 +1,10 @@
 //! `iolab replay TRACE --filename=TARGET …`: real I/O from a block trace, run by
 //! `iolab_engine::replay` (which reads the trace, sizes or wraps onto the target, falls back
 //! from io_uring to psync as `run` does and records the engine used); this file parses the
-//! flags, bridges the signals and renders.
+//! flags, runs it (the signals stop it through its `Stop`) and renders.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 use iolab_engine::replay::{replay, ReplayConfig};
 
@@ -30,11 +28,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         iolab_report::output::check(p, &[&c.trace, &c.target])?;
     }
     let meta = super::meta_now(iolab_stats::RunMode::Measured, Vec::new());
-    let stop = Arc::new(AtomicBool::new(false));
-    // SIGINT, SIGTERM and SIGHUP (`iolab_core::stop`) end the replay through this flag.
-    let bridge = iolab_core::stop::bridge(stop.clone());
-    let result = replay(&c, meta, &stop)?;
-    drop(bridge);
+    // SIGINT, SIGTERM and SIGHUP (`iolab_core::stop`) end the replay: a `Stop` reads them.
+    let result = replay(&c, meta, &iolab_core::stop::Stop::new())?;
     for n in result.jobs.iter().flat_map(|j| &j.notes) {
         eprintln!("iolab: {n}");
     }

@@ -25,9 +25,6 @@ use crate::result::DiskUtil;
 /// during a long run are summed interval by interval.
 const POLL: Duration = Duration::from_millis(250);
 
-/// Longest sleep of the thread: how late an interval sample or the end can be noticed.
-const STEP: Duration = Duration::from_millis(20);
-
 /// What to sample.
 #[derive(Clone, Debug)]
 pub struct MonitorConfig {
@@ -217,7 +214,7 @@ impl DiskMonitor {
     fn end_thread(&mut self) {
         self.shared.over.store(true, Ordering::SeqCst);
         if let Some(t) = self.thread.take() {
-            // Wake it from its step's sleep: the run's end is not delayed by up to a step.
+            // Wake it from its sleep: the run's end is not delayed until the next sample is due.
             t.thread().unpark();
             let _ = t.join();
         }
@@ -252,18 +249,22 @@ impl DiskHandle {
 fn sample_loop(sh: &Shared, interval: Duration) {
     let (mut next_poll, mut next_series) = (POLL, interval);
     while !sh.over.load(Ordering::SeqCst) {
-        // Short steps, so a sample is never late by more than one; `end_thread` unparks the
-        // thread, so the end of the run waits for none (a spurious wake-up only re-checks).
-        std::thread::park_timeout(STEP.min(interval));
+        // Asleep until the next sample is due (4 wake-ups a second for the totals, one per
+        // interval for a series) rather than in short steps: every wake-up of an idle thread
+        // is CPU the run's workers share. `end_thread` unparks the thread, so the end of the
+        // run waits for none; a spurious wake-up only re-checks.
         let t = sh.start.elapsed();
+        let due = next_poll.min(next_series);
+        if t < due {
+            std::thread::park_timeout(due - t);
+            continue;
+        }
         let series_due = t >= next_series;
         if series_due {
             next_series += interval;
         }
-        if series_due || t >= next_poll {
-            next_poll = t + POLL;
-            sh.sample(series_due);
-        }
+        next_poll = t + POLL;
+        sh.sample(series_due);
     }
 }
 
