@@ -33,6 +33,8 @@
 //!    random 64 KiB point gives the sharing at its size ([`parallel_by_size`]: its time per
 //!    command beyond the 4 KiB points' at that depth), and `xfer_parallel_by_size` holds the
 //!    two (mid-size commands at depth can share the data path worse than 1 MiB ones).
+//!    Behind a throttle the 64 KiB point's median latency is its time (a window's budget goes
+//!    at the device's speed, the point's depth in service), so it alone gives the sharing.
 //! 8. **Refinement** ([`refine`]): the closed forms above ignore how the simulator's stalls,
 //!    host stage and stretch interact, so the points that pin a parameter are simulated and
 //!    the parameter moved by what the IOPS missed (a few rounds of fixed-point iteration):
@@ -40,8 +42,9 @@
 //!    4 KiB depth pins its own `stretch` (what it measured beyond the M/M/c curve), the QD1
 //!    64 KiB and 1 MiB points their transfer times, the deep 64 KiB point the sharing at
 //!    its size, and the 50/50 read/write point (left out of steps 1–7) `mix_stretch`.
-//!    Behind a throttle the caps hold the IOPS, so the device's terms move by what the
-//!    median latency missed instead, and the points the caps hold pin nothing.
+//!    Behind a throttle the caps hold the IOPS, so the device's terms (the 64 KiB sharing
+//!    too) move by what the median latency missed instead, and the points the caps hold
+//!    (two threads, deep 1 MiB, the 50/50 mix) pin nothing.
 
 use crate::error::CalibrateError;
 use crate::metrics::{self, Metrics};
@@ -132,6 +135,10 @@ fn rand4k_single(p: &Point, dir: IoDir) -> bool {
 
 /// Latency above this many times the median is a stall, not the device's service.
 const STALL_X: f64 = 8.0;
+
+/// Behind a windowed throttle, a point whose median latency exceeds this share of the window
+/// had its median command wait on a window: it says nothing of the device's own time.
+const WAITED: f64 = 0.25;
 
 /// The most of the time a fitted stall process may hold the device.
 const MAX_STALLED: f64 = 0.25;
@@ -326,7 +333,7 @@ fn size_curve(ms: &[Measured], dir: IoDir, d: &Deep) -> (f64, f64) {
             })?;
             // Behind a throttle a command larger than a window's budget has a window's wait
             // as its median, not a transfer.
-            if throttled && m.m.p50_us > 0.25 * d.window_us {
+            if throttled && m.m.p50_us > WAITED * d.window_us {
                 return None;
             }
             Some((b as f64, t_of(m, throttled)))
@@ -431,8 +438,7 @@ fn fit_dir(ms: &[Measured], dir: IoDir, cap: u64, seek_hint: Option<f64>) -> Opt
             .map_or(0.0, |m| m.m.bw_bytes * quiet_iops(m) / m.m.iops.max(1e-9))
     };
     let xfer_parallel = if throttled { 0.0 } else { (cap_bw * k).max(0.0) };
-    let by_size =
-        if throttled { Vec::new() } else { parallel_by_size(ms, dir, xfer_parallel, &xfer_s) };
+    let by_size = parallel_by_size(ms, dir, xfer_parallel, &xfer_s, &d);
     let depth_shapes =
         ms.iter().filter(|m| rand4k_single(&m.point, dir) && !throttled).map(depth_entry).collect();
     // Behind a windowed throttle the measured tails are the window's; the simulated window
@@ -471,19 +477,35 @@ fn deep_mid(p: &Point, dir: IoDir) -> bool {
 /// deep sequential point's size) `xfer_parallel`; empty without a mid-size point. A command
 /// of `len` bytes at depth d takes the 4 KiB one's time at that depth (the fixed part, its
 /// stretch) plus (X(len) − X(4 KiB))·(1 + (d − 1)/p): p from the two points' per-command
-/// times, the 4 KiB one interpolated in log₂ depth between the swept depths.
+/// times, the 4 KiB one interpolated in log₂ depth between the swept depths. Behind a
+/// windowed throttle (`d.max_iops` > 0) the caps set the IOPS, so a command's time is its
+/// median latency (most commands of a window's budget go at the device's speed, all the
+/// point's depth in service), and a mid-size point whose median waited on a window gives
+/// none; there the deep sequential point sits on the bandwidth cap and adds no knot.
 fn parallel_by_size(
     ms: &[Measured],
     dir: IoDir,
     large: f64,
     xfer_s: &impl Fn(u64) -> f64,
+    deep: &Deep,
 ) -> Vec<[f64; 2]> {
     let Some(mid) = find(ms, dir, |p| deep_mid(p, dir)) else { return Vec::new() };
+    let throttled = deep.max_iops > 0.0;
+    let waited = |m: &Measured| throttled && m.m.p50_us > WAITED * deep.window_us;
+    if waited(mid) || (throttled && mid.m.p50_us <= 0.0) {
+        return Vec::new();
+    }
     let d = f64::from(mid.point.iodepth);
-    let per_cmd = |m: &Measured| f64::from(m.point.iodepth) / quiet_iops(m).max(1e-9);
+    let per_cmd = |m: &Measured| {
+        if throttled {
+            m.m.p50_us / 1e6
+        } else {
+            f64::from(m.point.iodepth) / quiet_iops(m).max(1e-9)
+        }
+    };
     let small = ms
         .iter()
-        .filter(|m| rand4k_single(&m.point, dir))
+        .filter(|m| rand4k_single(&m.point, dir) && !waited(m))
         .map(|m| (f64::from(m.point.iodepth).log2(), per_cmd(m)));
     let t4 = interp_nearest(small, d.log2()).unwrap_or(0.0);
     let dx = xfer_s(mid.point.bs) - xfer_s(4096);
@@ -656,8 +678,9 @@ fn pin_of(m: &Measured, deepest: u32) -> Option<Pin> {
 /// the points that pin a parameter ([`Pin`]) and moving it by what the IOPS missed, additive
 /// for the QD1 times (exact for a closed loop of one command), multiplicative for rates and
 /// parallelism. Behind a throttle the windows, not the device, set the IOPS, so there the
-/// device's terms (fixed part, transfer, stream, depth, mix) move by what the median latency
-/// missed instead: most commands pass a window at the device's speed, and the median is theirs.
+/// device's terms (fixed part, transfer, stream, depth, the 64 KiB sharing) move by what the
+/// median latency missed instead: most commands pass a window at the device's speed, and the
+/// median is theirs.
 fn refine(p: &mut DeviceProfile, ms: &[Measured]) {
     let cores = std::thread::available_parallelism().map_or(1.0, |n| n.get() as f64);
     let capped = |d: &DirProfile| d.max_iops > 0.0 || d.max_bytes_per_sec > 0.0;
@@ -689,10 +712,12 @@ fn refine(p: &mut DeviceProfile, ms: &[Measured]) {
         // windows release each direction's held commands in bursts, so the 50/50 point's
         // median is the windows' as much as the device's mixing; and a point whose median
         // command waited on a window (large commands against a bandwidth cap) says nothing
-        // of the device, as in the closed form (`size_curve`).
+        // of the device, as in the closed form (`size_curve`). The deep 64 KiB point, when
+        // its median did not wait (a window's budget holds many of its commands), pins the
+        // sharing at its size by its median as the 4 KiB points pin their terms.
         let window_us = dp.cap_window_us.max(p.write.cap_window_us);
-        let cap_held = matches!(pin, Pin::Two | Pin::Bw | Pin::Share | Pin::Mix);
-        if by_p50 && (cap_held || m.m.p50_us > 0.25 * window_us) {
+        let cap_held = matches!(pin, Pin::Two | Pin::Bw | Pin::Mix);
+        if by_p50 && (cap_held || m.m.p50_us > WAITED * window_us) {
             continue;
         }
         jobs.push((pin, m, parsed.jobs, by_p50));
@@ -739,13 +764,19 @@ struct Miss {
     /// How much faster the device is than simulated (measured over simulated rate), in
     /// [0.5, 2].
     ratio: f64,
+    /// `dt` is a command's median latency missed ([`Miss::of_latency`]), not the closed
+    /// loop's time per command.
+    latency: bool,
 }
 
 impl Miss {
     /// From the IOPS: a closed loop of one command takes 1/IOPS per command.
     fn of_rate(meas: f64, pred: f64) -> Option<Miss> {
-        (meas > 0.0 && pred > 0.0)
-            .then(|| Miss { dt: 1.0 / meas - 1.0 / pred, ratio: (meas / pred).clamp(0.5, 2.0) })
+        (meas > 0.0 && pred > 0.0).then(|| Miss {
+            dt: 1.0 / meas - 1.0 / pred,
+            ratio: (meas / pred).clamp(0.5, 2.0),
+            latency: false,
+        })
     }
 
     /// From the median completion latency (µs), the device's time behind a throttle.
@@ -753,6 +784,7 @@ impl Miss {
         (meas_us > 0.0 && pred_us > 0.0).then(|| Miss {
             dt: (meas_us - pred_us) / 1e6,
             ratio: (pred_us / meas_us).clamp(0.5, 2.0),
+            latency: true,
         })
     }
 }
@@ -760,7 +792,7 @@ impl Miss {
 /// Moves the parameter `pin` names by what the point's simulation missed (`pred`: its
 /// simulated IOPS, for the thread's CPU terms).
 fn nudge(dp: &mut DirProfile, pin: Pin, m: &Measured, miss: Miss, pred: f64, cores: f64) {
-    let Miss { dt, ratio } = miss;
+    let Miss { dt, ratio, .. } = miss;
     match pin {
         Pin::Base => dp.base_us = (dp.base_us + dt * 1e6).max(0.0),
         Pin::Seq => dp.seq_base_us = (dp.seq_base_us + dt * 1e6).max(0.0),
@@ -811,9 +843,10 @@ fn nudge(dp: &mut DirProfile, pin: Pin, m: &Measured, miss: Miss, pred: f64, cor
 }
 
 /// Moves the sharing at the deep mid-size point's size by what a command's latency missed
-/// (d times the closed loop's time per command, Little's law): beside d − 1 others its
-/// transfer X takes X·(d − 1)/p beyond its time alone, so 1/p moves by the miss over
-/// X·(d − 1) (exact while the point's commands are all in service).
+/// (d times the closed loop's time per command, Little's law; behind a throttle the median
+/// latency's miss itself): beside d − 1 others its transfer X takes X·(d − 1)/p beyond its
+/// time alone, so 1/p moves by the miss over X·(d − 1) (exact while the point's commands
+/// are all in service).
 fn share(dp: &mut DirProfile, m: &Measured, miss: Miss) {
     let bs = m.point.bs as f64;
     let d = f64::from(m.point.iodepth);
@@ -822,7 +855,8 @@ fn share(dp: &mut DirProfile, m: &Measured, miss: Miss) {
     if x <= 0.0 {
         return;
     }
-    let inv = 1.0 / knot[1] + d * miss.dt / x;
+    let lat = if miss.latency { miss.dt } else { d * miss.dt };
+    let inv = 1.0 / knot[1] + lat / x;
     knot[1] = if inv > 1.0 / PARALLEL_RANGE.1 {
         (1.0 / inv).max(PARALLEL_RANGE.0)
     } else {

@@ -138,7 +138,9 @@ fn loop_over_a_disk_file_predicts_jobs_it_did_not_sweep() {
 
 /// A loop device throttled to 2000 read and 2000 write IOPS by the blkio controller: the
 /// calibration sees the cap, 4 KiB jobs deep enough to reach it are predicted at ~2000 IOPS,
-/// as measured, and two jobs on the device share the 2000 instead of getting 2000 each. (The
+/// as measured, two jobs on the device share the 2000 instead of getting 2000 each, and the
+/// deep 64 KiB read point's median gives the transfer sharing at 64 KiB (the profile
+/// reproduces that median; without the sharing throttled profiles had none). (The
 /// disk under this loop serves 4 KiB at a few hundred IOPS at QD1 when the shared VM is busy,
 /// so shallow jobs fall short of the cap on the device itself: the jobs here are QD ≥ 16.)
 #[test]
@@ -169,6 +171,20 @@ fn a_throttled_loop_device_is_predicted_at_its_cap_and_shared() {
     let (r, w) = (&cal.profile.read, &cal.profile.write);
     println!("read cap {} window {} µs, write cap {}", r.max_iops, r.cap_window_us, w.max_iops);
     let dev = DeviceSpec::Profile(Box::new(cal.profile.clone()));
+    // The deep random 64 KiB read point's median did not wait on a window (200 of its
+    // commands a window), so it is the device's time at QD8: it gives the transfer sharing
+    // at 64 KiB, and the profile reproduces that median.
+    let mid = cal
+        .measured
+        .iter()
+        .find(|m| m.point.rw == "randread" && m.point.bs == 65536 && m.point.iodepth > 1)
+        .unwrap();
+    if mid.m.p50_us < 0.25 * r.cap_window_us {
+        assert_eq!(r.xfer_parallel_by_size.len(), 1, "{:?}", r.xfer_parallel_by_size);
+        let got = first(&predicted(&mid.job, &dev), IoDir::Read).p50_us;
+        let want = mid.m.p50_us;
+        assert!((got / want - 1.0).abs() < 0.2, "64 KiB QD8 p50 {want:.1} µs, fitted {got:.1}");
+    }
     let measured =
         first(&measure(&job(&dev_path, "[m]\nrw=randread\nbs=4k\niodepth=32")), IoDir::Read);
     drop(guard);
