@@ -8,6 +8,9 @@
 # For quicker iterations: ONLY=REGEX runs the targets whose name matches (e.g. ONLY='^file|disk'),
 # RERUN=0 skips the second run of each job (no noise floor), OUT=FILE writes elsewhere,
 # KEEP=DIR keeps each target's profile there (DIR/<target>.toml).
+# Each target's anchors (the sweep's 4 KiB random read points at QD1 and QD16 over the whole
+# target, run again by `iolab run` right after the calibration and after the jobs) show how
+# far the device itself moved while its jobs ran.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUDGET=${1:-60s}
@@ -78,6 +81,19 @@ run_iolab() {
   else "$IOLAB" "$@"; fi
 }
 
+# The anchor points' IOPS, "QD1 QD16", on device $1 (2 s each, the sweep's own jobs).
+anchors() {
+  local out=""
+  for qd in 1 16; do
+    if run_iolab "$1" run --name=anchor --rw=randread --bs=4k --iodepth=$qd --ioengine=io_uring \
+        --direct=1 --time_based=1 --runtime=2s --randseed=7 --norandommap=1 --filename="$1" \
+        --output-format=json --output="$W/a.json" 2> "$W/run.err"; then
+      out+=" $(python3 -c "import json;print(round(json.load(open('$W/a.json'))['jobs'][0]['read']['iops']))")"
+    else out+=" 0"; fi
+  done
+  echo $out
+}
+
 COMMON="--ioengine=io_uring --direct=1 --time_based=1 --runtime=${SECS}s --ramp_time=500ms --randseed=7 --norandommap=1"
 JOBS=(
   "randrw 70/30 4k QD4|--name=mix --rw=randrw --rwmixread=70 --bs=4k --iodepth=4"
@@ -120,6 +136,7 @@ for t in "${TARGETS[@]}"; do
   took=$(python3 -c "import time;print(f'{time.time()-$start:.1f}')")
   echo "Calibration: ${took}s wall for a $b budget ($(grep -c '^\[\[point\]\]' "$W/profile.toml") points)." >> "$W/md"
   echo >> "$W/md"
+  before=$(anchors "$dev")
   : > "$W/rows.jsonl"; : > "$W/rerun.jsonl"
   for j in "${JOBS[@]}"; do
     IFS='|' read -r jname jargs <<<"$j"
@@ -176,6 +193,24 @@ if over:
     print("On this target the run-to-run error alone exceeds the goal for "+", ".join(over)+
           ": no prediction can be held closer than the machine repeats itself (see the notes).\n")
 PY
+  after=$(anchors "$dev")
+  python3 - "$W/profile.toml" "$before" "$after" >> "$W/md" <<'PY'
+import sys, tomllib
+pts = tomllib.load(open(sys.argv[1], "rb")).get("point", [])
+cap = max((p["span"] for p in pts), default=0)
+def swept(qd):
+    m = [p["measured_iops"] for p in pts
+         if p["rw"] == "randread" and p["bs"] == 4096 and p["iodepth"] == qd and p["span"] == cap]
+    return m[0] if m else float("nan")
+b, a = (list(map(float, x.split())) for x in sys.argv[2:4])
+cells = []
+for i, qd in enumerate((1, 16)):
+    s = swept(qd)
+    cells.append(f"QD{qd} {s:.0f} in the sweep, {b[i]:.0f} right after it ({(b[i] / s - 1) * 100:+.1f} %), "
+                 f"{a[i]:.0f} after the jobs ({(a[i] / b[i] - 1) * 100:+.1f} %)" if b[i] else f"QD{qd}: failed")
+print("**Device drift** (the sweep's 4 KiB random reads over the whole target, 2 s each with "
+      "`iolab run`): " + "; ".join(cells) + ".\n")
+PY
 done
 cat >> "$W/md" <<'NOTES'
 ## Reading the tables
@@ -229,6 +264,9 @@ cat >> "$W/md" <<'NOTES'
   the sharing by size, reads only, so each point's segments are 20/21 as long as with the
   20 points before); none of them is a job of the table (mix, depth or size differ).
 - The **noise floor** column is the same job run again right after (measured vs measured).
+  The **device drift** line runs two of the sweep's own points again (4 KiB random reads at
+  QD1 and QD16 over the whole target) right after the calibration and again after the jobs:
+  how far the device moved from its sweep to the jobs' minutes, and during them.
   The load averages at the start and the end of the run are in the header (this VM has 2
   cores and is shared with other engineers' builds); a prediction cannot be closer to a measurement than two measurements are to each
   other, so where the noise floor exceeds a goal the table says so. CPU-bound targets
