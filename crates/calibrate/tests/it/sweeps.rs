@@ -416,29 +416,37 @@ fn a_fast_mid_size_point_shares_no_better_than_the_large_one() {
     assert!((knots[1][1] - 1.0).abs() < 0.1, "1 MiB sharing {knots:?}");
 }
 
-/// The known device behind a blkio-style throttle (3000 read / 2000 write IOPS in 100 ms
-/// windows): the caps set every deep point's IOPS, so the fit moves the device's terms by
-/// what the simulated median latency missed, and the medians of jobs the sweep did not run
-/// (most of their commands pass a window at the device's speed) come out of the profile.
-#[test]
-fn behind_a_throttle_the_fit_reproduces_the_median_latency() {
+/// The known device behind blk-throttle-style caps: 3000 read / 2000 write IOPS in 100 ms
+/// windows, no mixing slow-down.
+fn known_throttled() -> DeviceProfile {
     let mut known = known_device();
     known.mix_stretch = 0.0;
     for (d, iops) in [(&mut known.read, 3000.0), (&mut known.write, 2000.0)] {
         d.max_iops = iops;
         d.cap_window_us = 100_000.0;
     }
-    let truth = DeviceSpec::Profile(Box::new(known));
-    let ms = known_sweep(&truth);
+    known
+}
+
+/// The simulated median read latency of the job `text` (a job section's lines) on `p`.
+fn read_p50(p: &DeviceProfile, text: &str) -> f64 {
+    let job = format!("[j]\nfilename=/nonexistent-known\nsize=256m\nnorandommap=1\n{text}");
+    let dev = DeviceSpec::Profile(Box::new(p.clone()));
+    let r = predict(&iolab_job::parse_str("j", &job).unwrap().jobs, &dev).unwrap();
+    iolab_calibrate::metrics::of_group(&r.groups[0], IoDir::Read).p50_us
+}
+
+/// The known device behind a blkio-style throttle (3000 read / 2000 write IOPS in 100 ms
+/// windows): the caps set every deep point's IOPS, so the fit moves the device's terms by
+/// what the simulated median latency missed, and the medians of jobs the sweep did not run
+/// (most of their commands pass a window at the device's speed) come out of the profile.
+#[test]
+fn behind_a_throttle_the_fit_reproduces_the_median_latency() {
+    let known = known_throttled();
+    let ms = known_sweep(&DeviceSpec::Profile(Box::new(known.clone())));
     let fitted = fit::fit("known-throttled", 256 << 20, &ms, 1, true);
     // A 0.25 s point spans 2.5 windows, each admitting its whole budget at once.
     assert!((fitted.read.max_iops / 3000.0 - 1.0).abs() < 0.15, "cap {}", fitted.read.max_iops);
-    let fitted = DeviceSpec::Profile(Box::new(fitted));
-    let p50 = |dev: &DeviceSpec, text: &str| {
-        let job = format!("[j]\nfilename=/nonexistent-known\nsize=256m\nnorandommap=1\n{text}");
-        let r = predict(&iolab_job::parse_str("j", &job).unwrap().jobs, dev).unwrap();
-        iolab_calibrate::metrics::of_group(&r.groups[0], IoDir::Read).p50_us
-    };
     // (job, tolerance): behind a throttle one c serves every depth, so the truth's 1.5x
     // stretch at QD4 shows between the swept depths (its QD8 p50 comes out ~18 % low); the
     // deepest point pins c (without the median's refinement QD32 came out 16.5 % low).
@@ -447,7 +455,7 @@ fn behind_a_throttle_the_fit_reproduces_the_median_latency() {
         ("rw=randread\nbs=8k\niodepth=2\nnumber_ios=6000\n", 0.1),
         ("rw=randread\nbs=4k\niodepth=32\nnumber_ios=12000\n", 0.1),
     ] {
-        let (want, got) = (p50(&truth, job), p50(&fitted, job));
+        let (want, got) = (read_p50(&known, job), read_p50(&fitted, job));
         assert!((got / want - 1.0).abs() < tol, "{job}: truth p50 {want:.1} µs, fitted {got:.1}");
     }
 }
@@ -463,11 +471,8 @@ fn behind_a_throttle_the_fit_reproduces_the_median_latency() {
 /// the sharing (transfers not shared) is more than 25 % low.
 #[test]
 fn behind_a_throttle_the_deep_64k_median_gives_the_transfer_sharing() {
-    let mut known = known_device();
-    known.mix_stretch = 0.0;
-    for (d, iops) in [(&mut known.read, 3000.0), (&mut known.write, 2000.0)] {
-        d.max_iops = iops;
-        d.cap_window_us = 100_000.0;
+    let mut known = known_throttled();
+    for d in [&mut known.read, &mut known.write] {
         d.xfer_us.clear();
         d.xfer_bytes_per_sec = 2e9;
         d.xfer_parallel = 0.8;
@@ -479,19 +484,14 @@ fn behind_a_throttle_the_deep_64k_median_gives_the_transfer_sharing() {
     assert_eq!(knots.len(), 1, "{knots:?}");
     assert_eq!(knots[0][0], 65536.0);
     assert!((knots[0][1] / 0.8 - 1.0).abs() < 0.1, "64 KiB sharing {knots:?}");
-    let p50 = |p: &DeviceProfile, text: &str| {
-        let job = format!("[j]\nfilename=/nonexistent-known\nsize=256m\nnorandommap=1\n{text}");
-        let dev = DeviceSpec::Profile(Box::new(p.clone()));
-        let r = predict(&iolab_job::parse_str("j", &job).unwrap().jobs, &dev).unwrap();
-        iolab_calibrate::metrics::of_group(&r.groups[0], IoDir::Read).p50_us
-    };
     let mut unshared = fitted.clone();
     unshared.read.xfer_parallel_by_size.clear();
     for job in [
         "rw=read\nbs=64k\niodepth=2\nnumber_ios=3000\n",
         "rw=randread\nbs=128k\niodepth=4\nnumber_ios=3000\n",
     ] {
-        let (want, got, without) = (p50(&known, job), p50(&fitted, job), p50(&unshared, job));
+        let (want, got, without) =
+            (read_p50(&known, job), read_p50(&fitted, job), read_p50(&unshared, job));
         assert!((got / want - 1.0).abs() < 0.15, "{job}: truth p50 {want:.1} µs, fitted {got:.1}");
         assert!(without / want < 0.75, "{job}: truth p50 {want:.1} µs, unshared {without:.1}");
     }
