@@ -9,7 +9,10 @@
 //!    with bursty latency whose waits cluster at one window of ≥ 15 ms is blk-throttle: its
 //!    cap is the median of those points and its window their p99.9. Else two threads at half
 //!    the depth doing ≥ 1.1× one thread means the thread's CPU held it: 1/IOPS of the deepest
-//!    point is its CPU per I/O, the ratio (≤ cores) the threads' overlap.
+//!    point is its CPU per I/O, the ratio (≤ cores) the threads' overlap; and the deep
+//!    points of larger commands (random 64 KiB at QD8, sequential 1 MiB) give its CPU per I/O
+//!    at their sizes (`host_us_by_size`, [`host_by_size`]): a CPU-bound target such as zram
+//!    decompresses or copies in the submitting thread, so its cost grows with the bytes.
 //! 3. **Service time vs size**: the QD1 full-span random points at 4 KiB, 64 KiB and 1 MiB
 //!    give the device's time per command (the body's mean completion latency; the median
 //!    behind a throttle); ordinary least squares of t = a + len·k gives the per-command
@@ -42,6 +45,8 @@
 //!    4 KiB depth pins its own `stretch` (what it measured beyond the M/M/c curve), the QD1
 //!    64 KiB and 1 MiB points their transfer times, the deep 64 KiB point the sharing at
 //!    its size, and the 50/50 read/write point (left out of steps 1–7) `mix_stretch`.
+//!    Where the thread's CPU per I/O at their size held the deep 64 KiB or 1 MiB point,
+//!    that point moves the CPU per I/O at its size instead of the transfer sharing.
 //!    Behind a throttle the caps hold the IOPS, so the device's terms (the 64 KiB sharing
 //!    too) move by what the median latency missed instead, and the points the caps hold
 //!    (two threads, deep 1 MiB, the 50/50 mix) pin nothing.
@@ -459,10 +464,38 @@ fn fit_dir(ms: &[Measured], dir: IoDir, cap: u64, seek_hint: Option<f64>) -> Opt
         shape,
         depth_shapes,
         host_us: d.host_s * 1e6,
+        host_us_by_size: host_by_size(ms, dir, &d),
         host_parallel: d.host_parallel,
         host_idle_us: idle * 1e6,
         cap_window_us: d.window_us,
     })
+}
+
+/// The submitting thread's CPU per I/O by size (`host_us_by_size`, µs) when its CPU held the
+/// deep 4 KiB point ([`Deep::host_s`]): the deep points of larger commands (the random
+/// 64 KiB one at QD8, the sequential 1 MiB one) held it too, so 1/IOPS of each (stalls out)
+/// is the thread's time per I/O at its size, never below a smaller size's. Empty when the
+/// thread was not the bottleneck or no larger deep point was swept: `host_us` for every size.
+fn host_by_size(ms: &[Measured], dir: IoDir, d: &Deep) -> Vec<[f64; 2]> {
+    if d.host_s <= 0.0 || d.max_iops > 0.0 {
+        return Vec::new();
+    }
+    let mut big: Vec<&Measured> = ms
+        .iter()
+        .filter(|m| m.point.dir() == dir && m.point.iodepth > 1 && m.point.numjobs == 1)
+        .filter(|m| m.point.bs > 4096 && !m.point.mixed() && m.m.iops > 0.0)
+        .collect();
+    big.sort_by_key(|m| m.point.bs);
+    big.dedup_by_key(|m| m.point.bs);
+    if big.is_empty() {
+        return Vec::new();
+    }
+    let mut knots = vec![[4096.0, d.host_s * 1e6]];
+    for m in big {
+        let prev = knots.last().map_or(0.0, |k| k[1]);
+        knots.push([m.point.bs as f64, (1e6 / quiet_iops(m).max(1e-9)).max(prev)]);
+    }
+    knots
 }
 
 /// The most (and the least) transfers a fit lets share the data path at full rate.
@@ -812,7 +845,19 @@ fn nudge(dp: &mut DirProfile, pin: Pin, m: &Measured, miss: Miss, pred: f64, cor
             }
         }
         // The thread's CPU while it is what held the simulated point (within 10 %).
-        Pin::Deep if dp.host_us > 0.0 && pred * dp.host_us * 1e-6 > 0.9 => dp.host_us /= ratio,
+        Pin::Deep if dp.host_us > 0.0 && pred * dp.host_us * 1e-6 > 0.9 => {
+            dp.host_us /= ratio;
+            if let Some(k) = dp.host_us_by_size.iter_mut().find(|k| k[0] == m.point.bs as f64) {
+                k[1] = dp.host_us;
+            }
+        }
+        // A larger deep point the thread's CPU held: its size's CPU per I/O.
+        Pin::Share | Pin::Bw if host_held(dp, m.point.bs, pred) => {
+            let bs = m.point.bs as f64;
+            if let Some(k) = dp.host_us_by_size.iter_mut().find(|k| k[0] == bs) {
+                k[1] = (k[1] / ratio).clamp(1e-3, 1e9);
+            }
+        }
         Pin::Deep | Pin::Depth => {
             // Not while the thread's CPU holds the point: the stretch would not move it.
             if dp.host_us > 0.0 && pred * dp.host_us * 1e-6 > 0.9 {
@@ -840,6 +885,13 @@ fn nudge(dp: &mut DirProfile, pin: Pin, m: &Measured, miss: Miss, pred: f64, cor
         Pin::Bw => {}
         Pin::Share => share(dp, m, miss),
     }
+}
+
+/// Whether the thread's CPU per I/O at `bs` (a size of `host_us_by_size`) held a simulated
+/// point of `pred` IOPS (within 10 %).
+fn host_held(dp: &DirProfile, bs: u64, pred: f64) -> bool {
+    let Some(k) = dp.host_us_by_size.iter().find(|k| k[0] == bs as f64) else { return false };
+    pred * k[1] * 1e-6 > 0.9
 }
 
 /// Moves the sharing at the deep mid-size point's size by what a command's latency missed
@@ -880,6 +932,7 @@ fn fallback() -> DirProfile {
         shape: vec![[0.0, 1.0], [1.0, 1.0]],
         depth_shapes: Vec::new(),
         host_us: 0.0,
+        host_us_by_size: Vec::new(),
         host_parallel: 0.0,
         host_idle_us: 0.0,
         cap_window_us: 0.0,
