@@ -521,8 +521,9 @@ fn cpu_bound_device() -> DeviceProfile {
 /// The sweep of the CPU-bound device: the fit sees the thread's CPU holding the deep points
 /// (two threads did 1.6 times one) and takes its cost per I/O at 4 KiB, 64 KiB and 1 MiB
 /// from the deep points of each size, so jobs the sweep did not run whose size is not 4 KiB
-/// come out within 10 % (random 8 KiB at QD32, the bssplit 4k/64k/256k mix at QD8, 256 KiB
-/// at QD4); the one `host_us` of the 4 KiB point alone predicts them 31–38 % fast.
+/// come out within 10 % (random 8 KiB and 16 KiB at QD32, the bssplit 4k/64k/256k mix at
+/// QD8, 256 KiB at QD4); the one `host_us` of the 4 KiB point (the device's sharing then
+/// taking the 64 KiB point's slowness) predicts each more than 10 % fast (12–40 %).
 #[test]
 fn the_fit_recovers_a_cpu_bound_devices_cost_per_io_by_size() {
     if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
@@ -549,10 +550,11 @@ fn the_fit_recovers_a_cpu_bound_devices_cost_per_io_by_size() {
         "rw=randread\nbs=8k\niodepth=32\nnumber_ios=40000\n",
         "rw=randread\nbssplit=4k/50:64k/30:256k/20\niodepth=8\nnumber_ios=20000\n",
         "rw=randread\nbs=256k\niodepth=4\nnumber_ios=4000\n",
+        "rw=randread\nbs=16k\niodepth=32\nnumber_ios=40000\n",
     ] {
         let (want, got, one) = (iops(&truth, job), iops(&fitted, job), iops(&flat, job));
         assert!((got / want - 1.0).abs() < 0.1, "{job}: truth {want:.0} IOPS, fitted {got:.0}");
         println!("{job}: truth {want:.0} fitted {got:.0} one host_us {one:.0}");
-        assert!(one / want > 1.25, "{job}: truth {want:.0} IOPS, one host_us {one:.0}");
+        assert!(one / want > 1.1, "{job}: truth {want:.0} IOPS, one host_us {one:.0}");
     }
 }

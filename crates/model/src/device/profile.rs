@@ -41,8 +41,8 @@
 //!   submission when nothing else was in flight (the QD1 gap); the simulator runs them as a
 //!   stage before the device ([`crate::sim::HostCpu`], via [`Profiled::host`]), outside the
 //!   request's own latency as fio's clat is (the wait behind other requests' CPU is in it).
-//!   With `host_us_by_size` the CPU per I/O depends on the I/O's size (a power law between
-//!   the measured sizes): a CPU-bound target (zram) works in the submitting thread in
+//!   With `host_us_by_size` the CPU per I/O depends on the I/O's size (straight lines
+//!   between the measured sizes: a part per command, a part per byte): a CPU-bound target (zram) works in the submitting thread in
 //!   proportion to the bytes.
 //!
 //! The file is TOML, versioned (`version = 1`; `xfer_us`, `xfer_parallel_by_size`,
@@ -155,9 +155,9 @@ pub struct DirProfile {
     #[serde(default)]
     pub host_us: f64,
     /// The submitting thread's CPU per I/O measured per size, `[[bytes, µs], …]` (bytes
-    /// rising): when present, an I/O of `len` bytes costs the power law through the two
-    /// points around it (linear in log size, log time), the first point's cost below it
-    /// (the per-command part) and the last point's cost per byte above it, instead of
+    /// rising): when present, an I/O of `len` bytes costs the straight line through the two
+    /// points around it (a part per command and one per byte), the first point's cost below
+    /// it and the last two points' cost per byte carried on above them, instead of
     /// `host_us` (a CPU-bound target such as zram decompresses or copies in the submitting
     /// thread, so its cost grows with the bytes). Empty: `host_us` for every size.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -577,25 +577,20 @@ fn check_host_by_size(dir: &str, k: &[[f64; 2]]) -> Result<(), String> {
 }
 
 /// The submitting thread's CPU (ns) for an I/O of `len` bytes: `knots` (`[[bytes, µs], …]`,
-/// see [`DirProfile::host_us_by_size`]) as a power law, the first point's cost below it and
-/// the last point's cost per byte above it; `flat_us` without knots.
+/// see [`DirProfile::host_us_by_size`]) joined by straight lines (a part per command and a
+/// part per byte between each two sizes), the first point's cost below it and the last
+/// segment's cost per byte carried on above it; `flat_us` without knots.
 pub fn host_ns_at(knots: &[[f64; 2]], flat_us: f64, len: u64) -> f64 {
-    let (Some(first), Some(last)) = (knots.first(), knots.last()) else { return flat_us * 1e3 };
+    let Some(first) = knots.first() else { return flat_us * 1e3 };
     let len = len as f64;
     if len <= first[0] {
         return first[1] * 1e3;
     }
-    if len >= last[0] {
-        return last[1] * 1e3 * len / last[0];
-    }
-    for w in knots.windows(2) {
-        let ([b0, u0], [b1, u1]) = (w[0], w[1]);
-        if len <= b1 {
-            let f = (len / b0).ln() / (b1 / b0).ln();
-            return (u0.ln() + f * (u1 / u0).ln()).exp() * 1e3;
-        }
-    }
-    last[1] * 1e3
+    let seg = knots.windows(2).find(|w| len <= w[1][0]).or_else(|| knots.windows(2).last());
+    let Some(w) = seg else { return first[1] * 1e3 };
+    let ([b0, u0], [b1, u1]) = (w[0], w[1]);
+    let slope = ((u1 - u0) / (b1 - b0)).max(0.0);
+    (u0 + slope * (len - b0)) * 1e3
 }
 
 fn check_parallel_by_size(dir: &str, k: &[[f64; 2]]) -> Result<(), String> {
@@ -659,8 +654,8 @@ const PROFILE_HEADER: &str = "\
 # whose last 8 neighbours were a share s of the other direction, xfer_parallel_by_size =
 # [[bytes, parallel], ...] xfer_parallel per transfer size (linear in log2 size between
 # points, the nearest outside; replaces xfer_parallel when present), host_us_by_size =
-# [[bytes, us], ...] the submitting thread's CPU per I/O per size (a power law between points,
-# the first's below, the last's per byte above; replaces host_us when present).
+# [[bytes, us], ...] the submitting thread's CPU per I/O per size (straight lines between
+# points, the first's below, the last line carried on above; replaces host_us when present).
 # [[point]]: the sweep and the fit's error at each point.
 ";
 
@@ -920,19 +915,20 @@ mod tests {
         assert_eq!(Profiled::host(&p).unwrap().cost_ns(0, 1 << 20), 3_000.0, "no knots: host_us");
         p.read.host_us_by_size = vec![[4096.0, 2.0], [65536.0, 32.0], [1048576.0, 64.0]];
         let h = Profiled::host(&p).unwrap();
-        // The first point's cost below it, the power law between (16 KiB: 2·16^0.5 µs), the
-        // last point's cost per byte above it; writes keep their flat host_us (0).
+        // The first point's cost below it, straight lines between (8 KiB: 2 + 30·4/60 µs;
+        // 256 KiB: 32 + 32·192/960), the last line carried on above (2 MiB: 64 + 32·1024/960);
+        // writes keep their flat host_us (0).
         assert_eq!((h.cost_ns(0, 512), h.cost_ns(0, 4096)), (2_000.0, 2_000.0));
-        assert!((h.cost_ns(0, 16384) - 8_000.0).abs() < 1e-6);
-        assert!((h.cost_ns(0, 262_144) - 45_254.834).abs() < 1e-3);
-        assert!((h.cost_ns(0, 4 << 20) - 256_000.0).abs() < 1e-6);
+        assert!((h.cost_ns(0, 8192) - 4_000.0).abs() < 1e-6);
+        assert!((h.cost_ns(0, 262_144) - 38_400.0).abs() < 1e-6);
+        assert!((h.cost_ns(0, 2 << 20) - (64.0 + 32.0 * 1024.0 / 960.0) * 1e3).abs() < 1e-6);
         assert_eq!(h.cost_ns(1, 4096), 0.0);
         // Read back from TOML: the same profile; a profile without the key loads.
         let text = p.to_toml().unwrap();
         assert!(text.contains("host_us_by_size = [[4096.0, 2.0], [65536.0, 32.0]"), "{text}");
         assert_eq!(DeviceProfile::from_toml(&text, "p.toml").unwrap(), p);
         p.read.host_us_by_size.clear();
-        assert!(!p.to_toml().unwrap().contains("host_us_by_size"));
+        assert!(!p.to_toml().unwrap().lines().any(|l| l.starts_with("host_us_by_size")));
     }
 
     #[test]
