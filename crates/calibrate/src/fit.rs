@@ -9,7 +9,11 @@
 //!    with bursty latency whose waits cluster at one window of ≥ 15 ms is blk-throttle: its
 //!    cap is the median of those points and its window their p99.9. Else two threads at half
 //!    the depth doing ≥ 1.1× one thread means the thread's CPU held it: 1/IOPS of the deepest
-//!    point is its CPU per I/O, the ratio (≤ cores) the threads' overlap.
+//!    point is its CPU per I/O, the ratio (1 to the cores) the threads' overlap; so too when
+//!    the deepest point's thread was busy half its time or more ([`BUSY`]); and the deep
+//!    points of larger commands (random 64 KiB at QD8, sequential 1 MiB) give its CPU per I/O
+//!    at their sizes (`host_us_by_size`, [`host_by_size`]): a CPU-bound target such as zram
+//!    decompresses or copies in the submitting thread, so its cost grows with the bytes.
 //! 3. **Service time vs size**: the QD1 full-span random points at 4 KiB, 64 KiB and 1 MiB
 //!    give the device's time per command (the body's mean completion latency; the median
 //!    behind a throttle); ordinary least squares of t = a + len·k gives the per-command
@@ -42,6 +46,8 @@
 //!    4 KiB depth pins its own `stretch` (what it measured beyond the M/M/c curve), the QD1
 //!    64 KiB and 1 MiB points their transfer times, the deep 64 KiB point the sharing at
 //!    its size, and the 50/50 read/write point (left out of steps 1–7) `mix_stretch`.
+//!    Where the thread's CPU per I/O at their size held the deep 64 KiB or 1 MiB point,
+//!    that point moves the CPU per I/O at its size instead of the transfer sharing.
 //!    Behind a throttle the caps hold the IOPS, so the device's terms (the 64 KiB sharing
 //!    too) move by what the median latency missed instead, and the points the caps hold
 //!    (two threads, deep 1 MiB, the 50/50 mix) pin nothing.
@@ -139,6 +145,13 @@ const STALL_X: f64 = 8.0;
 /// Behind a windowed throttle, a point whose median latency exceeds this share of the window
 /// had its median command wait on a window: it says nothing of the device's own time.
 const WAITED: f64 = 0.25;
+
+/// A submitting thread whose CPU time (user and system) was at least this share of the
+/// deepest 4 KiB point's runtime worked for its I/O more than it waited: it held the point
+/// however little a second thread added. At QD64 zram's thread measured 55 % (part of the
+/// work goes to io_uring's workers), a loop over tmpfs 76–94 %, a file 35 %, a disk loop
+/// 16 % (two probes each on this VM).
+const BUSY: f64 = 0.5;
 
 /// The most of the time a fitted stall process may hold the device.
 const MAX_STALLED: f64 = 0.25;
@@ -283,7 +296,9 @@ struct Deep {
 /// threads within 15 % of one) with a median under 0.6 of the mean (most commands pass at once, a few wait for the next window). Else,
 /// when two threads at half the depth complete ≥ 1.1 times what one thread did, that thread's
 /// CPU was the bottleneck: 1/IOPS of the deepest point is its cost per I/O, and the ratio
-/// (at most the cores) how far two threads' work overlaps.
+/// (1 to the cores) how far two threads' work overlaps; and so when the deepest point's
+/// thread was busy ([`BUSY`]) however little a second thread added (zram's reads gained
+/// 1.01–1.08 times in half of one evening's sweeps).
 fn deep(ms: &[Measured], dir: IoDir) -> Deep {
     let singles: Vec<&Measured> = ms.iter().filter(|m| rand4k_single(&m.point, dir)).collect();
     let Some(one) = singles.iter().max_by_key(|m| m.point.iodepth) else {
@@ -313,9 +328,9 @@ fn deep(ms: &[Measured], dir: IoDir) -> Deep {
     }
     let cores = std::thread::available_parallelism().map_or(1.0, |n| n.get() as f64);
     match two {
-        Some(t) if t.m.iops >= 1.1 * one.m.iops => Deep {
+        Some(t) if t.m.iops >= 1.1 * one.m.iops || one.m.cpu >= BUSY => Deep {
             host_s: 1.0 / one.m.iops.max(1e-9),
-            host_parallel: (t.m.iops / one.m.iops).min(cores),
+            host_parallel: (t.m.iops / one.m.iops).clamp(1.0, cores.max(1.0)),
             ..Deep::default()
         },
         _ => Deep::default(),
@@ -459,10 +474,38 @@ fn fit_dir(ms: &[Measured], dir: IoDir, cap: u64, seek_hint: Option<f64>) -> Opt
         shape,
         depth_shapes,
         host_us: d.host_s * 1e6,
+        host_us_by_size: host_by_size(ms, dir, &d),
         host_parallel: d.host_parallel,
         host_idle_us: idle * 1e6,
         cap_window_us: d.window_us,
     })
+}
+
+/// The submitting thread's CPU per I/O by size (`host_us_by_size`, µs) when its CPU held the
+/// deep 4 KiB point ([`Deep::host_s`]): the deep points of larger commands (the random
+/// 64 KiB one at QD8, the sequential 1 MiB one) held it too, so 1/IOPS of each (stalls out)
+/// is the thread's time per I/O at its size, never below a smaller size's. Empty when the
+/// thread was not the bottleneck or no larger deep point was swept: `host_us` for every size.
+fn host_by_size(ms: &[Measured], dir: IoDir, d: &Deep) -> Vec<[f64; 2]> {
+    if d.host_s <= 0.0 || d.max_iops > 0.0 {
+        return Vec::new();
+    }
+    let mut big: Vec<&Measured> = ms
+        .iter()
+        .filter(|m| m.point.dir() == dir && m.point.iodepth > 1 && m.point.numjobs == 1)
+        .filter(|m| m.point.bs > 4096 && !m.point.mixed() && m.m.iops > 0.0)
+        .collect();
+    big.sort_by_key(|m| m.point.bs);
+    big.dedup_by_key(|m| m.point.bs);
+    if big.is_empty() {
+        return Vec::new();
+    }
+    let mut knots = vec![[4096.0, d.host_s * 1e6]];
+    for m in big {
+        let prev = knots.last().map_or(0.0, |k| k[1]);
+        knots.push([m.point.bs as f64, (1e6 / quiet_iops(m).max(1e-9)).max(prev)]);
+    }
+    knots
 }
 
 /// The most (and the least) transfers a fit lets share the data path at full rate.
@@ -812,7 +855,19 @@ fn nudge(dp: &mut DirProfile, pin: Pin, m: &Measured, miss: Miss, pred: f64, cor
             }
         }
         // The thread's CPU while it is what held the simulated point (within 10 %).
-        Pin::Deep if dp.host_us > 0.0 && pred * dp.host_us * 1e-6 > 0.9 => dp.host_us /= ratio,
+        Pin::Deep if dp.host_us > 0.0 && pred * dp.host_us * 1e-6 > 0.9 => {
+            dp.host_us /= ratio;
+            if let Some(k) = dp.host_us_by_size.iter_mut().find(|k| k[0] == m.point.bs as f64) {
+                k[1] = dp.host_us;
+            }
+        }
+        // A larger deep point the thread's CPU held: its size's CPU per I/O.
+        Pin::Share | Pin::Bw if host_held(dp, m.point.bs, pred) => {
+            let bs = m.point.bs as f64;
+            if let Some(k) = dp.host_us_by_size.iter_mut().find(|k| k[0] == bs) {
+                k[1] = (k[1] / ratio).clamp(1e-3, 1e9);
+            }
+        }
         Pin::Deep | Pin::Depth => {
             // Not while the thread's CPU holds the point: the stretch would not move it.
             if dp.host_us > 0.0 && pred * dp.host_us * 1e-6 > 0.9 {
@@ -840,6 +895,13 @@ fn nudge(dp: &mut DirProfile, pin: Pin, m: &Measured, miss: Miss, pred: f64, cor
         Pin::Bw => {}
         Pin::Share => share(dp, m, miss),
     }
+}
+
+/// Whether the thread's CPU per I/O at `bs` (a size of `host_us_by_size`) held a simulated
+/// point of `pred` IOPS (within 10 %).
+fn host_held(dp: &DirProfile, bs: u64, pred: f64) -> bool {
+    let Some(k) = dp.host_us_by_size.iter().find(|k| k[0] == bs as f64) else { return false };
+    pred * k[1] * 1e-6 > 0.9
 }
 
 /// Moves the sharing at the deep mid-size point's size by what a command's latency missed
@@ -880,6 +942,7 @@ fn fallback() -> DirProfile {
         shape: vec![[0.0, 1.0], [1.0, 1.0]],
         depth_shapes: Vec::new(),
         host_us: 0.0,
+        host_us_by_size: Vec::new(),
         host_parallel: 0.0,
         host_idle_us: 0.0,
         cap_window_us: 0.0,

@@ -14,6 +14,9 @@ pub struct Metrics {
     pub p50_us: f64,
     pub p99_us: f64,
     pub mean_us: f64,
+    /// The submitting threads' CPU time (user and system) as a share of the group's runtime,
+    /// per thread (1: a thread busy all along; 0 from the simulator, which runs no CPU).
+    pub cpu: f64,
 }
 
 /// The metrics of `dir` in `g`.
@@ -31,6 +34,8 @@ pub fn of_group(g: &GroupResult, dir: IoDir) -> Metrics {
         p50_us: pct(50.0) / 1e3,
         p99_us: pct(99.0) / 1e3,
         mean_us: s.clat.mean / 1e3,
+        cpu: (g.cpu.usr_ns + g.cpu.sys_ns) as f64
+            / (g.jobs.len().max(1) as f64 * g.runtime_ns.max(1) as f64),
     }
 }
 

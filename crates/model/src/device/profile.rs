@@ -41,9 +41,12 @@
 //!   submission when nothing else was in flight (the QD1 gap); the simulator runs them as a
 //!   stage before the device ([`crate::sim::HostCpu`], via [`Profiled::host`]), outside the
 //!   request's own latency as fio's clat is (the wait behind other requests' CPU is in it).
+//!   With `host_us_by_size` the CPU per I/O depends on the I/O's size (straight lines
+//!   between the measured sizes: a part per command, a part per byte): a CPU-bound target (zram) works in the submitting thread in
+//!   proportion to the bytes.
 //!
-//! The file is TOML, versioned (`version = 1`; `xfer_us`, `xfer_parallel_by_size`, `stretch`
-//! and `mix_stretch` are optional keys a version-1 file may leave out, their defaults being the model without
+//! The file is TOML, versioned (`version = 1`; `xfer_us`, `xfer_parallel_by_size`,
+//! `host_us_by_size`, `stretch` and `mix_stretch` are optional keys a version-1 file may leave out, their defaults being the model without
 //! them) and strict: every table denies unknown keys,
 //! and errors name the line (`toml`'s spans). `[[point]]` tables carry the sweep that produced
 //! the profile with the fit's error per point (documentation; not used to predict).
@@ -151,6 +154,14 @@ pub struct DirProfile {
     /// as a host stage before the device ([`crate::sim::HostCpu`]).
     #[serde(default)]
     pub host_us: f64,
+    /// The submitting thread's CPU per I/O measured per size, `[[bytes, µs], …]` (bytes
+    /// rising): when present, an I/O of `len` bytes costs the straight line through the two
+    /// points around it (a part per command and one per byte), the first point's cost below
+    /// it and the last two points' cost per byte carried on above them, instead of
+    /// `host_us` (a CPU-bound target such as zram decompresses or copies in the submitting
+    /// thread, so its cost grows with the bytes). Empty: `host_us` for every size.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub host_us_by_size: Vec<[f64; 2]>,
     /// How many submitting threads' CPU work overlaps (≤ the cores) when `host_us` > 0.
     #[serde(default)]
     pub host_parallel: f64,
@@ -330,6 +341,7 @@ impl DeviceProfile {
             shape,
             depth_shapes: Vec::new(),
             host_us: 0.0,
+            host_us_by_size: Vec::new(),
             host_parallel: 0.0,
             host_idle_us: 0.0,
             cap_window_us: 0.0,
@@ -367,6 +379,7 @@ impl DeviceProfile {
             shape: vec![[0.0, 1.0], [1.0, 1.0]],
             depth_shapes: Vec::new(),
             host_us: 0.0,
+            host_us_by_size: Vec::new(),
             host_parallel: 0.0,
             host_idle_us: 0.0,
             cap_window_us: 0.0,
@@ -419,6 +432,7 @@ impl DirProfile {
         check_shape(dir, &self.shape)?;
         check_xfer(dir, &self.xfer_us)?;
         check_parallel_by_size(dir, &self.xfer_parallel_by_size)?;
+        check_host_by_size(dir, &self.host_us_by_size)?;
         for d in &self.depth_shapes {
             if d.depth == 0 {
                 return Err(format!("[[{dir}.depth_shape]] depth = 0: expected a depth ≥ 1"));
@@ -548,6 +562,37 @@ pub fn interp_nearest(pts: impl IntoIterator<Item = (f64, f64)>, x: f64) -> Opti
     }
 }
 
+fn check_host_by_size(dir: &str, k: &[[f64; 2]]) -> Result<(), String> {
+    let ok = k
+        .iter()
+        .all(|p| p[0].is_finite() && p[0] >= 1.0 && p[1].is_finite() && p[1] > 0.0 && p[1] <= 1e9)
+        && k.windows(2).all(|w| w[1][0] > w[0][0]);
+    if ok && k.len() <= 64 {
+        return Ok(());
+    }
+    Err(format!(
+        "[{dir}] host_us_by_size: expected at most 64 [bytes, µs] pairs, bytes ≥ 1 and rising, \
+         µs finite, above 0 and at most 1e9"
+    ))
+}
+
+/// The submitting thread's CPU (ns) for an I/O of `len` bytes: `knots` (`[[bytes, µs], …]`,
+/// see [`DirProfile::host_us_by_size`]) joined by straight lines (a part per command and a
+/// part per byte between each two sizes), the first point's cost below it and the last
+/// segment's cost per byte carried on above it; `flat_us` without knots.
+pub fn host_ns_at(knots: &[[f64; 2]], flat_us: f64, len: u64) -> f64 {
+    let Some(first) = knots.first() else { return flat_us * 1e3 };
+    let len = len as f64;
+    if len <= first[0] {
+        return first[1] * 1e3;
+    }
+    let seg = knots.windows(2).find(|w| len <= w[1][0]).or_else(|| knots.windows(2).last());
+    let Some(w) = seg else { return first[1] * 1e3 };
+    let ([b0, u0], [b1, u1]) = (w[0], w[1]);
+    let slope = ((u1 - u0) / (b1 - b0)).max(0.0);
+    (u0 + slope * (len - b0)) * 1e3
+}
+
 fn check_parallel_by_size(dir: &str, k: &[[f64; 2]]) -> Result<(), String> {
     let ok = k
         .iter()
@@ -608,7 +653,9 @@ const PROFILE_HEADER: &str = "\
 # that depth (log2-interpolated), mix_stretch the slow-down 1 + mix_stretch*s of a command
 # whose last 8 neighbours were a share s of the other direction, xfer_parallel_by_size =
 # [[bytes, parallel], ...] xfer_parallel per transfer size (linear in log2 size between
-# points, the nearest outside; replaces xfer_parallel when present).
+# points, the nearest outside; replaces xfer_parallel when present), host_us_by_size =
+# [[bytes, us], ...] the submitting thread's CPU per I/O per size (straight lines between
+# points, the first's below, the last line carried on above; replaces host_us when present).
 # [[point]]: the sweep and the fit's error at each point.
 ";
 
@@ -722,17 +769,19 @@ impl Profiled {
     /// The host stage the simulator runs before this device (`None` when no direction has
     /// one): [`DirProfile::host_us`] per direction, the smaller overlap of the two.
     pub fn host(p: &DeviceProfile) -> Option<crate::sim::HostCpu> {
-        let none = |d: &DirProfile| d.host_us <= 0.0 && d.host_idle_us <= 0.0;
+        let cpu = |d: &DirProfile| d.host_us > 0.0 || !d.host_us_by_size.is_empty();
+        let none = |d: &DirProfile| !cpu(d) && d.host_idle_us <= 0.0;
         if none(&p.read) && none(&p.write) {
             return None;
         }
         let par = [&p.read, &p.write]
             .iter()
-            .filter(|d| d.host_us > 0.0)
+            .filter(|d| cpu(d))
             .map(|d| d.host_parallel.max(1.0))
             .fold(f64::INFINITY, f64::min);
         Some(crate::sim::HostCpu {
             per_io_ns: [p.read.host_us * 1e3, p.write.host_us * 1e3],
+            by_size_us: [p.read.host_us_by_size.clone(), p.write.host_us_by_size.clone()],
             idle_ns: [p.read.host_idle_us * 1e3, p.write.host_idle_us * 1e3],
             parallel: if par.is_finite() { par } else { 1.0 },
         })
@@ -860,6 +909,29 @@ mod tests {
     }
 
     #[test]
+    fn host_cost_follows_the_measured_sizes() {
+        let mut p = DeviceProfile::from_ssd("s", &SsdParams::sata());
+        p.read.host_us = 3.0;
+        assert_eq!(Profiled::host(&p).unwrap().cost_ns(0, 1 << 20), 3_000.0, "no knots: host_us");
+        p.read.host_us_by_size = vec![[4096.0, 2.0], [65536.0, 32.0], [1048576.0, 64.0]];
+        let h = Profiled::host(&p).unwrap();
+        // The first point's cost below it, straight lines between (8 KiB: 2 + 30·4/60 µs;
+        // 256 KiB: 32 + 32·192/960), the last line carried on above (2 MiB: 64 + 32·1024/960);
+        // writes keep their flat host_us (0).
+        assert_eq!((h.cost_ns(0, 512), h.cost_ns(0, 4096)), (2_000.0, 2_000.0));
+        assert!((h.cost_ns(0, 8192) - 4_000.0).abs() < 1e-6);
+        assert!((h.cost_ns(0, 262_144) - 38_400.0).abs() < 1e-6);
+        assert!((h.cost_ns(0, 2 << 20) - (64.0 + 32.0 * 1024.0 / 960.0) * 1e3).abs() < 1e-6);
+        assert_eq!(h.cost_ns(1, 4096), 0.0);
+        // Read back from TOML: the same profile; a profile without the key loads.
+        let text = p.to_toml().unwrap();
+        assert!(text.contains("host_us_by_size = [[4096.0, 2.0], [65536.0, 32.0]"), "{text}");
+        assert_eq!(DeviceProfile::from_toml(&text, "p.toml").unwrap(), p);
+        p.read.host_us_by_size.clear();
+        assert!(!p.to_toml().unwrap().lines().any(|l| l.starts_with("host_us_by_size")));
+    }
+
+    #[test]
     fn depth_stretch_is_interpolated_in_log_depth() {
         let mut p = DeviceProfile::from_ssd("s", &SsdParams::sata()).read;
         let d = |depth: u32, stretch: f64| DepthShape {
@@ -902,6 +974,8 @@ mod tests {
         let by_size = |v: &str| {
             text.replacen("[write]\n", &format!("[write]\nxfer_parallel_by_size = {v}\n"), 1)
         };
+        let host =
+            |v: &str| text.replacen("[read]\n", &format!("[read]\nhost_us_by_size = {v}\n"), 1);
         for (bad, key) in [
             (text.replacen("servers = ", "mix_stretch = nan\nservers = ", 1), "mix_stretch"),
             (text.replacen("servers = ", "mix_stretch = -1\nservers = ", 1), "mix_stretch"),
@@ -918,6 +992,10 @@ mod tests {
             (by_size("[[65536.0, 0.0]]"), "xfer_parallel_by_size"),
             (by_size("[[1048576.0, 2.0], [65536.0, 1.0]]"), "xfer_parallel_by_size"),
             (by_size("[[nan, 2.0]]"), "xfer_parallel_by_size"),
+            (host("[[4096.0, nan]]"), "host_us_by_size"),
+            (host("[[4096.0, 0.0]]"), "host_us_by_size"),
+            (host("[[4096.0, 1e300]]"), "host_us_by_size"),
+            (host("[[65536.0, 9.0], [4096.0, 2.0]]"), "host_us_by_size"),
         ] {
             let e = DeviceProfile::from_toml(&bad, "p.toml").unwrap_err().to_string();
             assert!(e.contains(key) && e.contains("p.toml"), "{e}");

@@ -109,14 +109,30 @@ pub struct SimOptions {
 /// A request's own CPU time is its submission (fio's slat and the gap between I/Os), not in
 /// its latency; the wait behind other requests' CPU time is (they were all submitted), as
 /// fio's clat counts it.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct HostCpu {
     pub per_io_ns: [f64; 2],
+    /// The CPU per I/O by size (read, write; `[[bytes, µs], …]`, see
+    /// [`crate::device::profile::DirProfile::host_us_by_size`]); empty: `per_io_ns`.
+    #[serde(skip_serializing_if = "no_knots")]
+    pub by_size_us: [Vec<[f64; 2]>; 2],
     pub idle_ns: [f64; 2],
     pub parallel: f64,
 }
 
+fn no_knots(k: &[Vec<[f64; 2]>; 2]) -> bool {
+    k.iter().all(Vec::is_empty)
+}
+
 impl HostCpu {
+    /// The thread's CPU (ns) for an I/O of `len` bytes in direction `i` (0 read, 1 write).
+    pub fn cost_ns(&self, i: usize, len: u64) -> f64 {
+        if self.by_size_us[i].is_empty() {
+            return self.per_io_ns[i];
+        }
+        crate::device::profile::host_ns_at(&self.by_size_us[i], self.per_io_ns[i] / 1e3, len)
+    }
+
     /// The host stage of a hierarchy whose backing device is a calibrated profile (its
     /// submitting thread's CPU, [`crate::device::profile::Profiled::host`]), as `iolab run
     /// --predict` runs it; `None` for the presets and a profile without one.
@@ -463,7 +479,7 @@ impl Sim<'_> {
                 (self.reqs.len() - 1) as u32
             }
         };
-        match self.host_done(w, req.dir) {
+        match self.host_done(w, req.dir, req.len) {
             Some((t, own)) => {
                 if let Some(f) = self.reqs[id as usize].as_mut() {
                     f.issued = Nanos(f.issued.0.saturating_add(own));
@@ -477,8 +493,8 @@ impl Sim<'_> {
     /// When a request of `dir` issued now by worker `w` leaves the host stage: after its own
     /// thread's earlier work and after the shared CPUs' (see [`HostCpu`]), and its own CPU
     /// time (ns, not part of its latency); `None` without one.
-    fn host_done(&mut self, w: u32, dir: IoDir) -> Option<(Nanos, u64)> {
-        let host = self.opt.host?;
+    fn host_done(&mut self, w: u32, dir: IoDir, len: u64) -> Option<(Nanos, u64)> {
+        let host = self.opt.host.as_ref()?;
         let i = match dir {
             IoDir::Read => 0,
             IoDir::Write | IoDir::Trim => 1,
@@ -486,13 +502,15 @@ impl Sim<'_> {
         };
         // `inflight` counts this request already: alone, the thread's whole round trip.
         let alone = self.workers.get(w as usize).is_some_and(|ws| ws.inflight <= 1);
-        let cost = if alone { host.idle_ns[i].max(host.per_io_ns[i]) } else { host.per_io_ns[i] };
+        let per_io = host.cost_ns(i, len);
+        let cost = if alone { host.idle_ns[i].max(per_io) } else { per_io };
         if cost <= 0.0 {
             return None;
         }
+        let parallel = host.parallel.max(1e-3);
         let now = self.now.0 as f64;
         let own = self.cpu_free.get_mut(w as usize)?;
-        let shared = self.cpus_free.max(now) + cost / host.parallel.max(1e-3);
+        let shared = self.cpus_free.max(now) + cost / parallel;
         let done = (own.max(now) + cost).max(shared);
         *own = done;
         self.cpus_free = shared;
@@ -711,7 +729,7 @@ impl Sim<'_> {
             devices,
             series: self.series,
             interrupted: self.interrupted,
-            host: self.opt.host,
+            host: self.opt.host.clone(),
         }
     }
 }

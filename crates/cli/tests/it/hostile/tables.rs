@@ -1004,6 +1004,11 @@ fn calibrate_probes() -> Vec<Probe> {
     for (what, read_extra, want) in [
         ("host_us = -1", "host_us=-1\n", vec!["p.toml", "host_us"]),
         ("host_idle_us = -5", "host_idle_us=-5\n", vec!["p.toml", "host_idle_us"]),
+        (
+            "host_us_by_size as binary bytes",
+            "host_us_by_size=\"\\u0000\\u00ff\"\n",
+            vec!["p.toml", "line 11"],
+        ),
         ("xfer_parallel = nan", "xfer_parallel=nan\n", vec!["p.toml", "xfer_parallel"]),
         ("xfer_parallel = inf", "xfer_parallel=inf\n", vec!["p.toml", "xfer_parallel"]),
         (
@@ -1064,11 +1069,26 @@ fn calibrate_probes() -> Vec<Probe> {
         let text = format!("{head}[read]\n{dir}xfer_parallel_by_size={value}\n[write]\n{dir}");
         (format!("xfer_parallel_by_size with {what}"), "xfer_parallel_by_size", text)
     });
+    // The CPU per I/O by size (the submitting thread of a CPU-bound target): each bad value,
+    // a binary string, and sizes that fall.
+    let host = [
+        ("a NaN cost", "[[4096.0,nan]]"),
+        ("an infinite cost", "[[4096.0,inf]]"),
+        ("a negative cost", "[[4096.0,-2.0]]"),
+        ("a zero cost", "[[4096.0,0.0]]"),
+        ("a huge cost", "[[4096.0,1e300]]"),
+        ("a zero size", "[[0.0,2.0]]"),
+        ("falling sizes", "[[1048576.0,90.0],[4096.0,2.0]]"),
+    ]
+    .map(|(what, value)| {
+        let text = format!("{head}[read]\n{dir}host_us_by_size={value}\n[write]\n{dir}");
+        (format!("host_us_by_size with {what}"), "host_us_by_size", text)
+    });
     let mix = ["nan", "-5", "1e300"].map(|bad| {
         let text = format!("{head}mix_stretch = {bad}\n[read]\n{dir}[write]\n{dir}");
         (format!("mix_stretch = {bad}"), "mix_stretch", text)
     });
-    for (what, key, text) in sharing.into_iter().chain(mix) {
+    for (what, key, text) in sharing.into_iter().chain(host).chain(mix) {
         v.push(
             Probe::new(
                 "calibrate",
