@@ -14,20 +14,23 @@ use iolab_core::IoDir;
 use iolab_model::device::DeviceSpec;
 use iolab_stats::RunResult;
 
+/// `len` random-looking bytes (xorshift64 from `seed`): nothing compresses or reads as zeros.
+fn random_bytes(len: u64, mut seed: u64) -> Vec<u8> {
+    (0..len)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed as u8
+        })
+        .collect()
+}
+
 /// A disk-backed scratch file of `mib` MiB of random-looking bytes (not tmpfs: /var/tmp).
 fn disk_file(name: &str, mib: u64) -> Option<PathBuf> {
     let dir = PathBuf::from("/var/tmp");
     let f = dir.join(format!("iolab-cal-{}-{name}.img", std::process::id()));
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let bytes: Vec<u8> = (0..(mib << 20))
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect();
-    if std::fs::write(&f, bytes).is_err() {
+    if std::fs::write(&f, random_bytes(mib << 20, 0x9e37_79b9_7f4a_7c15)).is_err() {
         skip("cannot write a scratch file in /var/tmp");
         return None;
     }
@@ -224,15 +227,7 @@ fn a_throttled_loop_device_is_predicted_at_its_cap_and_shared() {
 fn zram_predicts_an_unswept_job_from_the_threads_cpu_by_size() {
     let _quiet = crate::measuring();
     let Some(z) = or_skip(Zram::new(64)) else { return };
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    let bytes: Vec<u8> = (0..64u64 << 20)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect();
+    let bytes = random_bytes(64 << 20, 0x2545_f491_4f6c_dd1d);
     {
         use std::io::Write;
         let mut f = std::fs::OpenOptions::new().write(true).open(z.device()).unwrap();

@@ -1065,10 +1065,7 @@ fn calibrate_probes() -> Vec<Probe> {
         ("a huge sharing", "[[65536.0,1e300]]"),
         ("falling sizes", "[[1048576.0,2.0],[65536.0,1.0]]"),
     ]
-    .map(|(what, value)| {
-        let text = format!("{head}[read]\n{dir}xfer_parallel_by_size={value}\n[write]\n{dir}");
-        (format!("xfer_parallel_by_size with {what}"), "xfer_parallel_by_size", text)
-    });
+    .map(|(what, value)| ("xfer_parallel_by_size", what, value));
     // The CPU per I/O by size (the submitting thread of a CPU-bound target): each bad value,
     // a binary string, and sizes that fall.
     let host = [
@@ -1080,15 +1077,16 @@ fn calibrate_probes() -> Vec<Probe> {
         ("a zero size", "[[0.0,2.0]]"),
         ("falling sizes", "[[1048576.0,90.0],[4096.0,2.0]]"),
     ]
-    .map(|(what, value)| {
-        let text = format!("{head}[read]\n{dir}host_us_by_size={value}\n[write]\n{dir}");
-        (format!("host_us_by_size with {what}"), "host_us_by_size", text)
+    .map(|(what, value)| ("host_us_by_size", what, value));
+    let by_size = sharing.into_iter().chain(host).map(|(key, what, value)| {
+        let text = format!("{head}[read]\n{dir}{key}={value}\n[write]\n{dir}");
+        (format!("{key} with {what}"), key, text)
     });
     let mix = ["nan", "-5", "1e300"].map(|bad| {
         let text = format!("{head}mix_stretch = {bad}\n[read]\n{dir}[write]\n{dir}");
         (format!("mix_stretch = {bad}"), "mix_stretch", text)
     });
-    for (what, key, text) in sharing.into_iter().chain(host).chain(mix) {
+    for (what, key, text) in by_size.chain(mix) {
         v.push(
             Probe::new(
                 "calibrate",
