@@ -855,7 +855,7 @@ fn nudge(dp: &mut DirProfile, pin: Pin, m: &Measured, miss: Miss, pred: f64, cor
             }
         }
         // The thread's CPU while it is what held the simulated point (within 10 %).
-        Pin::Deep if dp.host_us > 0.0 && pred * dp.host_us * 1e-6 > 0.9 => {
+        Pin::Deep if cpu_held(dp.host_us, pred) => {
             dp.host_us /= ratio;
             if let Some(k) = dp.host_us_by_size.iter_mut().find(|k| k[0] == m.point.bs as f64) {
                 k[1] = dp.host_us;
@@ -870,7 +870,7 @@ fn nudge(dp: &mut DirProfile, pin: Pin, m: &Measured, miss: Miss, pred: f64, cor
         }
         Pin::Deep | Pin::Depth => {
             // Not while the thread's CPU holds the point: the stretch would not move it.
-            if dp.host_us > 0.0 && pred * dp.host_us * 1e-6 > 0.9 {
+            if cpu_held(dp.host_us, pred) {
                 return;
             }
             if let Some(d) = dp.depth_shapes.iter_mut().find(|d| d.depth == m.point.iodepth) {
@@ -897,11 +897,16 @@ fn nudge(dp: &mut DirProfile, pin: Pin, m: &Measured, miss: Miss, pred: f64, cor
     }
 }
 
+/// Whether a thread's CPU per I/O of `cost_us` held a simulated point of `pred` IOPS (within
+/// 10 %).
+fn cpu_held(cost_us: f64, pred: f64) -> bool {
+    cost_us > 0.0 && pred * cost_us * 1e-6 > 0.9
+}
+
 /// Whether the thread's CPU per I/O at `bs` (a size of `host_us_by_size`) held a simulated
-/// point of `pred` IOPS (within 10 %).
+/// point of `pred` IOPS.
 fn host_held(dp: &DirProfile, bs: u64, pred: f64) -> bool {
-    let Some(k) = dp.host_us_by_size.iter().find(|k| k[0] == bs as f64) else { return false };
-    pred * k[1] * 1e-6 > 0.9
+    dp.host_us_by_size.iter().find(|k| k[0] == bs as f64).is_some_and(|k| cpu_held(k[1], pred))
 }
 
 /// Moves the sharing at the deep mid-size point's size by what a command's latency missed

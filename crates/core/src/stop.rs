@@ -69,17 +69,15 @@ pub fn spawn_watchdog(expire: impl FnOnce() + Send + 'static) {
     let watch = move || {
         let mut since: Option<Instant> = None;
         loop {
-            if requested() {
+            // The grace left once a stop was requested; `None` before.
+            let left = requested().then(|| {
                 let t0 = *since.get_or_insert_with(Instant::now);
-                let grace = Duration::from_millis(GRACE_MS.load(Ordering::SeqCst));
-                if COUNT.load(Ordering::SeqCst) >= 2 || t0.elapsed() >= grace {
-                    expire();
-                    return;
-                }
-            }
-            let left = since.map(|t0| {
                 Duration::from_millis(GRACE_MS.load(Ordering::SeqCst)).saturating_sub(t0.elapsed())
             });
+            if left.is_some_and(|l| l.is_zero()) || COUNT.load(Ordering::SeqCst) >= 2 {
+                expire();
+                return;
+            }
             if piped {
                 wait_readable(fds[0], left);
             } else {

@@ -430,9 +430,9 @@ impl DirProfile {
             return Err(format!("[{dir}] servers = {}: expected 1 to 65536", self.servers));
         }
         check_shape(dir, &self.shape)?;
-        check_xfer(dir, &self.xfer_us)?;
-        check_parallel_by_size(dir, &self.xfer_parallel_by_size)?;
-        check_host_by_size(dir, &self.host_us_by_size)?;
+        check_by_size(dir, "xfer_us", "µs", f64::MAX, &self.xfer_us)?;
+        check_by_size(dir, "xfer_parallel_by_size", "parallel", 1e6, &self.xfer_parallel_by_size)?;
+        check_by_size(dir, "host_us_by_size", "µs", 1e9, &self.host_us_by_size)?;
         for d in &self.depth_shapes {
             if d.depth == 0 {
                 return Err(format!("[[{dir}.depth_shape]] depth = 0: expected a depth ≥ 1"));
@@ -530,15 +530,20 @@ fn quantile(shape: &[[f64; 2]], u: f64) -> f64 {
     shape.last().map_or(1.0, |p| p[1])
 }
 
-fn check_xfer(dir: &str, k: &[[f64; 2]]) -> Result<(), String> {
-    let ok = k.iter().all(|p| p[0].is_finite() && p[0] >= 1.0 && p[1].is_finite() && p[1] > 0.0)
+/// A per-size table of a direction (`[[bytes, value], …]`): at most 64 pairs, bytes ≥ 1 and
+/// rising, each value finite, above 0 and at most `max`.
+fn check_by_size(dir: &str, key: &str, unit: &str, max: f64, k: &[[f64; 2]]) -> Result<(), String> {
+    let ok = k
+        .iter()
+        .all(|p| p[0].is_finite() && p[0] >= 1.0 && p[1].is_finite() && p[1] > 0.0 && p[1] <= max)
         && k.windows(2).all(|w| w[1][0] > w[0][0]);
     if ok && k.len() <= 64 {
         return Ok(());
     }
+    let most = if max < f64::MAX { format!(" and at most {max:e}") } else { String::new() };
     Err(format!(
-        "[{dir}] xfer_us: expected at most 64 [bytes, µs] pairs, bytes ≥ 1 and rising, µs \
-         finite and > 0"
+        "[{dir}] {key}: expected at most 64 [bytes, {unit}] pairs, bytes ≥ 1 and rising, \
+         {unit} finite, above 0{most}"
     ))
 }
 
@@ -562,26 +567,12 @@ pub fn interp_nearest(pts: impl IntoIterator<Item = (f64, f64)>, x: f64) -> Opti
     }
 }
 
-fn check_host_by_size(dir: &str, k: &[[f64; 2]]) -> Result<(), String> {
-    let ok = k
-        .iter()
-        .all(|p| p[0].is_finite() && p[0] >= 1.0 && p[1].is_finite() && p[1] > 0.0 && p[1] <= 1e9)
-        && k.windows(2).all(|w| w[1][0] > w[0][0]);
-    if ok && k.len() <= 64 {
-        return Ok(());
-    }
-    Err(format!(
-        "[{dir}] host_us_by_size: expected at most 64 [bytes, µs] pairs, bytes ≥ 1 and rising, \
-         µs finite, above 0 and at most 1e9"
-    ))
-}
-
 /// The submitting thread's CPU (ns) for an I/O of `len` bytes: `knots` (`[[bytes, µs], …]`,
 /// see [`DirProfile::host_us_by_size`]) joined by straight lines (a part per command and a
 /// part per byte between each two sizes), the first point's cost below it and the last
-/// segment's cost per byte carried on above it; `flat_us` without knots.
-pub fn host_ns_at(knots: &[[f64; 2]], flat_us: f64, len: u64) -> f64 {
-    let Some(first) = knots.first() else { return flat_us * 1e3 };
+/// segment's cost per byte carried on above it; `flat_ns` without knots.
+pub fn host_ns_at(knots: &[[f64; 2]], flat_ns: f64, len: u64) -> f64 {
+    let Some(first) = knots.first() else { return flat_ns };
     let len = len as f64;
     if len <= first[0] {
         return first[1] * 1e3;
@@ -591,20 +582,6 @@ pub fn host_ns_at(knots: &[[f64; 2]], flat_us: f64, len: u64) -> f64 {
     let ([b0, u0], [b1, u1]) = (w[0], w[1]);
     let slope = ((u1 - u0) / (b1 - b0)).max(0.0);
     (u0 + slope * (len - b0)) * 1e3
-}
-
-fn check_parallel_by_size(dir: &str, k: &[[f64; 2]]) -> Result<(), String> {
-    let ok = k
-        .iter()
-        .all(|p| p[0].is_finite() && p[0] >= 1.0 && p[1].is_finite() && p[1] > 0.0 && p[1] <= 1e6)
-        && k.windows(2).all(|w| w[1][0] > w[0][0]);
-    if ok && k.len() <= 64 {
-        return Ok(());
-    }
-    Err(format!(
-        "[{dir}] xfer_parallel_by_size: expected at most 64 [bytes, parallel] pairs, bytes ≥ 1 \
-         and rising, parallel finite, above 0 and at most 1e6"
-    ))
 }
 
 fn check_shape(dir: &str, shape: &[[f64; 2]]) -> Result<(), String> {

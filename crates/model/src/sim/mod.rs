@@ -127,10 +127,7 @@ fn no_knots(k: &[Vec<[f64; 2]>; 2]) -> bool {
 impl HostCpu {
     /// The thread's CPU (ns) for an I/O of `len` bytes in direction `i` (0 read, 1 write).
     pub fn cost_ns(&self, i: usize, len: u64) -> f64 {
-        if self.by_size_us[i].is_empty() {
-            return self.per_io_ns[i];
-        }
-        crate::device::profile::host_ns_at(&self.by_size_us[i], self.per_io_ns[i] / 1e3, len)
+        crate::device::profile::host_ns_at(&self.by_size_us[i], self.per_io_ns[i], len)
     }
 
     /// The host stage of a hierarchy whose backing device is a calibrated profile (its
