@@ -195,6 +195,12 @@ pub trait IoEngine: Send {
         0
     }
 
+    /// Whether a `reap` of one would return without waiting for the device: completions are
+    /// posted ([`IoEngine::ready`]) or the kernel holds some it posts on the next entry.
+    fn waiting(&mut self) -> bool {
+        self.ready() > 0
+    }
+
     /// Set-up choices worth a note in the result (an optimisation the kernel refused).
     fn notes(&self) -> Vec<String> {
         Vec::new()

@@ -9,7 +9,9 @@
 //! (EINVAL), plus NO_SQARRAY (6.6+, as t/io_uring sets it; dropped first): SQEs are taken from
 //! the ring in order, with no index array for the kernel to read per SQE. With DEFER_TASKRUN
 //! completions are posted only when this thread enters with GETEVENTS, which is why the
-//! commit passes it as fio's does. The ring fd is registered (no fdget per enter) when the
+//! commit passes it as fio's does. TASKRUN_FLAG (same kernels as COOP_TASKRUN) makes the
+//! kernel say in the SQ flags when completions wait as task work, so `waiting` sees them
+//! before they are posted (liburing's `io_uring_peek_cqe` checks the same flag). The ring fd is registered (no fdget per enter) when the
 //! kernel allows; the registration and `io_uring_enter` are raw syscalls here because the
 //! crate keeps a registered index in the `Submitter` that registered it, and
 //! `IoUring::submitter()` hands out a fresh one each call (its `enter` would pass the plain fd).
@@ -71,6 +73,9 @@ pub struct Uring {
     in_flight: u32,
     /// DEFER_TASKRUN: completions are posted only on `enter(GETEVENTS)`.
     defer_taskrun: bool,
+    /// TASKRUN_FLAG (with COOP or DEFER_TASKRUN): the SQ flags say when completions wait as
+    /// task work, which [`IoEngine::waiting`] reports.
+    taskrun_flag: bool,
     /// The ring's registered index (`IORING_REGISTER_RING_FDS`), when the kernel took it.
     ring_index: Option<u32>,
     /// Default optimisations the kernel refused (registered files/buffers), for the notes.
@@ -169,7 +174,7 @@ impl Uring {
                 b.setup_no_sqarray();
             }
             if level <= 2 {
-                b.setup_coop_taskrun();
+                b.setup_coop_taskrun().setup_taskrun_flag();
             }
             if level <= 1 && !cfg.sqthread_poll {
                 b.setup_single_issuer().setup_defer_taskrun();
@@ -188,6 +193,7 @@ impl Uring {
             }
         };
         let defer_taskrun = level <= 1 && !cfg.sqthread_poll;
+        let taskrun_flag = level <= 2;
         let ring_index = register_ring_fd(&ring);
         let mut fallbacks = Vec::new();
         let mut pool = BufPool::try_new(cfg.depth as usize, cfg.slot_size, 4096, "io_uring")?;
@@ -236,6 +242,7 @@ impl Uring {
             fixed_bufs,
             in_flight: 0,
             defer_taskrun,
+            taskrun_flag,
             ring_index,
             fallbacks,
             reap_max: if cfg.reap_max == 0 { u32::MAX } else { cfg.reap_max },
@@ -333,6 +340,15 @@ impl IoEngine for Uring {
 
     fn ready(&mut self) -> u32 {
         self.ring.completion().len() as u32
+    }
+
+    /// Posted completions, or completions the kernel holds as task work (IORING_SQ_TASKRUN):
+    /// with DEFER_TASKRUN nothing is posted until this thread enters with GETEVENTS, and that
+    /// enter returns at once. Never true with nothing submitted, so a caller that holds a
+    /// commit on it always has a completion coming.
+    fn waiting(&mut self) -> bool {
+        self.ready() > 0
+            || (self.taskrun_flag && self.in_flight > 0 && self.ring.submission().taskrun())
     }
 
     fn notes(&self) -> Vec<String> {
@@ -532,5 +548,57 @@ mod tests {
             assert!(u.buf(1, 8192) == &pattern[..], "{setting:?}: bytes differ");
         }
         assert_eq!(std::fs::metadata(&path).unwrap().len(), 4096 + 8192);
+    }
+
+    /// With DEFER_TASKRUN an O_DIRECT read's completion waits as task work until this thread
+    /// enters the kernel: nothing is posted (`ready` stays 0), yet `waiting` says a reap of
+    /// one returns without waiting for the device, and that reap hands back the read.
+    #[test]
+    fn deferred_completions_are_seen_before_they_are_posted() {
+        use std::os::unix::fs::OpenOptionsExt;
+        if let Err(why) = probe() {
+            println!("skipped: io_uring unavailable here ({why})");
+            return;
+        }
+        let dir = tempfile::tempdir_in(".").unwrap();
+        let path = dir.path().join("d");
+        std::fs::write(&path, vec![0x5au8; 64 << 10]).unwrap();
+        std::fs::File::open(&path).unwrap().sync_all().unwrap();
+        let f =
+            match std::fs::OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(&path) {
+                Ok(f) => f,
+                Err(e) => return println!("skipped: O_DIRECT refused here ({e})"),
+            };
+        let file = EngineFile::dup(&f, false, &path).unwrap();
+        let mut u = Uring::new(&EngineConfig::new(4, 4096, vec![file])).unwrap();
+        if !u.defer_taskrun {
+            return println!("skipped: the kernel refused DEFER_TASKRUN");
+        }
+        assert!(!u.waiting(), "nothing submitted, yet waiting");
+        let mut out = Vec::new();
+        for i in 0..16u64 {
+            let op = IoOp { slot: 0, kind: OpKind::Read, file: 0, offset: i * 4096, len: 4096 };
+            assert!(matches!(u.queue(op).unwrap(), Queued::Queued));
+            assert_eq!(u.commit().unwrap(), 1);
+            if u.ready() > 0 {
+                // Completed within the submission: posted at once, nothing deferred.
+                out.clear();
+                u.reap(1, &mut out).unwrap();
+                continue;
+            }
+            let t = std::time::Instant::now();
+            while !u.waiting() && t.elapsed() < std::time::Duration::from_secs(5) {
+                std::hint::spin_loop();
+            }
+            assert!(u.waiting(), "read {i}: no completion seen in 5 s");
+            assert_eq!(u.ready(), 0, "read {i}: posted without an enter");
+            out.clear();
+            u.reap(1, &mut out).unwrap();
+            assert_eq!(out, vec![Completion { slot: 0, res: 4096 }]);
+            assert!(u.buf(0, 4096).iter().all(|&b| b == 0x5a));
+            assert!(!u.waiting(), "read {i}: still waiting after its reap");
+            return;
+        }
+        println!("skipped: every O_DIRECT read completed within its submission here");
     }
 }
