@@ -230,7 +230,7 @@ fn op_kind(dir: IoDir) -> OpKind {
 
 /// Most units a commit is held back for while completions wait in the ring (see
 /// [`Worker::commit_pending`]).
-const LAZY_COMMIT_MAX: u32 = 8;
+const LAZY_COMMIT_MAX: u32 = 4;
 
 /// Where a worker publishes its live counters for a progress display (set at the start and
 /// again when the ramp ends and the recorder restarts).
@@ -642,10 +642,10 @@ where
     /// waiting (in the ring, or as io_uring task work the next reap runs without blocking),
     /// the commit waits for up to `hold` units instead: the same units in the same order,
     /// fewer kernel entries and device notifications, and no unit held while the worker
-    /// sleeps. `hold` is the job's batch up to 8; each held unit waits for the reaps that fill
-    /// the batch, which shows in slat (QD32 batch 8 on a virtio disk, 11 alternated runs:
-    /// 1.04x t/io_uring -s8 -c8's CPU per I/O with hold 8, 1.14x with 6; 1.15-1.2x with 4;
-    /// slat mean 18.5 / 14.4 / 9.9 us against fio's 4.1; IOPS within 1 % of t/io_uring's).
+    /// sleeps. `hold` stays at 4 because every held unit is out of the device while the reaps
+    /// that fill the batch run. QD32 batch 8 on a virtio disk, 15 alternated runs: hold 4
+    /// 1.16x t/io_uring -s8 -c8's CPU per I/O at 88.3k IOPS (fio 88.6k, t/io_uring 86.2k,
+    /// slat mean 9.7 us); hold 8 1.10x at 84.4k (slat 18.3 us).
     /// Returns the clock read taken right after the commit: the last event before the reap.
     #[inline]
     fn commit_pending(&mut self) -> Result<Option<u64>, EngineError> {

@@ -253,7 +253,7 @@ fn default_reap_takes_one_completion_and_keeps_the_queue_full() {
     }
 }
 
-/// With `iodepth_batch` > 1, io_uring holds a commit (up to the batch, at most 8 units) while
+/// With `iodepth_batch` > 1, io_uring holds a commit (up to the batch, at most 4 units) while
 /// completions are waiting. Nothing may be lost or reordered by it: a 4 MiB randwrite at QD16 with
 /// iodepth_batch=8 and direct I/O writes every block once, and its verify phase (same engine
 /// and batching, reads) finds every block intact. No submit call carries more than 8 units.

@@ -90,7 +90,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         "Default 1. Larger batches save system calls per I/O. fio commits whatever is queued \
             before each wait, so with the queue full it submits as few units as were reaped. \
             iolab does the same, except that while completions are already waiting (a reap \
-            would not sleep) it holds the commit until up to this many units, at most 8, are \
+            would not sleep) it holds the commit until up to this many units, at most 4, are \
             queued: the same units in the same order, fewer submissions and device \
             notifications. The held time is in slat; the submit histogram shows the batches.",
     ),
