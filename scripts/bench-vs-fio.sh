@@ -81,13 +81,18 @@ import json, re, statistics, sys
 r, d = json.load(open(sys.argv[1])), sys.argv[2]
 runs = len(r["iolab"]["cpus"])
 # IOPS: the median over the runs, each run's own JSON ({run} in its --output).
-iops = {k: statistics.median(json.load(open(f"{d}/{k}.{n}.json"))["jobs"][0]["read"]["iops"]
-                             for n in range(runs)) for k in ("fio", "iolab")}
+# The spread (lowest-highest run) goes beside each median: at this row's IOPS the tools are
+# within a few per cent of each other, the order of a run's noise.
+each = {k: [json.load(open(f"{d}/{k}.{n}.json"))["jobs"][0]["read"]["iops"] for n in range(runs)]
+        for k in ("fio", "iolab")}
+iops = {k: statistics.median(v) for k, v in each.items()}
 ios = 4 * 1024 * 1024 // 4  # io_size 4 GiB of 4 KiB reads
 f, i = r["fio"]["cpu"] / ios * 1e6, r["iolab"]["cpu"] / ios * 1e6
 print(f"{'io_uring 4k randread QD32 batch 8 O_DIRECT: CPU us/I/O':52s} {f:10.2f} {i:10.2f} "
       f"{i/f:7.2f}x of fio (lower is better)")
-print(f"{'  IOPS (median of the runs)':52s} {iops['fio']:10.0f} {iops['iolab']:10.0f}")
+print(f"{'  IOPS (median of the runs)':52s} {iops['fio']:10.0f} {iops['iolab']:10.0f} "
+      f"(runs: fio {min(each['fio']):.0f}-{max(each['fio']):.0f}, "
+      f"iolab {min(each['iolab']):.0f}-{max(each['iolab']):.0f})")
 
 
 def t_io_uring(t):
@@ -99,7 +104,11 @@ def t_io_uring(t):
         if lines:
             rates.append(sum(lines) / len(lines))
             per_io.append(cpu / wall / rates[-1] * 1e6)
+    spread[id(t)] = (min(rates), max(rates), min(per_io), max(per_io)) if rates else None
     return (statistics.median(per_io), statistics.median(rates)) if rates else (None, None)
+
+
+spread = {}
 
 
 if "t_io_uring" in r:
@@ -107,6 +116,10 @@ if "t_io_uring" in r:
     if tc:
         print(f"{'  t/io_uring -c8 CPU us/I/O, IOPS (medians of the runs)':52s} {tc:10.2f} {rate:10.0f} "
               f"iolab {i/tc:.2f}x of it (goal <= 1.15), IOPS {iops['iolab']/rate:.2f}x (goal >= 1)")
+        lo, hi, clo, chi = spread[id(r["t_io_uring"])]
+        ic = [c / ios * 1e6 for c in r["iolab"]["cpus"]]
+        print(f"    runs: t/io_uring {clo:.2f}-{chi:.2f} us, {lo:.0f}-{hi:.0f} IOPS; "
+              f"iolab {min(ic):.2f}-{max(ic):.2f} us")
     # The same wait on both sides: the job at complete_min=8 against -c8, -c1 against the job.
     i8 = r["iolab_c8"]["cpu"] / ios * 1e6
     iops8 = statistics.median(json.load(open(f"{d}/iolab_c8.{n}.json"))["jobs"][0]["read"]["iops"]
