@@ -483,16 +483,23 @@ mod tests {
         (it.next().unwrap_or(0), it.next().unwrap_or(0)) >= (major, minor)
     }
 
+    /// A scratch directory beside the tests and the path `name` in it, or `None` (and why,
+    /// printed) when io_uring is unavailable here.
+    fn scratch(name: &str) -> Option<(tempfile::TempDir, std::path::PathBuf)> {
+        if let Err(why) = probe() {
+            println!("skipped: io_uring unavailable here ({why})");
+            return None;
+        }
+        let dir = tempfile::tempdir_in(".").unwrap();
+        let path = dir.path().join(name);
+        Some((dir, path))
+    }
+
     /// Write 8 KiB through slot 0, read it back through slot 1, with registration unset
     /// (used, or a note), forced off, and asked for.
     #[test]
     fn registration_tri_state_and_bytes_round_trip() {
-        if let Err(why) = probe() {
-            println!("skipped: io_uring unavailable here ({why})");
-            return;
-        }
-        let dir = tempfile::tempdir_in(".").unwrap();
-        let path = dir.path().join("u");
+        let Some((_dir, path)) = scratch("u") else { return };
         let f = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
@@ -556,12 +563,7 @@ mod tests {
     #[test]
     fn deferred_completions_are_seen_before_they_are_posted() {
         use std::os::unix::fs::OpenOptionsExt;
-        if let Err(why) = probe() {
-            println!("skipped: io_uring unavailable here ({why})");
-            return;
-        }
-        let dir = tempfile::tempdir_in(".").unwrap();
-        let path = dir.path().join("d");
+        let Some((_dir, path)) = scratch("d") else { return };
         std::fs::write(&path, vec![0x5au8; 64 << 10]).unwrap();
         std::fs::File::open(&path).unwrap().sync_all().unwrap();
         let f =
