@@ -88,8 +88,12 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 s, e, h = r["sim"], r["exact"], r["shards"]
 sims = e["wall"] / s["wall"]
-print(f"| exact LRU MRC, all sizes, same trace | one LRU simulation: {s['wall']:.2f} s (cpu {s['cpu']:.2f} s) "
-      f"| {e['wall']:.2f} s (cpu {e['cpu']:.2f} s), {e['rss_kb']/1024:.0f} MB "
+# Both are memory-bound and their runs spread widely on a shared host: the spreads go beside
+# the medians so a reader can tell a miss from a noisy moment.
+def spread(x):
+    return f"runs {min(x['walls']):.2f}-{max(x['walls']):.2f} s"
+print(f"| exact LRU MRC, all sizes, same trace | one LRU simulation: {s['wall']:.2f} s (cpu {s['cpu']:.2f} s; "
+      f"{spread(s)}) | {e['wall']:.2f} s (cpu {e['cpu']:.2f} s; {spread(e)}), {e['rss_kb']/1024:.0f} MB "
       f"| {sims:.2f} simulations (cpu {e['cpu']/s['cpu']:.2f}) | <= 2 simulations ({'met' if sims <= 2 else 'NOT met'}) |")
 print(f"| SHARDS 1 % MRC | exact: {e['wall']:.2f} s | {h['wall']:.2f} s (cpu {h['cpu']:.2f} s), "
       f"{h['rss_kb']/1024:.0f} MB | {e['wall']/h['wall']:.1f}x faster | keep; no bias at small sizes |")
