@@ -179,7 +179,7 @@ impl MrcBuilder for ExactMrc {
         self.done = 0;
         // Counted first so the points are one allocation (a filtered collect grows by doubling).
         let seen = self.hist.iter().filter(|h| h.0 > 0).count();
-        let mut pts = crate::policy::mem::huge_vec(seen);
+        let mut pts = Vec::with_capacity(seen);
         pts.extend(
             self.hist
                 .iter()

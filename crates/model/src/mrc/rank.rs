@@ -31,8 +31,7 @@ impl RankBits {
     /// A bitmap of at least `bits` zero bits.
     pub(crate) fn new(bits: usize) -> Self {
         let n = bits.div_ceil(SB_BITS).max(1);
-        let lines = crate::policy::mem::huge_filled(n, Line::default());
-        RankBits { lines, tree: crate::policy::mem::huge_filled(n + 1, 0), open: 0 }
+        RankBits { lines: vec![Line::default(); n], tree: vec![0; n + 1], open: 0 }
     }
 
     /// A bitmap of at least `bits` bits with bits `0..ones` set (`ones <= bits`).
