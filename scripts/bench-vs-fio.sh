@@ -96,7 +96,8 @@ print(f"{'  IOPS (median of the runs)':52s} {iops['fio']:10.0f} {iops['iolab']:1
 
 
 def t_io_uring(t):
-    """Per run: its CPU per wall second over the mean of its IOPS lines; then the medians."""
+    """Per run: its CPU per wall second over the mean of its IOPS lines; then the medians and
+    the spreads (lowest and highest IOPS, lowest and highest CPU per I/O)."""
     unit = {"": 1, "K": 1e3, "M": 1e6}
     rates, per_io = [], []
     for out, cpu, wall in zip(t["stdouts"], t["cpus"], t["walls"]):
@@ -104,19 +105,18 @@ def t_io_uring(t):
         if lines:
             rates.append(sum(lines) / len(lines))
             per_io.append(cpu / wall / rates[-1] * 1e6)
-    spread[id(t)] = (min(rates), max(rates), min(per_io), max(per_io)) if rates else None
-    return (statistics.median(per_io), statistics.median(rates)) if rates else (None, None)
-
-
-spread = {}
+    if not rates:
+        return None, None, None
+    spread = (min(rates), max(rates), min(per_io), max(per_io))
+    return statistics.median(per_io), statistics.median(rates), spread
 
 
 if "t_io_uring" in r:
-    tc, rate = t_io_uring(r["t_io_uring"])
+    tc, rate, spread = t_io_uring(r["t_io_uring"])
     if tc:
         print(f"{'  t/io_uring -c8 CPU us/I/O, IOPS (medians of the runs)':52s} {tc:10.2f} {rate:10.0f} "
               f"iolab {i/tc:.2f}x of it (goal <= 1.15), IOPS {iops['iolab']/rate:.2f}x (goal >= 1)")
-        lo, hi, clo, chi = spread[id(r["t_io_uring"])]
+        lo, hi, clo, chi = spread
         ic = [c / ios * 1e6 for c in r["iolab"]["cpus"]]
         print(f"    runs: t/io_uring {clo:.2f}-{chi:.2f} us, {lo:.0f}-{hi:.0f} IOPS; "
               f"iolab {min(ic):.2f}-{max(ic):.2f} us")
@@ -124,7 +124,7 @@ if "t_io_uring" in r:
     i8 = r["iolab_c8"]["cpu"] / ios * 1e6
     iops8 = statistics.median(json.load(open(f"{d}/iolab_c8.{n}.json"))["jobs"][0]["read"]["iops"]
                               for n in range(runs))
-    t1, rate1 = t_io_uring(r["t_io_uring_c1"])
+    t1, rate1, _ = t_io_uring(r["t_io_uring_c1"])
     if tc:
         print(f"{'  same wait: iolab complete_min=8 vs t/io_uring -c8':52s} {i8:10.2f} {iops8:10.0f} "
               f"CPU {i8/tc:.2f}x, IOPS {iops8/rate:.2f}x")

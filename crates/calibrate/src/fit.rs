@@ -857,14 +857,13 @@ fn nudge(dp: &mut DirProfile, pin: Pin, m: &Measured, miss: Miss, pred: f64, cor
         // The thread's CPU while it is what held the simulated point (within 10 %).
         Pin::Deep if cpu_held(dp.host_us, pred) => {
             dp.host_us /= ratio;
-            if let Some(k) = dp.host_us_by_size.iter_mut().find(|k| k[0] == m.point.bs as f64) {
+            if let Some(k) = host_knot(&mut dp.host_us_by_size, m.point.bs) {
                 k[1] = dp.host_us;
             }
         }
         // A larger deep point the thread's CPU held: its size's CPU per I/O.
         Pin::Share | Pin::Bw if host_held(dp, m.point.bs, pred) => {
-            let bs = m.point.bs as f64;
-            if let Some(k) = dp.host_us_by_size.iter_mut().find(|k| k[0] == bs) {
+            if let Some(k) = host_knot(&mut dp.host_us_by_size, m.point.bs) {
                 k[1] = (k[1] / ratio).clamp(1e-3, 1e9);
             }
         }
@@ -906,7 +905,12 @@ fn cpu_held(cost_us: f64, pred: f64) -> bool {
 /// Whether the thread's CPU per I/O at `bs` (a size of `host_us_by_size`) held a simulated
 /// point of `pred` IOPS.
 fn host_held(dp: &DirProfile, bs: u64, pred: f64) -> bool {
-    dp.host_us_by_size.iter().find(|k| k[0] == bs as f64).is_some_and(|k| cpu_held(k[1], pred))
+    dp.host_us_by_size.iter().any(|k| k[0] == bs as f64 && cpu_held(k[1], pred))
+}
+
+/// The knot of `host_us_by_size` at `bs` bytes, if the fit made one.
+fn host_knot(knots: &mut [[f64; 2]], bs: u64) -> Option<&mut [f64; 2]> {
+    knots.iter_mut().find(|k| k[0] == bs as f64)
 }
 
 /// Moves the sharing at the deep mid-size point's size by what a command's latency missed

@@ -58,6 +58,17 @@ fn job(dev: &std::path::Path, body: &str) -> String {
     )
 }
 
+/// Calibration options for a scratch device of the test's own: writes allowed, its contents
+/// destroyed, within `budget_secs`.
+fn destructive(budget_secs: f64) -> CalibrateOptions {
+    CalibrateOptions {
+        budget_secs,
+        allow_write: true,
+        allow_destroy: true,
+        ..CalibrateOptions::default()
+    }
+}
+
 fn first(r: &RunResult, dir: IoDir) -> Metrics {
     metrics::of_group(&r.groups[0], dir)
 }
@@ -93,12 +104,7 @@ fn loop_over_a_disk_file_predicts_jobs_it_did_not_sweep() {
         let _ = std::fs::remove_file(&f);
         return;
     };
-    let opts = CalibrateOptions {
-        budget_secs: 10.0,
-        allow_write: true,
-        allow_destroy: true,
-        ..CalibrateOptions::default()
-    };
+    let opts = destructive(10.0);
     let cal = calibrate(lo.device(), &opts).unwrap();
     assert!(cal.elapsed_secs <= 10.0 * 1.15, "{:.1}s for a 10 s budget", cal.elapsed_secs);
     for m in &cal.measured {
@@ -161,12 +167,7 @@ fn a_throttled_loop_device_is_predicted_at_its_cap_and_shared() {
         return;
     };
     let dev_path = lo.device().to_path_buf();
-    let opts = CalibrateOptions {
-        budget_secs: 12.0,
-        allow_write: true,
-        allow_destroy: true,
-        ..CalibrateOptions::default()
-    };
+    let opts = destructive(12.0);
     let cal = calibrate(&dev_path, &opts).unwrap();
     for m in &cal.measured {
         println!("{}: {:?}", m.point.label(), m.m);
@@ -234,12 +235,7 @@ fn zram_predicts_an_unswept_job_from_the_threads_cpu_by_size() {
         f.write_all(&bytes).unwrap();
         f.sync_all().unwrap();
     }
-    let opts = CalibrateOptions {
-        budget_secs: 10.0,
-        allow_write: true,
-        allow_destroy: true,
-        ..CalibrateOptions::default()
-    };
+    let opts = destructive(10.0);
     let cal = calibrate(z.device(), &opts).unwrap();
     for m in &cal.measured {
         println!("{}: {:?}", m.point.label(), m.m);

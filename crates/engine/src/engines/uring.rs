@@ -11,8 +11,8 @@
 //! completions are posted only when this thread enters with GETEVENTS, which is why the
 //! commit passes it as fio's does. TASKRUN_FLAG (same kernels as COOP_TASKRUN) makes the
 //! kernel say in the SQ flags when completions wait as task work, so `waiting` sees them
-//! before they are posted (liburing's `io_uring_peek_cqe` checks the same flag). The ring fd is registered (no fdget per enter) when the
-//! kernel allows; the registration and `io_uring_enter` are raw syscalls here because the
+//! before they are posted (liburing's `io_uring_peek_cqe` checks the same flag). The ring fd
+//! is registered (no fdget per enter) when the kernel allows; the registration and `io_uring_enter` are raw syscalls here because the
 //! crate keeps a registered index in the `Submitter` that registered it, and
 //! `IoUring::submitter()` hands out a fresh one each call (its `enter` would pass the plain fd).
 //!

@@ -42,13 +42,13 @@
 //!   stage before the device ([`crate::sim::HostCpu`], via [`Profiled::host`]), outside the
 //!   request's own latency as fio's clat is (the wait behind other requests' CPU is in it).
 //!   With `host_us_by_size` the CPU per I/O depends on the I/O's size (straight lines
-//!   between the measured sizes: a part per command, a part per byte): a CPU-bound target (zram) works in the submitting thread in
-//!   proportion to the bytes.
+//!   between the measured sizes: a part per command, a part per byte): a CPU-bound target
+//!   (zram) works in the submitting thread in proportion to the bytes.
 //!
 //! The file is TOML, versioned (`version = 1`; `xfer_us`, `xfer_parallel_by_size`,
-//! `host_us_by_size`, `stretch` and `mix_stretch` are optional keys a version-1 file may leave out, their defaults being the model without
-//! them) and strict: every table denies unknown keys,
-//! and errors name the line (`toml`'s spans). `[[point]]` tables carry the sweep that produced
+//! `host_us_by_size`, `stretch` and `mix_stretch` are optional keys a version-1 file may
+//! leave out, their defaults being the model without them) and strict: every table denies
+//! unknown keys, and errors name the line (`toml`'s spans). `[[point]]` tables carry the sweep that produced
 //! the profile with the fit's error per point (documentation; not used to predict).
 
 use super::hdd::HddParams;

@@ -177,9 +177,9 @@ impl MrcBuilder for ExactMrc {
             self.apply((s as usize) % HLAG);
         }
         self.done = 0;
-        // Counted first so the points are one allocation (a filtered collect grows by doubling).
-        let seen = self.hist.iter().filter(|h| h.0 > 0).count();
-        let mut pts = Vec::with_capacity(seen);
+        // One allocation (a filtered collect grows by doubling); room it never writes is
+        // never faulted in.
+        let mut pts = Vec::with_capacity(self.hist.len());
         pts.extend(
             self.hist
                 .iter()

@@ -504,10 +504,9 @@ impl Sim<'_> {
         if cost <= 0.0 {
             return None;
         }
-        let parallel = host.parallel.max(1e-3);
         let now = self.now.0 as f64;
         let own = self.cpu_free.get_mut(w as usize)?;
-        let shared = self.cpus_free.max(now) + cost / parallel;
+        let shared = self.cpus_free.max(now) + cost / host.parallel.max(1e-3);
         let done = (own.max(now) + cost).max(shared);
         *own = done;
         self.cpus_free = shared;
