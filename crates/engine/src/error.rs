@@ -58,23 +58,6 @@ pub enum EngineError {
         #[source]
         source: iolab_data::DataError,
     },
-    /// The run's request streams could not be built (`--write-iolog`, `mrc --job`).
-    #[error(transparent)]
-    Streams(iolab_workload::WorkloadError),
-    /// An output file (an iolog, a log file) could not be written.
-    #[error("{what}: {source}")]
-    Output {
-        what: String,
-        #[source]
-        source: iolab_report::ReportError,
-    },
-    /// A trace record could not be written.
-    #[error("{what}: {source}")]
-    Trace {
-        what: String,
-        #[source]
-        source: iolab_trace::TraceError,
-    },
     #[error("{path}: short I/O at offset {offset}: {done} of {len} bytes")]
     Short { path: PathBuf, offset: u64, done: u64, len: u64 },
 }

@@ -1,7 +1,10 @@
 //! iolab-engine: real I/O. Engines (io_uring, libaio, psync/pvsync, sync, null) behind one
 //! [`IoEngine`](engines::IoEngine) trait with fio's queue / commit / reap semantics, aligned
 //! buffers, file and block-device setup with safety checks, and the worker loop that drives a
-//! workload through an engine and records latencies.
+//! workload through an engine and records latencies. This crate is the I/O path only: a run as
+//! the binary performs it (flags, the quick profile, the live line, periodic reports, fio's log
+//! files, the iolog) is `iolab-run`, above this crate, reading the live view ([`live`]) and the
+//! [`runner::RunOutput`] the runner hands back.
 //!
 //! ```no_run
 //! use iolab_engine::engines::{lookup, EngineConfig, IoOp, OpKind, Queued};
@@ -16,16 +19,10 @@ pub mod buf;
 pub mod clock;
 pub mod engines;
 pub mod error;
-pub mod finish;
-pub mod flags;
-pub mod iolog;
-pub mod logs;
-pub mod progress;
-pub mod quick;
+pub mod live;
 pub mod replay;
 pub mod runner;
 pub mod safety;
-pub mod status;
 pub mod steady;
 pub mod target;
 pub mod verify;

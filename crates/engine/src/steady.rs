@@ -6,7 +6,7 @@
 //! The spec comes from the job's `ss`, `ss_dur`, `ss_ramp`, `ss_interval` options
 //! (fio-behaviour.md §3.6).
 
-use crate::runner::Progress;
+use crate::live::Progress;
 use crate::EngineError;
 use iolab_core::Nanos;
 use iolab_job::Job;

@@ -379,6 +379,23 @@ pub fn ensure_open_files(job: &str, extra: usize) -> Result<(), EngineError> {
     })
 }
 
+/// Kernel names of the block device a target lives on (its partition and the whole disk),
+/// as fio's `disk_util` names them, through the one `/sys/dev/block` resolver.
+pub fn disk_names(t: &Target) -> Vec<String> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(m) = t.file.metadata() else { return Vec::new() };
+    let dev = if t.is_block { m.rdev() } else { m.dev() };
+    let (maj, min) = (iolab_stats::topology::dev_major(dev), iolab_stats::topology::dev_minor(dev));
+    let Ok(node) = iolab_stats::topology::Resolver::default().device(maj, min) else {
+        return Vec::new();
+    };
+    let mut names = vec![node.name.clone()];
+    if node.kind == iolab_stats::topology::DevKind::Partition {
+        names.extend(node.children.iter().map(|c| c.name.clone()));
+    }
+    names
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

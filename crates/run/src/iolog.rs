@@ -1,7 +1,7 @@
 //! `iolab run/sim --write-iolog FILE`, the job option `write_iolog=FILE` and `iolab mrc --job`:
 //! the run's request streams (`iolab_workload::streams`, interleaved there with their issue
 //! times) written as a fio iolog v3 by `iolab_trace::write::iolog`, with the engine's file
-//! names ([`crate::runner::clone_files`]) and sizes (fio iolog.c `log_io_piece` order).
+//! names ([`iolab_engine::runner::clone_files`]) and sizes (fio iolog.c `log_io_piece` order).
 
 use std::path::Path;
 
@@ -10,7 +10,7 @@ use iolab_trace::write::{iolog::IologWriter, TraceWriter};
 use iolab_trace::TraceRecord;
 pub use iolab_workload::streams::Streams;
 
-use crate::EngineError;
+use crate::RunError as EngineError;
 
 /// Which file sizes the workload is built against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,7 +25,7 @@ pub enum Sizes {
 pub fn build(jobs: &[Job], sizes: Sizes) -> Result<Streams, EngineError> {
     let size_of =
         |p: &Path| if sizes == Sizes::Existing { iolab_core::input::existing_size(p) } else { 0 };
-    iolab_workload::streams::build(jobs, crate::runner::clone_files, size_of)
+    iolab_workload::streams::build(jobs, iolab_engine::runner::clone_files, size_of)
         .map_err(EngineError::Streams)
 }
 

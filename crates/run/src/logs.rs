@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 use iolab_report::export::fio_log::{log_path, windowed_entries, write_log_as, LogEntry, LogKind};
 use iolab_stats::{RunResult, SampleLog};
 
-use crate::runner::JobLogs;
-use crate::EngineError;
+use crate::RunError as EngineError;
+use iolab_engine::runner::JobLogs;
 
 fn entries(log: &SampleLog) -> Vec<LogEntry> {
     log.entries().iter().map(LogEntry::from).collect()

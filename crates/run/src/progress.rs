@@ -21,9 +21,9 @@ use iolab_job::cmdline::globals::Eta;
 use iolab_job::Job;
 use iolab_stats::{DiskUtil, RunResult};
 
-use crate::runner::{run_jobs, Progress, RunOptions};
 use crate::status::Periodic;
-use crate::EngineError;
+use crate::RunError as EngineError;
+use iolab_engine::runner::{run_jobs, Progress, RunOptions};
 
 /// When the live progress line shows (fio's `--eta`, `--eta-interval`, `--status-interval`).
 #[derive(Clone, Copy, Debug)]

@@ -23,8 +23,8 @@ pub struct QuickPlan {
 /// The plan for a file of `size` (fio size text) in `dir`, `secs` measured per phase.
 pub fn plan(dir: &Path, size: &str, secs: f64) -> QuickPlan {
     let file = dir.join(format!(".iolab-quick-{}.dat", std::process::id()));
-    let direct = crate::target::direct_supported(dir);
-    let probe = crate::engines::uring::probe();
+    let direct = iolab_engine::target::direct_supported(dir);
+    let probe = iolab_engine::engines::uring::probe();
     let engine = if probe.is_ok() { "io_uring" } else { "psync" };
     let mut notes = Vec::new();
     if !direct {

@@ -16,7 +16,7 @@ use iolab_core::Nanos;
 use iolab_job::Job;
 use iolab_stats::{JobResult, OptionList, Recorder, ReportOptions, RunResult};
 
-use crate::runner::Progress;
+use iolab_engine::live::Progress;
 
 /// What the periodic results need: the period and, per job name, what its result carries.
 #[derive(Clone)]

@@ -4,7 +4,7 @@
 //! Prints a plot-ready table: cache size, miss ratio, byte miss ratio (`model::mrc_report`).
 //!
 //! `iolab mrc --job JOB.fio [-- --name=x --rw=randread …]`: the same curve for the request
-//! stream `iolab run` would issue (built by `iolab_engine::iolog`, without I/O), split into blocks of
+//! stream `iolab run` would issue (built by `iolab_run::iolog`, without I/O), split into blocks of
 //! `--block-size` or the jobs' smallest block size; shared files are one key space.
 
 use anyhow::bail;
@@ -88,7 +88,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Feed the jobs' request streams (`iolab_engine::iolog::build`, as `run` would issue them)
+/// Feed the jobs' request streams (`iolab_run::iolog::build`, as `run` would issue them)
 /// into `builder` at `block` (default: the jobs' smallest block size); returns the requests
 /// seen and the block size used.
 fn job_accesses(
@@ -104,7 +104,7 @@ fn job_accesses(
     let parsed = iolab_job::load(&opts)?;
     parsed.warnings.iter().for_each(|w| eprintln!("iolab: {w}"));
     let bs = block.map_or_else(|| mrc_report::jobs_block_size(&parsed.jobs), Ok)?;
-    let s = iolab_engine::iolog::build(&parsed.jobs, iolab_engine::iolog::Sizes::Existing)?;
+    let s = iolab_run::iolog::build(&parsed.jobs, iolab_run::iolog::Sizes::Existing)?;
     s.notes.iter().for_each(|n| eprintln!("iolab: {n}"));
     Ok((mrc_report::stream_accesses(s, builder, bs), bs))
 }

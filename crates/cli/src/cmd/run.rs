@@ -16,14 +16,14 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use iolab_calibrate::versus;
-use iolab_engine::flags::RunFlags;
-use iolab_engine::iolog::{self, Sizes};
-use iolab_engine::progress::{run_shown, Show};
 use iolab_engine::runner::{ReadProbe, RunOptions};
 use iolab_job::cmdline::fio_text;
 use iolab_job::{LoadOptions, Parsed};
 use iolab_model::device::profile::DeviceProfile;
 use iolab_report::render::{Extras, Inner};
+use iolab_run::flags::RunFlags;
+use iolab_run::iolog::{self, Sizes};
+use iolab_run::progress::{run_shown, Show};
 use iolab_stats::RunResult;
 
 mod measure;
@@ -214,13 +214,13 @@ fn render(
 /// fio's exit status: 1 after an I/O error or a verify failure, 128 + N after a signal.
 fn exit_code(result: &RunResult, interrupted: bool, fio: bool) -> ExitCode {
     let who = if fio { "fio" } else { "iolab" };
-    for f in iolab_engine::finish::verify_failures(result) {
+    for f in iolab_run::finish::verify_failures(result) {
         eprintln!("{who}: {f}");
     }
     if interrupted {
         eprintln!("iolab: interrupted; the results cover the time until the signal");
         ExitCode::from(iolab_core::stop::exit_status().unwrap_or(130))
-    } else if iolab_engine::finish::failed(result) {
+    } else if iolab_run::finish::failed(result) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

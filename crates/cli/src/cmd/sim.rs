@@ -8,12 +8,12 @@
 //! exporters over the predicted `RunResult`, plus the model's tiers, devices and series.
 
 use anyhow::bail;
-use iolab_engine::iolog::Sizes;
 use iolab_model::sim::flags::{help, Input, SimFlags};
 use iolab_model::sim::{self, jobs, object, setup, source, SimOptions};
 use iolab_model::tier::Hierarchy;
 use iolab_report::export::html::{doc_page, sim_page};
 use iolab_report::Extras;
+use iolab_run::iolog::Sizes;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
@@ -90,7 +90,7 @@ fn simulate_jobs(
     let parsed = iolab_job::load(&opts)?;
     parsed.warnings.iter().for_each(|w| eprintln!("iolab: {w}"));
     if let Some(p) = &args.write_iolog {
-        let notes = iolab_engine::iolog::export(p, &parsed.jobs, Sizes::Declared)?;
+        let notes = iolab_run::iolog::export(p, &parsed.jobs, Sizes::Declared)?;
         notes.iter().for_each(|n| eprintln!("iolab: {n}"));
     }
     let files = iolab_engine::runner::clone_files;

@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod advice;
+mod architecture;
 mod compare;
 mod data;
 mod fio_dropin;

@@ -4,9 +4,10 @@
 //! and fio's verify phase after the writes (backend.c `thread_main`, `do_verify`).
 
 use super::config::{self, JobPlan};
-use super::{Progress, ProgressSlot, ReadProbe, RunOptions};
+use super::options::{ReadProbe, RunOptions};
 use crate::engines::{self, EngineConfig, EngineFile};
 use crate::error::EngineError;
+use crate::live::{Progress, ProgressSlot};
 use crate::target::{self, Target, TargetSpec};
 use crate::verify::{VerifyCheck, VerifyFill, VerifyLog, VerifySource};
 use crate::worker::{run_worker, ReadCheck, RequestSource, WorkerConfig, WorkerOutcome};
@@ -331,14 +332,14 @@ fn open_targets(
             }
             js.shared_done.insert(p.clone());
         }
-        for n in super::collect::disk_names_of(&t) {
+        for n in target::disk_names(&t) {
             if !js.disk_names.contains(&n) {
                 js.disk_names.push(n);
             }
         }
         targets.push(t);
     }
-    crate::finish::fold_file_notes(&mut js.notes, first_note, paths);
+    super::notes::fold_file_notes(&mut js.notes, first_note, paths);
     Ok(targets)
 }
 

@@ -6,9 +6,8 @@
 
 use super::clone::RunningClone;
 use super::config::LogSettings;
-use super::{FileIo, JobLogs, RunOptions};
+use super::options::{FileIo, JobLogs, RunOptions};
 use crate::error::EngineError;
-use crate::target::Target;
 use crate::worker::WorkerOutcome;
 use iolab_job::Job;
 use iolab_stats::JobResult;
@@ -162,21 +161,4 @@ fn count_verify_reads(
     read.runtime_ns = own.runtime_ns + v.runtime_ns;
     jr.read = read;
     jr.runtime_ns += v.runtime_ns;
-}
-
-/// Kernel names of the block device a target lives on (its partition and the whole disk),
-/// as fio's `disk_util` names them, through the one `/sys/dev/block` resolver.
-pub(super) fn disk_names_of(t: &Target) -> Vec<String> {
-    use std::os::unix::fs::MetadataExt;
-    let Ok(m) = t.file.metadata() else { return Vec::new() };
-    let dev = if t.is_block { m.rdev() } else { m.dev() };
-    let (maj, min) = (iolab_stats::topology::dev_major(dev), iolab_stats::topology::dev_minor(dev));
-    let Ok(node) = iolab_stats::topology::Resolver::default().device(maj, min) else {
-        return Vec::new();
-    };
-    let mut names = vec![node.name.clone()];
-    if node.kind == iolab_stats::topology::DevKind::Partition {
-        names.extend(node.children.iter().map(|c| c.name.clone()));
-    }
-    names
 }

@@ -8,7 +8,7 @@
 //! Sources: fio init.c `fixup_options` and `setup_log`, options.c `str_gtod_reduce_cb`,
 //! backend.c `do_verify`, filesetup.c `file_open_flags` (`sync=`).
 
-use super::RunOptions;
+use super::options::RunOptions;
 use crate::engines;
 use crate::error::EngineError;
 use crate::worker::{LatLogSpec, WorkerConfig};

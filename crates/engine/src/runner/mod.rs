@@ -11,139 +11,24 @@
 mod clone;
 mod collect;
 pub mod config;
+mod notes;
+mod options;
 
+pub use crate::live::{Progress, ProgressSlot};
 pub use config::{resolve_engine, unhandled_notes, worker_config};
 pub use iolab_workload::clone_files;
+pub use notes::FILE_NOTES_MAX;
+pub use options::{FileIo, JobLogs, ReadObserver, ReadProbe, RunOptions, RunOutput};
 
 use crate::error::EngineError;
-use crate::worker::LatLogs;
 use clone::{JobSetup, RunCtx, RunningClone};
 use collect::Collected;
 use iolab_core::stop::Stop;
-use iolab_core::Nanos;
 use iolab_job::Job;
 use iolab_stats::diskstats::{DiskHandle, DiskMonitor, MonitorConfig};
-use iolab_stats::{LiveCounters, RunResult};
-use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use iolab_stats::RunResult;
+use std::sync::Arc;
 use std::time::Instant;
-
-/// Run-wide switches from the command line.
-#[derive(Clone, Debug)]
-pub struct RunOptions {
-    /// Writes to block devices carrying a signature are allowed (`--allow-destroy`); a device
-    /// in use still needs the job's `allow_mounted_write=1`.
-    pub allow_destroy: bool,
-    /// Percentiles to report (percent).
-    pub percentiles: Vec<f64>,
-    /// Stats interval when the job has no `bwavgtime`.
-    pub interval: Nanos,
-    /// Write every job's region once before it runs (reads of never-written blocks measure
-    /// nothing; `--prefill`).
-    pub prefill: bool,
-    /// Sampling of read completions for iolab's advice (all-zero blocks): called with the
-    /// job's index and the bytes read, on one completed read in `every` per clone.
-    pub read_probe: Option<ReadProbe>,
-    /// The diskstats sampler already running around the run (the advice watch's,
-    /// `DiskMonitor::handle`); `None`: the runner starts one for its `disk_util`.
-    pub disks: Option<DiskHandle>,
-}
-
-/// Called with (job index, bytes read) for a sampled read completion.
-pub type ReadObserver = Arc<dyn Fn(usize, &[u8]) + Send + Sync>;
-
-/// A read-completion observer (see [`RunOptions::read_probe`]). Each clone counts its own
-/// reads, so the observer is reached only for the sampled ones.
-#[derive(Clone)]
-pub struct ReadProbe {
-    pub every: u64,
-    pub observe: ReadObserver,
-}
-
-impl std::fmt::Debug for ReadProbe {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ReadProbe").field("every", &self.every).finish_non_exhaustive()
-    }
-}
-
-impl Default for RunOptions {
-    fn default() -> Self {
-        RunOptions {
-            allow_destroy: false,
-            percentiles: iolab_stats::DEFAULT_PERCENTILES.to_vec(),
-            interval: iolab_stats::DEFAULT_INTERVAL,
-            prefill: false,
-            read_probe: None,
-            disks: None,
-        }
-    }
-}
-
-/// What one clone did to one file (the spread of a shared depth pool over `filename=a:b:…`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FileIo {
-    pub job: String,
-    pub clone: u32,
-    pub path: PathBuf,
-    pub ios: u64,
-    pub bytes: u64,
-}
-
-/// A run's result plus the per-file spread.
-#[derive(Clone, Debug, Default)]
-pub struct RunOutput {
-    pub result: RunResult,
-    pub files: Vec<FileIo>,
-    /// fio's per-job log files to write (`write_lat_log`, `write_bw_log`, `write_iops_log`,
-    /// `write_hist_log`).
-    pub logs: Vec<JobLogs>,
-}
-
-/// What one clone logs, for the caller to write as `<prefix>_<type>.<jobidx + 1>.log`
-/// (fio init.c `gen_log_name`, prefix = the option's value or the job name).
-#[derive(Clone, Debug)]
-pub struct JobLogs {
-    /// Index into `RunResult::jobs`' `jobidx`.
-    pub jobidx: u32,
-    pub lat_prefix: Option<String>,
-    pub bw_prefix: Option<String>,
-    pub iops_prefix: Option<String>,
-    /// `log_offset`: the offset column is present.
-    pub log_offset: bool,
-    /// `log_window_value=both`: the max column is present.
-    pub window_max: bool,
-    pub lat: Option<LatLogs>,
-    /// `write_hist_log` prefix and `log_hist_coarseness`.
-    pub hist_prefix: Option<String>,
-    pub hist_coarseness: u32,
-    /// `log_prio`: the prio column is `0x%04x` of [`JobLogs::ioprio`] (else 1 for the
-    /// realtime class, 0 otherwise).
-    pub log_prio: bool,
-    /// The ioprio value the job's I/O was issued with (`prio`/`prioclass`; 0 when neither).
-    pub ioprio: u16,
-    /// `log_store_compressed`: write fio's `.fz` files.
-    pub store_compressed: bool,
-}
-
-/// Live view for a progress display: one slot per clone, filled once the clone runs.
-#[derive(Default)]
-pub struct Progress {
-    pub clones: Mutex<Vec<ProgressSlot>>,
-}
-
-/// One running clone as the progress display sees it.
-pub struct ProgressSlot {
-    pub job: String,
-    pub started: Instant,
-    /// Expected measured length (runtime + ramp) when time bound.
-    pub expected: Option<Nanos>,
-    pub live: Arc<Mutex<Option<Arc<LiveCounters>>>>,
-    pub done: Arc<AtomicBool>,
-    /// Ends this clone alone (fio's steadystate ends a job when attained); a child of the
-    /// run's stop, so it also reads as set when the run stops.
-    pub stop: Stop,
-}
 
 /// Run all jobs in order and return the result. `stop` (the run's [`Stop`], or a caller's
 /// own flag) ends every worker (Ctrl-C); the result is then marked interrupted by the caller.

@@ -1,14 +1,14 @@
 //! `iolab run`'s measurement: the outputs checked against the inputs, the iolog exported,
-//! then the jobs run (`iolab_engine::progress`) with the device view and the advice watching
+//! then the jobs run (`iolab_run::progress`) with the device view and the advice watching
 //! (`iolab_advice::RunWatch`) and fio's periodic reports rendered as they come.
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use iolab_engine::finish;
-use iolab_engine::status::reports::{Reports, Sink};
 use iolab_job::{LoadOptions, Parsed};
+use iolab_run::finish;
+use iolab_run::status::reports::{Reports, Sink};
 
 use super::{iolog, run_shown, Flags, ReadProbe, RunOptions, RunResult, Show, Sizes};
 
@@ -66,7 +66,7 @@ pub type Watched = (RunResult, bool, Option<Vec<u8>>, iolab_advice::RunWatch);
 /// takes no prefill, declared cache or read probe.
 pub fn watched_run(jobs: &[iolab_job::Job], flags: &Flags, quick: bool) -> anyhow::Result<Watched> {
     let status = flags.g.status_interval;
-    let none = iolab_engine::flags::RunFlags::default();
+    let none = iolab_run::flags::RunFlags::default();
     let own = if quick { &none } else { &flags.own };
     let every = Duration::from_millis(if quick { 500 } else { 1000 });
     let watch = iolab_advice::RunWatch::start(

@@ -1,5 +1,5 @@
 //! The built-in quick profile of `iolab run` (no job given; the phases and the table are
-//! `iolab_engine::quick`, the run `iolab_engine::progress`).
+//! `iolab_run::quick`, the run `iolab_run::progress`).
 //!
 //! The profile runs on one temporary file in the current directory (or `--directory`), removed
 //! afterwards; the device view and the brief advice go beside the table on stderr.
@@ -10,10 +10,10 @@ use anyhow::Context;
 use iolab_job::LoadOptions;
 
 pub fn run_quick(fio_options: &[String], flags: &super::Flags) -> anyhow::Result<ExitCode> {
-    let (size, dir) = iolab_engine::flags::quick_size_and_dir(fio_options)?;
+    let (size, dir) = iolab_run::flags::quick_size_and_dir(fio_options)?;
     let phase_time = flags.own.phase_time.unwrap_or(3.0);
     let started = crate::cmd::meta_now(iolab_stats::RunMode::Measured, Vec::new());
-    let plan = iolab_engine::quick::plan(&dir, &size, phase_time);
+    let plan = iolab_run::quick::plan(&dir, &size, phase_time);
     // Removed however the run ends: return, error, panic, or a signal (the registry).
     let _scratch = iolab_report::output::TempPath::register(plan.file.clone());
     let opts = LoadOptions { files: vec![], cmdline: plan.args, sections: vec![] };
@@ -31,7 +31,7 @@ pub fn run_quick(fio_options: &[String], flags: &super::Flags) -> anyhow::Result
         super::measure::watched_run(&parsed.jobs, flags, true)?;
     let watched = watch.finish(&mut result);
     result.disk_series = watched.series.devices.clone();
-    iolab_engine::finish::complete(&mut result, &[], &[], &started, interrupted);
+    iolab_run::finish::complete(&mut result, &[], &[], &started, interrupted);
     result.notes.extend(plan.notes);
     for n in iolab_report::export::text::job_notes(&result) {
         eprintln!("iolab: {n}");
@@ -46,7 +46,7 @@ pub fn run_quick(fio_options: &[String], flags: &super::Flags) -> anyhow::Result
 /// The table on stdout (or `--output`) with the device view's findings on stderr; in machine
 /// formats the documents go out and the table and findings to stderr.
 fn emit(result: &iolab_stats::RunResult, advice: &str, flags: &super::Flags) -> anyhow::Result<()> {
-    let table = iolab_engine::quick::table(result);
+    let table = iolab_run::quick::table(result);
     let output = flags.g.output.as_deref();
     if flags.formats == "normal" {
         iolab_report::render::write(table.as_bytes(), output)?;
