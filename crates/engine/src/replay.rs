@@ -181,7 +181,11 @@ pub fn replay(
         notes.push(format!("{skipped} records skipped (zero length, flush, or --read-only)"));
     }
     let engine_name = pick_engine(&c.ioengine, &mut notes);
-    let depth = if engines::is_sync_engine(&engine_name) { 1 } else { c.iodepth.max(1) };
+    let depth = if iolab_job::engines::has(&engine_name, iolab_job::engines::SYNC) {
+        1
+    } else {
+        c.iodepth.max(1)
+    };
     let max_bs = reqs.iter().map(|r| r.len).max().unwrap_or(4096) as usize;
     let files = vec![EngineFile::dup(&target.file, target.is_block, &target.path)?];
     let mut engine =

@@ -18,6 +18,7 @@ pub mod apply;
 pub mod cmdline;
 mod data;
 pub mod describe;
+pub mod engines;
 pub mod error;
 pub mod ini;
 pub mod registry;

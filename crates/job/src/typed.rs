@@ -73,11 +73,6 @@ pub const ENGINE_UNACTED: &[(&str, &str)] = &[
     ("thinktime_blocks_type", "thinktime is scheduled by the workload generator"),
 ];
 
-/// The file-operation engines (fio engines/fileoperations.c): they create, stat or delete
-/// each file when it is opened, so `create_on_open` is what they do anyway.
-pub const FILE_OP_ENGINES: &[&str] =
-    &["filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete"];
-
 /// The [`ENGINE_UNACTED`] options the pvsync2 engine acts on.
 const PVSYNC2_ACTED: &[&str] = &["hipri", "uncached"];
 
@@ -424,7 +419,7 @@ impl Job {
     /// `ioengine=pvsync2`, `hipri` and `uncached` are acted on (RWF_HIPRI, RWF_DONTCACHE).
     pub fn engine_unacted(&self) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
         let pvsync2 = self.ioengine == "pvsync2";
-        let fileops = FILE_OP_ENGINES.contains(&self.ioengine.as_str());
+        let fileops = crate::engines::has(&self.ioengine, crate::engines::FILE_OPS);
         ENGINE_UNACTED.iter().copied().filter(move |(n, _)| {
             self.options.contains_key(*n)
                 && !(pvsync2 && PVSYNC2_ACTED.contains(n))

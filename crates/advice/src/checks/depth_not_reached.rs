@@ -24,6 +24,7 @@
 //! did more than [`AMPLIFICATION_MIN`] requests per application I/O in the phase, the device
 //! depth is also compared per application I/O (aqu-sz divided by that ratio).
 
+use iolab_job::engines::{self as facts, KERNEL_QUEUE, SYNC};
 use iolab_stats::{DiskUtil, JobResult, RunResult};
 
 use super::Check;
@@ -37,12 +38,9 @@ pub const AMPLIFICATION_MIN: f64 = 1.5;
 pub const ASYNC_FRACTION: f64 = 0.5;
 /// Share of requests merged by the block layer that is named as a cause.
 pub const MERGE_SHARE: f64 = 0.2;
-const ASYNC_ENGINES: &[&str] = &["libaio", "io_uring"];
 
 pub const CHECK: Check =
     Check { id: ID, summary: "device queue depth far below the depth issued", run };
-
-const SYNC_ENGINES: &[&str] = &["sync", "psync", "vsync", "pvsync", "pvsync2"];
 
 fn run(r: &RunResult, ev: &Evidence) -> Vec<Advice> {
     let mut out = Vec::new();
@@ -75,7 +73,7 @@ fn group_advice(r: &RunResult, ev: &Evidence, gid: u32, jobs: &Jobs<'_>) -> Opti
         devices_text(&devs)
     );
     let all_async =
-        !jobs.is_empty() && jobs.iter().all(|(_, e)| ASYNC_ENGINES.contains(&e.ioengine.as_str()));
+        !jobs.is_empty() && jobs.iter().all(|(_, e)| facts::has(&e.ioengine, KERNEL_QUEUE));
     let bar = if all_async { ASYNC_FRACTION } else { FRACTION };
     let (title, cause) = if asked >= 2.0 && issued <= FRACTION * asked {
         (format!("asked for depth {asked:.0}, the engine issued {issued:.2}"), engine_cause(jobs))
@@ -162,7 +160,7 @@ fn devices_text(devs: &[&DiskUtil]) -> String {
 
 fn engine_cause(jobs: &[(&JobResult, &JobEvidence)]) -> String {
     let mut c = Vec::new();
-    if let Some((_, e)) = jobs.iter().find(|(_, e)| SYNC_ENGINES.contains(&e.ioengine.as_str())) {
+    if let Some((_, e)) = jobs.iter().find(|(_, e)| facts::has(&e.ioengine, SYNC)) {
         c.push(format!(
             "ioengine={} is synchronous: each job has one I/O in flight whatever iodepth says \
              (fio caps it at 1)",
@@ -184,9 +182,10 @@ fn engine_cause(jobs: &[(&JobResult, &JobEvidence)]) -> String {
 
 /// The fix, naming only asynchronous engines the run could use (not one it fell back from).
 fn what_to_do(jobs: &[(&JobResult, &JobEvidence)]) -> String {
-    let usable: Vec<&str> = ASYNC_ENGINES
+    let usable: Vec<&str> = facts::ENGINES
         .iter()
-        .copied()
+        .filter(|f| f.is(KERNEL_QUEUE))
+        .map(|f| f.name)
         .filter(|a| !jobs.iter().any(|(_, e)| e.engine_fallback_from.as_deref() == Some(*a)))
         .collect();
     let engine = match usable.as_slice() {

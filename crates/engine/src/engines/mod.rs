@@ -244,26 +244,9 @@ pub struct EngineEntry {
     pub ctor: fn(&EngineConfig) -> Result<Box<dyn IoEngine>, EngineError>,
 }
 
-/// Engines that move no data: they have no write-then-read-back round trip.
-pub const DATALESS: &[&str] = &[
-    "null",
-    "cpuio",
-    "exec",
-    "falloc",
-    "ftruncate",
-    "filecreate",
-    "filestat",
-    "filedelete",
-    "dircreate",
-    "dirstat",
-    "dirdelete",
-];
-
-/// Engines that open no target file (fio's `FIO_DISKLESSIO`): the runner lays nothing out.
-pub const DISKLESS: &[&str] =
-    &["null", "cpuio", "exec", "filecreate", "dircreate", "dirstat", "dirdelete"];
-
-/// The engine table: adding an engine is one file and one line here.
+/// The constructor table, keyed by name into the engine facts (`iolab_job::engines`: sync or
+/// queued, diskless, dataless, file operations, refusals): adding an engine is one file, one
+/// line here and its row there.
 pub const ENGINES: &[EngineEntry] = &[
     EngineEntry {
         name: "io_uring",
@@ -387,30 +370,9 @@ pub const ENGINES: &[EngineEntry] = &[
     },
 ];
 
-/// fio engines iolab does not run, each with the reason (fio 3.33 `--enghelp` lists them).
-pub const REFUSED: &[(&str, &str)] = &[
-    ("netsplice", "network I/O is outside iolab (it measures storage)"),
-    ("net", "network I/O is outside iolab (it measures storage)"),
-    ("sg", "SCSI generic passthrough (SG_IO) is not implemented"),
-    ("io_uring_cmd", "NVMe passthrough (uring_cmd on /dev/ngXnY) is not implemented"),
-    ("e4defrag", "EXT4_IOC_MOVE_EXT defragmentation is not implemented"),
-    ("mtd", "MTD flash devices are not supported"),
-    ("nbd", "NBD client I/O is not implemented"),
-    ("rdma", "RDMA is outside iolab (it measures storage)"),
-    ("rados", "Ceph is not linked into iolab"),
-    ("rbd", "Ceph RBD is not linked into iolab"),
-    ("gfapi", "GlusterFS is not linked into iolab"),
-    ("gfapi_async", "GlusterFS is not linked into iolab"),
-    ("pmemblk", "PMDK is not linked into iolab"),
-    ("dev-dax", "PMDK is not linked into iolab"),
-    ("libpmem", "PMDK is not linked into iolab"),
-    ("solarisaio", "Solaris only"),
-    ("windowsaio", "Windows only"),
-];
-
 /// The table entry for `ioengine=name` (or an alias); a refused engine names its reason.
 pub fn lookup(name: &str) -> Result<&'static EngineEntry, EngineError> {
-    if let Some((_, why)) = REFUSED.iter().find(|(n, _)| *n == name) {
+    if let Some(why) = iolab_job::engines::facts(name).and_then(|f| f.refused) {
         return Err(EngineError::RefusedEngine { name: name.to_string(), reason: why });
     }
     ENGINES.iter().find(|e| e.name == name || e.aliases.contains(&name)).ok_or_else(|| {
@@ -419,30 +381,6 @@ pub fn lookup(name: &str) -> Result<&'static EngineEntry, EngineError> {
             known: ENGINES.iter().map(|e| e.name).collect::<Vec<_>>().join(", "),
         }
     })
-}
-
-/// Whether `name` is a synchronous engine (depth capped at 1), without constructing it.
-pub fn is_sync_engine(name: &str) -> bool {
-    matches!(
-        name,
-        "psync"
-            | "pvsync"
-            | "vsync"
-            | "sync"
-            | "pvsync2"
-            | "mmap"
-            | "falloc"
-            | "ftruncate"
-            | "splice"
-            | "cpuio"
-            | "exec"
-            | "filecreate"
-            | "filestat"
-            | "filedelete"
-            | "dircreate"
-            | "dirstat"
-            | "dirdelete"
-    )
 }
 
 /// The negated errno of the last failed libc call.
@@ -492,5 +430,32 @@ pub(crate) fn sync_file(fd: RawFd, data_only: bool) -> i64 {
         neg_errno()
     } else {
         0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iolab_job::engines as facts;
+
+    #[test]
+    fn every_engine_fact_has_a_constructor_or_its_refusal() {
+        for f in facts::ENGINES {
+            match (f.refused, lookup(f.name)) {
+                (Some(why), Err(EngineError::RefusedEngine { reason, .. })) => {
+                    assert_eq!(reason, why)
+                }
+                (None, Ok(e)) => assert!(e.name == f.name || e.aliases.contains(&f.name)),
+                (why, got) => {
+                    panic!("{}: refused {why:?}, lookup {:?}", f.name, got.map(|e| e.name))
+                }
+            }
+        }
+        for e in ENGINES {
+            for name in std::iter::once(&e.name).chain(e.aliases) {
+                let row = facts::facts(name);
+                assert!(row.is_some_and(|r| r.refused.is_none()), "{name}: no runnable fact row");
+            }
+        }
     }
 }

@@ -192,7 +192,7 @@ pub(super) fn start_clone(
     let verify = vplan.inline.then(|| VerifyCheck::new(&dcfg, seed, None, paths.clone()));
     // A dataless engine (null, the file operations) moves no data: its buffers say nothing
     // about the target.
-    let dataless = engines::DATALESS.contains(&plan.engine.as_str());
+    let dataless = iolab_job::engines::has(&plan.engine, iolab_job::engines::NO_DATA);
     let probe = cx.opts.read_probe.clone().filter(|_| !dataless).map(|p| (js.ji, p, 0));
     let check = (probe.is_some() || verify.is_some()).then_some(ProbedCheck { probe, verify });
     // Set alone by steadystate, and read as set whenever the run's stop is.
@@ -285,7 +285,7 @@ fn open_targets(
     let reads = job.rw.has_read() || opts.prefill || vplan.phase;
     let writes = ((job.rw.has_write() || job.rw.has_trim()) && !vplan.only) || opts.prefill;
     let mut targets: Vec<Target> = Vec::new();
-    if engines::DISKLESS.contains(&plan.engine.as_str()) {
+    if iolab_job::engines::has(&plan.engine, iolab_job::engines::DISKLESS) {
         // fio's FIO_DISKLESSIO engines (null, filecreate, the directory engines) need no
         // file laid out: `size` is enough.
         return Ok(targets);

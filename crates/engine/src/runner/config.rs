@@ -69,7 +69,9 @@ pub fn plan_job(job: &Job, opts: &RunOptions) -> Result<JobPlan, EngineError> {
 /// The engine a job will use and why it differs from what it asked for.
 pub fn resolve_engine(job: &Job) -> Result<(String, Vec<String>), EngineError> {
     engines::lookup(&job.ioengine)?;
-    if job.openfiles().is_some() && !iolab_job::typed::FILE_OP_ENGINES.contains(&&*job.ioengine) {
+    if job.openfiles().is_some()
+        && !iolab_job::engines::has(&job.ioengine, iolab_job::engines::FILE_OPS)
+    {
         return Err(EngineError::Job {
             job: job.name.clone(),
             what: format!(
@@ -99,7 +101,7 @@ pub fn choose_engine(job: &Job, uring: Result<(), String>) -> (String, Vec<Strin
             name = "psync".to_string();
         }
     }
-    if engines::is_sync_engine(&name) && job.iodepth > 1 {
+    if iolab_job::engines::has(&name, iolab_job::engines::SYNC) && job.iodepth > 1 {
         notes.push(format!(
             "job {}: ioengine={name} is synchronous: queue depth will be capped at 1 (asked {})",
             job.name, job.iodepth

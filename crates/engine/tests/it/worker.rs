@@ -81,7 +81,9 @@ fn engine_round_trip(name: &str, direct: bool) {
 
 #[test]
 fn every_engine_writes_and_reads_back_buffered() {
-    for e in ENGINES.iter().filter(|e| !iolab_engine::engines::DATALESS.contains(&e.name)) {
+    for e in
+        ENGINES.iter().filter(|e| !iolab_job::engines::has(e.name, iolab_job::engines::NO_DATA))
+    {
         if e.name == "io_uring" && iolab_engine::engines::uring::probe().is_err() {
             eprintln!("skipped io_uring: {:?}", iolab_engine::engines::uring::probe());
             continue;
@@ -96,7 +98,9 @@ fn every_engine_writes_and_reads_back_direct() {
         eprintln!("skipped: O_DIRECT not supported in the test directory");
         return;
     }
-    for e in ENGINES.iter().filter(|e| !iolab_engine::engines::DATALESS.contains(&e.name)) {
+    for e in
+        ENGINES.iter().filter(|e| !iolab_job::engines::has(e.name, iolab_job::engines::NO_DATA))
+    {
         if e.name == "io_uring" && iolab_engine::engines::uring::probe().is_err() {
             eprintln!("skipped io_uring: {:?}", iolab_engine::engines::uring::probe());
             continue;
