@@ -11,8 +11,7 @@ use crate::EngineError;
 use iolab_core::Nanos;
 use iolab_job::Job;
 use iolab_stats::sstrack::{SsSpec, SsTracker};
-use iolab_stats::steady::SsParseError;
-use iolab_stats::{LiveSnapshot, RunResult, SsCriterion};
+use iolab_stats::{LiveSnapshot, RunResult};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -31,11 +30,7 @@ impl Monitor {
     pub fn start(jobs: &[Job], progress: &Arc<Progress>) -> Result<Option<Monitor>, EngineError> {
         let mut trackers = Vec::new();
         for j in jobs {
-            let spec = spec_from_job(j).map_err(|e| EngineError::Job {
-                job: j.name.clone(),
-                what: format!("steadystate: {e}"),
-            })?;
-            if let Some(spec) = spec {
+            if let Some(spec) = spec_from_job(j) {
                 trackers.push((j.name.clone(), SsTracker::new(spec)));
             }
         }
@@ -125,19 +120,18 @@ fn steady_loop(p: &Progress, done: &AtomicBool, mut trackers: Trackers) -> Track
     trackers
 }
 
-/// A job's `ss`, `ss_dur`, `ss_ramp`, `ss_interval`; `None` when the job has no steady-state
-/// window (`ss_dur` unset or 0, as in fio).
-pub fn spec_from_job(job: &Job) -> Result<Option<SsSpec>, SsParseError> {
+/// A job's `ss` (typed when the job was read), `ss_dur`, `ss_ramp`, `ss_interval`; `None` when
+/// the job has no steady-state window (`ss_dur` unset or 0, as in fio).
+pub fn spec_from_job(job: &Job) -> Option<SsSpec> {
     let dur = job.steadystate_duration();
     if dur.0 == 0 {
-        return Ok(None);
+        return None;
     }
-    let ss = job.steadystate();
-    let criterion = SsCriterion::parse(&ss, job.kb_base())?;
+    let (ss, criterion) = (job.steadystate(), job.ss_criterion);
     let interval =
         Some(job.steadystate_check_interval()).filter(|t| t.0 > 0).unwrap_or(Nanos::from_secs(1));
     let ramp = job.steadystate_ramp_time();
-    Ok(Some(SsSpec { ss, criterion, dur, ramp, interval }))
+    Some(SsSpec { ss, criterion, dur, ramp, interval })
 }
 
 #[cfg(test)]
@@ -162,9 +156,8 @@ mod tests {
 
     #[test]
     fn spec_from_options() {
-        assert_eq!(spec_from_job(&job(&[])).unwrap(), None);
+        assert_eq!(spec_from_job(&job(&[])), None);
         let s = spec_from_job(&job(&["--ss=iops:20%", "--ss_dur=3", "--ss_ramp=1"])).unwrap();
-        let s = s.unwrap();
         assert_eq!(
             (s.ss.as_str(), s.dur, s.ramp, s.window()),
             ("iops:20%", Nanos::from_secs(3), Nanos::from_secs(1), 3)
@@ -173,8 +166,7 @@ mod tests {
 
     #[test]
     fn attains_after_ramp_once_the_window_is_steady() {
-        let spec =
-            spec_from_job(&job(&["--ss=iops:20%", "--ss_dur=3", "--ss_ramp=1"])).unwrap().unwrap();
+        let spec = spec_from_job(&job(&["--ss=iops:20%", "--ss_dur=3", "--ss_ramp=1"])).unwrap();
         let mut t = SsTracker::new(spec);
         // Per-second IOPS: 100 (ramp), then 1000, 2000, 1000, 1050, 1000, 980 …
         let per_s = [100u64, 1000, 2000, 1000, 1050, 1000, 980];
@@ -199,7 +191,7 @@ mod tests {
 
     #[test]
     fn never_attained_reports_the_last_window() {
-        let spec = spec_from_job(&job(&["--ss=iops_slope:1%", "--ss_dur=3"])).unwrap().unwrap();
+        let spec = spec_from_job(&job(&["--ss=iops_slope:1%", "--ss_dur=3"])).unwrap();
         let mut t = SsTracker::new(spec);
         let mut cum = 0;
         for i in 0..8u64 {

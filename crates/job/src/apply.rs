@@ -643,6 +643,34 @@ pub(crate) fn set_thinktime_blocks(
     Ok(())
 }
 
+/// `steadystate` (`ss`): fio's `metric:limit[%]`, typed here once with the job's `kb_base`
+/// (`bw:10m` is 10 MiB/s, or 10 MB/s with `kb_base=1000`), so `iolab parse` refuses what a
+/// run would.
+pub(crate) fn set_steadystate(
+    job: &mut Job,
+    v: Option<&str>,
+    _warn: &mut Vec<String>,
+) -> Result<(), JobErrorKind> {
+    let name = "steadystate";
+    let text = need(name, v)?;
+    job.ss_criterion = iolab_stats::SsCriterion::parse(text, kb_base(job))
+        .map_err(|e| bad(name, text, ss_expected(&e)))?;
+    Ok(())
+}
+
+/// What a refused `steadystate=` should have been, from the parser's reason.
+fn ss_expected(e: &iolab_stats::steady::SsParseError) -> String {
+    use iolab_stats::steady::SsParseError as E;
+    match e {
+        E::UnknownCriterion { .. } => {
+            "iops, iops_slope, bw, bw_slope, lat or lat_slope, a ':' and a limit".into()
+        }
+        E::MissingLimit { .. } => "metric:limit, e.g. iops:20%".into(),
+        E::BadLimit { .. } => "a number or a percentage as the limit, e.g. iops:20%".into(),
+        E::Unit { source, .. } => format!("a limit in fio's units ({source})"),
+    }
+}
+
 /// `ioengine`.
 pub(crate) fn set_ioengine(
     job: &mut Job,
@@ -1027,7 +1055,7 @@ mod tests {
     fn setters_belong_to_supported_entries_and_apply() {
         use crate::registry::{lookup, Status, OPTIONS};
         let with_setter = OPTIONS.iter().filter(|o| o.set.is_some()).count();
-        assert_eq!(with_setter, 52, "typed fields set through the registry");
+        assert_eq!(with_setter, 53, "typed fields set through the registry");
         for o in OPTIONS.iter().filter(|o| o.set.is_some()) {
             assert_eq!(o.status, Status::Supported, "{}", o.name);
         }

@@ -320,6 +320,11 @@ pub struct Job {
     pub direct: bool,
     pub thread: bool,
 
+    // --- stop conditions
+    /// `steadystate=` typed once, with the job's `kb_base` (`bw:10m` is bytes/s); read by the
+    /// engine's steady-state monitor and carried into the result for the exporters.
+    pub ss_criterion: iolab_stats::SsCriterion,
+
     /// Every option set for this job, canonical name → value and origin, including those
     /// typed above. Ignored options appear here too (with their warning already issued).
     pub options: BTreeMap<String, ResolvedOption>,
@@ -384,6 +389,7 @@ impl Job {
             iodepth: 1,
             direct: false,
             thread: false,
+            ss_criterion: iolab_stats::SsCriterion::FIO_DEFAULT,
             options: BTreeMap::new(),
         }
     }

@@ -230,6 +230,10 @@ impl Default for LatencyTarget {
 pub struct SteadyStateReport {
     /// The criterion as written, e.g. `iops:20%`.
     pub ss: String,
+    /// The criterion as the job typed it once, with its `kb_base` (`job::apply`'s
+    /// `steadystate` setter); the exporters read this, never the text.
+    #[serde(skip)]
+    pub rule: Option<crate::SsCriterion>,
     /// Window, ns.
     pub duration_ns: u64,
     pub attained: bool,

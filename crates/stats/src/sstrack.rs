@@ -102,6 +102,7 @@ impl SsTracker {
         let c = self.spec.criterion.check(&w);
         self.report = Some(SteadyStateReport {
             ss: self.spec.ss.clone(),
+            rule: Some(self.spec.criterion),
             duration_ns: self.spec.dur.0,
             attained: c.attained,
             criterion: c.criterion,

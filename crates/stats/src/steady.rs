@@ -54,6 +54,10 @@ pub enum SsParseError {
 }
 
 impl SsCriterion {
+    /// fio's default `ss=iops_slope:0.01%`.
+    pub const FIO_DEFAULT: SsCriterion =
+        SsCriterion { metric: SsMetric::Iops, slope: true, limit: 0.01, percent: true };
+
     /// Parse fio's `ss=` syntax: `iops:20%`, `bw_slope:0.1%`, `iops:500`, `bw:10m` (bytes/s,
     /// fio's size units), `lat:100us` (a time; bare numbers are µs as fio's
     /// `check_str_time`).
@@ -141,6 +145,7 @@ pub fn steady_report(
     let cut = |xs: &[f64]| xs.get(start..end.min(xs.len())).unwrap_or(&[]).to_vec();
     SteadyStateReport {
         ss: ss_text.to_string(),
+        rule: Some(*crit),
         duration_ns: n as u64 * interval_ns,
         attained,
         criterion: check.criterion,

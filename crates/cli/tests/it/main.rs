@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod advice;
+mod agreement;
 mod architecture;
 mod compare;
 mod data;

@@ -149,6 +149,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         .def("0")
         .help("Histogram of trim block errors.", "fio records where trims failed."),
     opt("steadystate", Special, Stats, Supported)
+        .set(a::set_steadystate)
         .alias(&["ss"])
         .def("iops_slope:0.01%")
         .choices(&["iops", "iops_slope", "bw", "bw_slope", "lat", "lat_slope"])

@@ -351,3 +351,21 @@ fn repeated_warning_is_reported_once() {
     assert_eq!(unset.len(), 1, "{:?}", p.warnings);
     assert_eq!(unset[0].location, "t.fio:4");
 }
+
+#[test]
+fn steadystate_is_typed_once_with_the_jobs_kb_base() {
+    use iolab_stats::{SsCriterion, SsMetric};
+    // bw:10m is 10 MiB/s, or 10 MB/s with kb_base=1000 (fio parses it with the job's base).
+    let mib = one("[j]\nrw=read\nsize=1m\nss=bw:10m\n");
+    assert_eq!((mib.ss_criterion.metric, mib.ss_criterion.limit), (SsMetric::Bw, 10_485_760.0));
+    let mb = one("[j]\nkb_base=1000\nrw=read\nsize=1m\nss=bw:10m\n");
+    assert_eq!(mb.ss_criterion.limit, 10_000_000.0);
+    // Unset: fio's default, the registry's iops_slope:0.01%.
+    let d = one("[j]\nrw=read\nsize=1m\n");
+    assert_eq!(d.ss_criterion, SsCriterion::FIO_DEFAULT);
+    let def = iolab_job::registry::lookup("steadystate").unwrap().default;
+    assert_eq!(SsCriterion::parse(def, iolab_core::units::KbBase::K1024), Ok(d.ss_criterion));
+    // Refused when the job is read, naming the option and the value.
+    let e = parse_err("[j]\nrw=read\nsize=1m\nss=bw:12x\nss_dur=2\n").to_string();
+    assert!(e.contains("steadystate") && e.contains("bw:12x"), "{e}");
+}

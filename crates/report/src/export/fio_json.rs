@@ -10,9 +10,8 @@
 //! percentile, exact depths, failed I/Os, interruption, the job's notes); fio's consumers
 //! ignore unknown keys.
 
-use iolab_core::units::KbBase;
 use iolab_core::IoDir;
-use iolab_stats::{DirStats, LatStats, RunResult, SsCriterion, SsMetric, SteadyStateReport};
+use iolab_stats::{DirStats, LatStats, RunResult, SsMetric, SteadyStateReport};
 
 use super::{fio_percentiles, job_views, mixed_view, unified_rw, JobView};
 use crate::fio_plat::{bins, calc_dist, LatDist, LAT_M_LABELS, LAT_NU_LABELS};
@@ -324,7 +323,8 @@ fn fio_eta(run: &RunResult) -> u64 {
 
 /// fio stat.c `show_thread_status_json`, `ss_dur` branch.
 fn steadystate_json(ss: &SteadyStateReport) -> J {
-    let crit = SsCriterion::parse(&ss.ss, KbBase::K1024).ok();
+    // The criterion as the job typed it (with its kb_base); never parsed again here.
+    let crit = ss.rule;
     let pct = crit.map(|c| c.percent).unwrap_or_else(|| ss.ss.ends_with('%'));
     let name = match crit {
         Some(c) => format!(

@@ -77,6 +77,12 @@ fn steadystate_object_like_fio() {
     let mut run = appendix_b_run();
     run.jobs[0].steadystate = Some(SteadyStateReport {
         ss: "iops:20%".into(),
+        rule: Some(SsCriterion {
+            metric: SsMetric::Iops,
+            slope: false,
+            limit: 20.0,
+            percent: true,
+        }),
         duration_ns: 3_000_000_000,
         attained: true,
         criterion: 6.666667,
