@@ -101,6 +101,24 @@ fn run(r: &RunResult, _ev: &Evidence) -> Vec<Advice> {
     out
 }
 
+/// The quick profile's phases are a few seconds each by design, too short to judge: instead of
+/// a "not in steady state" per phase, one line saying so and how to get a steady-state figure.
+/// Returns the advice without this check's entries, and that line when a phase was not steady.
+pub fn fold_short_phases(advice: Vec<Advice>, phase_secs: f64) -> (Vec<Advice>, Option<String>) {
+    let (mine, rest): (Vec<Advice>, Vec<Advice>) = advice.into_iter().partition(|a| a.id == ID);
+    let unsteady = mine.iter().filter(|a| a.severity == Severity::Warning).count();
+    let line = (unsteady > 0).then(|| {
+        format!(
+            "{unsteady} of {} phases not yet steady after {phase_secs:.1} s, as expected of the \
+             quick profile's short phases; for a steady-state figure use --phase-time=60, or a \
+             job with steadystate= (e.g. --time_based --runtime=600 --ss=iops_slope:0.3% \
+             --ss_dur=60)",
+            mine.len()
+        )
+    });
+    (rest, line)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,5 +193,22 @@ mod tests {
         assert_eq!(a[0].severity, Severity::Warning);
         assert!(a[0].evidence.starts_with("fio criterion ss=iops:20% not attained over a 3 s"));
         assert!(one(with_series(&[1, 2, 3, 4])).is_empty());
+    }
+
+    #[test]
+    fn the_quick_profile_gets_one_line_for_its_short_phases() {
+        let decaying = [90_000, 85_000, 80_000, 70_000, 60_000, 55_000, 50_000];
+        let mut all: Vec<Advice> = (0..6).flat_map(|_| one(with_series(&decaying))).collect();
+        all.extend(one(with_series(&[1000, 1000, 1000, 1000, 1000])));
+        let other = Advice { id: "zero_reads", ..all[0].clone() };
+        all.push(other);
+        let (kept, line) = fold_short_phases(all, 3.0);
+        assert_eq!(kept.iter().map(|a| a.id).collect::<Vec<_>>(), ["zero_reads"]);
+        let line = line.unwrap();
+        assert!(line.starts_with("6 of 7 phases not yet steady after 3.0 s"), "{line}");
+        assert!(line.contains("--phase-time=60") && line.contains("steadystate="), "{line}");
+        // All steady: nothing to say.
+        let (kept, line) = fold_short_phases(one(with_series(&[1000; 5])), 3.0);
+        assert!(kept.is_empty() && line.is_none());
     }
 }

@@ -30,13 +30,20 @@ pub fn run_quick(fio_options: &[String], flags: &super::Flags) -> anyhow::Result
     let (mut result, interrupted, _, watch) =
         super::measure::watched_run(&parsed.jobs, flags, true)?;
     let watched = watch.finish(&mut result);
+    // Short phases by design: one line about them, not a steady_state warning per phase.
+    let steady = iolab_advice::checks::steady_state::fold_short_phases;
+    let (advice, short_phases) = steady(watched.advice, phase_time);
+    result.advice = iolab_advice::to_json(&advice);
     result.disk_series = watched.series.devices.clone();
     iolab_run::finish::complete(&mut result, &[], &[], &started, interrupted);
     result.notes.extend(plan.notes);
     for n in iolab_report::export::text::job_notes(&result) {
         eprintln!("iolab: {n}");
     }
-    emit(&result, &iolab_advice::render_brief(&watched.advice), flags)?;
+    emit(&result, &iolab_advice::render_brief(&advice), flags)?;
+    if let Some(line) = short_phases {
+        eprintln!("iolab: {line}");
+    }
     Ok(match interrupted {
         true => ExitCode::from(iolab_core::stop::exit_status().unwrap_or(130)),
         false => ExitCode::SUCCESS,
