@@ -12,6 +12,7 @@ pub mod chart;
 mod compare;
 pub mod html;
 pub mod input;
+pub mod legend;
 mod latency;
 pub mod model;
 pub mod plot;
