@@ -9,6 +9,7 @@
 mod advice;
 mod compare;
 mod data;
+mod examples;
 mod fio_dropin;
 mod help;
 mod hostile;
