@@ -121,7 +121,7 @@ echo "median of their absolute values (goal: IOPS and bandwidth â‰¤ 10 %, p50 â‰
 echo
 # The short run every reader can repeat, checked by crates/cli/tests/it/examples.rs.
 cat <<'BLOCK'
-## Try it on a file (a 10 s sweep)
+## Try it on a file (a 30 s sweep)
 
 Calibrate a new 64 MiB file in the current directory (removed afterwards), then run a job
 that was not in the sweep beside its prediction. The figures depend on your disk; the lines
@@ -130,7 +130,7 @@ below are what every such run prints (`every_example_runs_as_written` in
 
 <!-- check slow -->
 ```sh
-$ iolab calibrate cal.dat --budget=10s --size=64m -o cal.toml
+$ iolab calibrate cal.dat --budget=30s --size=64m -o cal.toml
 $ iolab run --name=x --filename=t.dat --size=64m --rw=randread --bs=4k --direct=1 \
     --ioengine=io_uring --iodepth=4 --runtime=2 --time_based --predict=cal.toml
 ```

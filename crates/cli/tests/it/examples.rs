@@ -88,6 +88,7 @@ fn join_continuations(lines: &[String]) -> Vec<String> {
     for l in lines {
         if open {
             let last = out.last_mut().unwrap();
+            last.truncate(last.trim_end().len());
             last.push(' ');
             last.push_str(l.trim());
         } else {
@@ -174,7 +175,7 @@ fn run_block(c: &Check, bin_dir: &Path) -> String {
         .args(["-c", &format!("exec 2>&1\n{script}")])
         .current_dir(d.path())
         .env("PATH", &path)
-        .stdin(iolab_test_support::empty_stdin())
+        .stdin(iolab_test_support::empty_stdin().unwrap())
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
