@@ -7,10 +7,10 @@
 //! `dejavu` crate (compiled into the binary, so nothing is looked up at run time). SVG text is
 //! written as `<text>` and drawn by the viewer's own sans-serif font.
 
+use crate::legend::Placement;
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use crate::legend::Placement;
 use std::sync::Once;
 
 /// How values map onto an axis.

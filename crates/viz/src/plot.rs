@@ -197,7 +197,10 @@ mod tests {
         let two_jobs = Report {
             title: String::new(),
             sections: vec![
-                section("run", vec![chart("i0-j0-iops", "a: IOPS"), chart("i0-j1-iops", "b: IOPS")]),
+                section(
+                    "run",
+                    vec![chart("i0-j0-iops", "a: IOPS"), chart("i0-j1-iops", "b: IOPS")],
+                ),
                 section("sim", vec![chart("i1-sim-hit", "Hit ratio")]),
                 section("sim", vec![chart("i2-sim-hit", "Hit ratio")]),
             ],

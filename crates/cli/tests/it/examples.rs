@@ -254,5 +254,8 @@ fn expected_lines_match_by_words_and_numbers_within_tolerance() {
     assert_eq!(tokens("IOPS=-5 x-1").1, [-5.0, 1.0]);
     let md = "<!-- check tol=3% -->\n```sh\n$ iolab a \\\n  --b\n# note\n```\n```text\n x 1\n```\n";
     let c = &checks(md)[0];
-    assert_eq!((c.commands.clone(), c.expected.clone(), c.tol), (want(&["iolab a --b"]), want(&["x 1"]), 0.03));
+    assert_eq!(
+        (c.commands.clone(), c.expected.clone(), c.tol),
+        (want(&["iolab a --b"]), want(&["x 1"]), 0.03)
+    );
 }

@@ -376,7 +376,10 @@ fn output_probes() -> Vec<Probe> {
             ],
         ),
         ("data gen -o", vec!["data", "gen", "--size", "64k", "--output", "{W}/out"]),
-        ("trace convert", vec!["trace", "convert", "--to", "oracle", "--lossy", t.as_str(), "{W}/out"]),
+        (
+            "trace convert",
+            vec!["trace", "convert", "--to", "oracle", "--lossy", t.as_str(), "{W}/out"],
+        ),
         (
             "replay --output",
             vec![
