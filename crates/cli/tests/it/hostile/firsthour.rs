@@ -31,9 +31,6 @@ pub fn probes() -> Vec<Probe> {
         // Formats that carry the operation need no --lossy, and accept it.
         conv("--to=iolog --lossy", &["--to=iolog", "--lossy", TRACE, "{W}/out.log"], Oracle::Ok),
         conv("--to=csv --lossy", &["--to=csv", "--lossy", TRACE, "{W}/out.csv"], Oracle::Ok),
-        // A flag, not an option with a value.
-        conv("--lossy=yes", &["--to=oracle", "--lossy=yes", TRACE, "{W}/out.bin"], err(&["first"]))
-            .after(After::NoLeftovers(vec![])),
         // A refused conversion onto an existing file leaves it as it was.
         conv("--to=oracle onto an existing file", &["--to=oracle", TRACE, "{W}/keep.bin"], {
             err(&["--lossy"])
