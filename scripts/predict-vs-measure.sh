@@ -119,6 +119,32 @@ echo "each job runs with \`iolab run --predict=PROFILE --output-format=json $COM
 echo "Errors are (predicted − measured) / measured per group and direction; the summary line is the"
 echo "median of their absolute values (goal: IOPS and bandwidth ≤ 10 %, p50 ≤ 20 %, p99 ≤ 35 %)."
 echo
+# The short run every reader can repeat, checked by crates/cli/tests/it/examples.rs.
+cat <<'BLOCK'
+## Try it on a file (a 30 s sweep)
+
+Calibrate a new 64 MiB file in the current directory (removed afterwards), then run a job
+that was not in the sweep beside its prediction. The figures depend on your disk; the lines
+below are what every such run prints (`every_example_runs_as_written` in
+`crates/cli/tests/it/examples.rs` runs these commands in its slow tier).
+
+<!-- check slow -->
+```sh
+$ iolab calibrate cal.dat --budget=30s --size=64m -o cal.toml
+$ iolab run --name=x --filename=t.dat --size=64m --rw=randread --bs=4k --direct=1 \
+    --ioengine=io_uring --iodepth=4 --runtime=2 --time_based --predict=cal.toml
+```
+
+```text
+predicted on profile
+group dir        IOPS meas/pred (err)          MiB/s meas/pred      p50 µs meas/pred (err)
+0     read
+```
+
+A whole profile from a preset, with no I/O at all, for a what-if: `iolab calibrate
+--from-preset=nvme -o nvme.toml`, then `iolab sim JOB --backing=nvme.toml`.
+
+BLOCK
 } > "$W/md"
 
 for t in "${TARGETS[@]}"; do

@@ -154,6 +154,9 @@ pub struct Calibration {
     pub measured: Vec<Measured>,
     /// Wall time of the whole calibration, set-up included, seconds.
     pub elapsed_secs: f64,
+    /// Wall time to the end of the sweep's last run (set-up included; the fit after it is
+    /// CPU work, which a loaded machine stretches), seconds.
+    pub sweep_secs: f64,
 }
 
 /// Checks a `--budget` value in seconds.
@@ -184,6 +187,7 @@ pub fn calibrate(path: &Path, opts: &CalibrateOptions) -> Result<Calibration, Ca
         });
     }
     let result = run_sweep(&t, &points, opts, start);
+    let sweep_secs = start.elapsed().as_secs_f64();
     if t.created {
         // Removed on every way out; a failure to remove is reported only if all else worked.
         let rm = std::fs::remove_file(&t.path);
@@ -192,21 +196,22 @@ pub fn calibrate(path: &Path, opts: &CalibrateOptions) -> Result<Calibration, Ca
             path: t.path.display().to_string(),
             why: format!("cannot remove the calibration file: {e}"),
         })?;
-        return finish(t, measured, opts, start);
+        return finish(t, measured, opts, (start, sweep_secs));
     }
-    finish(t, result?, opts, start)
+    finish(t, result?, opts, (start, sweep_secs))
 }
 
 fn finish(
     t: Target,
     measured: Vec<Measured>,
     opts: &CalibrateOptions,
-    start: Instant,
+    (start, sweep_secs): (Instant, f64),
 ) -> Result<Calibration, CalibrateError> {
     let name = t.path.display().to_string();
     let mut profile = fit::fit(&name, t.size, &measured, opts.seed, t.writable);
     profile.points = fit::errors(&profile, &measured)?;
-    Ok(Calibration { target: t, profile, measured, elapsed_secs: start.elapsed().as_secs_f64() })
+    let elapsed_secs = start.elapsed().as_secs_f64();
+    Ok(Calibration { target: t, profile, measured, elapsed_secs, sweep_secs })
 }
 
 /// The most times a point is measured (as segments in separate rounds).

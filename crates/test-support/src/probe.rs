@@ -50,6 +50,20 @@ fn or_skip_to<T, E: fmt::Display>(r: Result<T, E>, out: &mut impl std::io::Write
     }
 }
 
+/// The variable `scripts/test.sh --quick` sets for the edit-test loop's fast tier.
+pub const QUICK_VAR: &str = "IOLAB_TEST_QUICK";
+
+/// `Err` (a [`Skip`] saying `quick tier: WHAT`) when the fast tier is asked for
+/// (`IOLAB_TEST_QUICK=1`, set by `scripts/test.sh --quick`): slow tests (real-I/O sweeps, the
+/// browser, the hostile harness' slow families) call it first, e.g.
+/// `let Some(()) = or_skip(quick_tier("a 10 s calibration sweep")) else { return };`.
+pub fn quick_tier(what: &str) -> Result<(), Skip> {
+    if std::env::var_os(QUICK_VAR).is_some_and(|v| v == "1") {
+        return Err(Skip(format!("quick tier (scripts/test.sh --quick): {what}")));
+    }
+    Ok(())
+}
+
 /// Whether the effective user is root.
 pub fn is_root() -> bool {
     // SAFETY: geteuid(2) has no preconditions and cannot fail.
@@ -140,6 +154,7 @@ pub fn fio() -> Result<PathBuf, Skip> {
 
 /// Debian's `chromium` (or `chromium-browser`) on PATH.
 pub fn chromium() -> Result<PathBuf, Skip> {
+    quick_tier("no browser")?;
     which("chromium")
         .or_else(|| which("chromium-browser"))
         .ok_or_else(|| Skip("chromium not installed".into()))

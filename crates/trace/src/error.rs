@@ -28,6 +28,8 @@ pub enum TraceErrorKind {
     NoSuchFormat { name: String, known: String },
     #[error("{what} cannot be written as {format}")]
     Unrepresentable { what: String, format: &'static str },
+    #[error("refused: {what}; pass --lossy to convert anyway (--to=iolog or csv keep them)")]
+    Lossy { what: String },
 }
 
 /// A trace error with its position. Displays as one line:

@@ -5,7 +5,7 @@
 
 use crate::stat::{Log2Histogram, StatBuilder, TraceStats};
 use crate::write::{csv::CsvWriter, iolog::IologWriter, oracle, TraceWriter};
-use crate::{ReaderConfig, TraceError, TraceReader, TraceRecord};
+use crate::{ReaderConfig, TraceError, TraceErrorKind, TraceReader, TraceRecord};
 use iolab_core::units::format_bytes_iec;
 use iolab_core::IoDir;
 use std::fmt::Write as _;
@@ -248,6 +248,11 @@ pub struct ConvertOptions {
     /// names the input trace carries, else iolab.N.
     #[cfg_attr(feature = "clap", arg(long, value_delimiter = ','))]
     pub files: Vec<String>,
+    /// Convert even when the output format cannot carry part of a record (oracleGeneral has
+    /// no operation: writes, trims and syncs would read back as reads), saying what was lost.
+    /// Without it such a conversion is refused and nothing is written.
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub lossy: bool,
 }
 
 impl ConvertOptions {
@@ -285,26 +290,74 @@ impl StatOptions {
 }
 
 /// Every record of `r` to `out` (named `name` in errors) as `to`; returns the records written.
+/// What [`convert`] wrote, and what the output format could not carry (`--lossy`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Converted {
+    pub records: u64,
+    /// One line naming what the output lost, e.g. "the operation of 3 of 10 records (3
+    /// writes): oracleGeneral has none, they read back as reads"; `None` when nothing was.
+    pub lost: Option<String>,
+}
+
+/// Converts every record of `r` to `to` on `out`. A format that cannot carry a record's
+/// operation (oracleGeneral) refuses the trace with what would be lost, unless `lossy`.
 pub fn convert(
     r: &mut dyn TraceReader,
     out: &mut dyn Write,
     name: &str,
     to: &Target,
-) -> Result<u64, OpError> {
+    lossy: bool,
+) -> Result<Converted, OpError> {
     let mut w: Box<dyn TraceWriter + '_> = match to {
-        Target::Iolog { files } => return convert_iolog(r, out, name, files),
+        Target::Iolog { files } => {
+            let records = convert_iolog(r, out, name, files)?;
+            return Ok(Converted { records, lost: None });
+        }
         Target::Oracle(o) => Box::new(oracle::OracleWriter::new(out, name, o.clone())),
         Target::Csv => Box::new(CsvWriter::new(out, name)),
     };
+    let oracle = matches!(to, Target::Oracle(_));
     let mut rec = TraceRecord::default();
     let mut n = 0u64;
+    // Records by operation: read, write, trim, sync (what oracleGeneral drops).
+    let mut ops = [0u64; 4];
     while r.read_into(&mut rec)? {
         check_stop(name, n)?;
+        ops[match rec.req.dir {
+            IoDir::Read => 0,
+            IoDir::Write => 1,
+            IoDir::Trim => 2,
+            IoDir::Sync => 3,
+        }] += 1;
         w.write(&rec)?;
         n += 1;
     }
+    let lost = if oracle { lost_operations(n, &ops) } else { None };
+    if let (Some(what), false) = (&lost, lossy) {
+        // The oracle writer writes only in `finish`, so nothing has reached `out` yet.
+        return Err(TraceError::whole(name, TraceErrorKind::Lossy { what: what.clone() }).into());
+    }
     w.finish()?;
-    Ok(n)
+    Ok(Converted { records: n, lost })
+}
+
+/// What oracleGeneral (no operation field) loses of a trace with `ops` records per
+/// operation (read, write, trim, sync), or `None` when every record is a read.
+fn lost_operations(n: u64, ops: &[u64; 4]) -> Option<String> {
+    let other = n - ops[0];
+    if other == 0 {
+        return None;
+    }
+    let kinds: Vec<String> = [(ops[1], "write"), (ops[2], "trim"), (ops[3], "sync")]
+        .iter()
+        .filter(|(c, _)| *c > 0)
+        .map(|(c, k)| format!("{c} {k}{}", if *c == 1 { "" } else { "s" }))
+        .collect();
+    Some(format!(
+        "the operation of {other} of {n} records ({}): oracleGeneral has no operation field, so \
+         they would read back as reads",
+        kinds.join(", ")
+    ))
 }
 
 fn check_stop(name: &str, n: u64) -> Result<(), OpError> {
@@ -363,6 +416,7 @@ mod tests {
             out_time_unit: unit.into(),
             first_size: true,
             files: vec!["a".into()],
+            lossy: false,
         };
         let t = c(To::Oracle, "ms").target().unwrap();
         assert!(matches!(t, Target::Oracle(o) if o.time_unit_ns == 1_000_000 && o.first_size));
@@ -377,5 +431,14 @@ mod tests {
         let s = |b: &str| StatOptions { block_size: b.into(), stream_window: 256 }.block_size();
         assert_eq!(s("4k").unwrap(), 4096);
         assert!(s("nan").unwrap_err().to_string().starts_with("--block-size `nan`: "));
+    }
+
+    #[test]
+    fn oracle_loses_every_operation_but_read_and_says_which() {
+        assert_eq!(lost_operations(5, &[5, 0, 0, 0]), None);
+        let m = lost_operations(10, &[6, 1, 0, 3]).unwrap();
+        assert!(m.starts_with("the operation of 4 of 10 records (1 write, 3 syncs)"), "{m}");
+        let e = TraceError::whole("t.csv", TraceErrorKind::Lossy { what: m }).to_string();
+        assert!(e.starts_with("t.csv: refused: the operation of 4") && e.contains("--lossy"));
     }
 }

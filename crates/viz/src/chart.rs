@@ -7,6 +7,7 @@
 //! `dejavu` crate (compiled into the binary, so nothing is looked up at run time). SVG text is
 //! written as `<text>` and drawn by the viewer's own sans-serif font.
 
+use crate::legend::Placement;
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -187,8 +188,8 @@ impl Chart {
                 y0 = y0.min(lo);
                 y1 = y1.max(hi);
             }
-            // Headroom above the tallest bar for the legend.
-            let (y0, y1) = (y0.min(0.0), if y1 > y0.min(0.0) { y1 * 1.25 } else { 1.0 });
+            // Headroom above the tallest bar (the legend's, see `crate::legend`).
+            let (y0, y1) = (y0.min(0.0), if y1 > y0.min(0.0) { y1 * 1.1 } else { 1.0 });
             return ((x0, x1), (y0, y1));
         }
         if let Some((a, b, _)) = &self.band {
@@ -291,18 +292,68 @@ fn err<E: std::fmt::Debug>(e: E) -> String {
     format!("{e:?}")
 }
 
-/// Draw `chart` on `root` (any plotters backend).
-pub fn draw<DB: DrawingBackend>(chart: &Chart, root: &DrawingArea<DB, Shift>) -> DrawResult<Frame> {
-    register_font();
-    let coords = chart.coords();
-    let ((x0, x1), (y0, y1)) = chart.ranges(&coords);
-    let mut cc = ChartBuilder::on(root)
+/// The chart's frame (caption, label areas) over the ranges `x` and `y` on `root`.
+fn frame<'a, DB: DrawingBackend>(
+    chart: &Chart,
+    root: &'a DrawingArea<DB, Shift>,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+) -> DrawResult<Cc<'a, DB>> {
+    ChartBuilder::on(root)
         .caption(&chart.title, ("sans-serif", 24))
         .margin(12)
         .x_label_area_size(50)
         .y_label_area_size(76)
         .build_cartesian_2d(x0..x1, y0..y1)
-        .map_err(err)?;
+        .map_err(err)
+}
+
+/// The legend's entries in plotters' order (the band's first), or none when no legend is
+/// drawn (one unnamed series).
+fn legend_labels(chart: &Chart) -> Vec<&str> {
+    let bars = matches!(chart.style, Style::Bars { .. });
+    if !bars && chart.series.len() <= 1 && chart.series.iter().all(|s| s.name.is_empty()) {
+        return Vec::new();
+    }
+    let band = chart.band.as_ref().map(|b| b.2.as_str());
+    band.into_iter().chain(chart.series.iter().map(|s| s.name.as_str())).collect()
+}
+
+/// Where the legend goes (see [`crate::legend`]), and the y range that leaves it room.
+fn place_legend(
+    chart: &Chart,
+    coords: &[Vec<(f64, f64)>],
+    dim: (u32, u32),
+    x: (f64, f64),
+    y: (f64, f64),
+) -> DrawResult<Option<Placement>> {
+    let labels = legend_labels(chart);
+    if labels.is_empty() {
+        return Ok(None);
+    }
+    let font: TextStyle<'_> = ("sans-serif", LEGEND_FONT).into_font().into();
+    let size = crate::legend::box_size(&labels, &font);
+    // The plotting area's size does not depend on the ranges: measure it on a scratch SVG.
+    let mut scratch = String::new();
+    let area = {
+        let root = SVGBackend::with_string(&mut scratch, dim).into_drawing_area();
+        let cc = frame(chart, &root, x, y)?;
+        cc.plotting_area().dim_in_pixel()
+    };
+    Ok(Some(crate::legend::place(chart, coords, size, area, x, y)))
+}
+
+/// The legend's font size.
+const LEGEND_FONT: u32 = 17;
+
+/// Draw `chart` on `root` (any plotters backend).
+pub fn draw<DB: DrawingBackend>(chart: &Chart, root: &DrawingArea<DB, Shift>) -> DrawResult<Frame> {
+    register_font();
+    let coords = chart.coords();
+    let ((x0, x1), (y0, y1)) = chart.ranges(&coords);
+    let legend = place_legend(chart, &coords, root.dim_in_pixel(), (x0, x1), (y0, y1))?;
+    let y1 = legend.map_or(y1, |p| p.y1);
+    let mut cc = frame(chart, root, (x0, x1), (y0, y1))?;
     let (xs, ys) = (chart.x.scale, chart.y.scale);
     let cats = match &chart.style {
         Style::Bars { categories, .. } => Some(categories.clone()),
@@ -336,13 +387,22 @@ pub fn draw<DB: DrawingBackend>(chart: &Chart, root: &DrawingArea<DB, Shift>) ->
         Style::Lines => draw_lines(chart, &coords, &mut cc)?,
         Style::Bars { bands, .. } => draw_bars(chart, &coords, bands, &mut cc)?,
     }
+    if let Some(p) = legend {
+        cc.configure_series_labels()
+            .position(SeriesLabelPosition::Coordinate(p.at.0, p.at.1))
+            .background_style(WHITE.mix(0.85))
+            .border_style(GRID)
+            .label_font(("sans-serif", LEGEND_FONT))
+            .draw()
+            .map_err(err)?;
+    }
     let (px, py) = cc.plotting_area().get_pixel_range();
     Ok(Frame { px: (px.start, px.end), py: (py.start, py.end), x: (x0, x1), y: (y0, y1) })
 }
 
 type Cc<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
-/// The series (a single point as a dot) and the legend.
+/// The series (a single point as a dot); [`draw`] adds the legend.
 fn draw_lines<'a, DB: DrawingBackend + 'a>(
     chart: &Chart,
     coords: &[Vec<(f64, f64)>],
@@ -360,25 +420,11 @@ fn draw_lines<'a, DB: DrawingBackend + 'a>(
             .label(s.name.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], style));
     }
-    if chart.series.len() > 1 || chart.series.iter().any(|s| !s.name.is_empty()) {
-        cc.configure_series_labels()
-            .position(match chart.legend {
-                Corner::UpperRight => SeriesLabelPosition::UpperRight,
-                Corner::UpperLeft => SeriesLabelPosition::UpperLeft,
-                Corner::LowerLeft => SeriesLabelPosition::LowerLeft,
-                Corner::LowerRight => SeriesLabelPosition::LowerRight,
-            })
-            .background_style(WHITE.mix(0.85))
-            .border_style(GRID)
-            .label_font(("sans-serif", 17))
-            .draw()
-            .map_err(err)?;
-    }
     Ok(())
 }
 
 /// Side-by-side bars (series `i` of `n` in the `i`-th share of each category's slot), each
-/// with its noise band as a whisker, and the legend.
+/// with its noise band as a whisker; [`draw`] adds the legend.
 fn draw_bars<'a, DB: DrawingBackend + 'a>(
     chart: &Chart,
     coords: &[Vec<(f64, f64)>],
@@ -413,13 +459,7 @@ fn draw_bars<'a, DB: DrawingBackend + 'a>(
         }))
         .map_err(err)?;
     }
-    cc.configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(GRID)
-        .label_font(("sans-serif", 17))
-        .draw()
-        .map_err(err)
+    Ok(())
 }
 
 fn draw_band<DB: DrawingBackend>(
@@ -452,12 +492,24 @@ pub fn svg(chart: &Chart) -> DrawResult<(String, Frame)> {
     Ok((s, frame))
 }
 
-/// The chart as a PNG file at `path` (white background).
+/// The chart as a PNG file at `path` (white background): drawn into an RGB buffer by
+/// plotters' bitmap backend and encoded by the `png` crate (plotters' own encoder would pull
+/// in the whole `image` crate).
 pub fn png(chart: &Chart, path: &std::path::Path) -> DrawResult<()> {
-    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
-    root.fill(&WHITE).map_err(err)?;
-    draw(chart, &root)?;
-    root.present().map_err(err)
+    let mut rgb = vec![0u8; SIZE.0 as usize * SIZE.1 as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        draw(chart, &root)?;
+        root.present().map_err(err)?;
+    }
+    let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), SIZE.0, SIZE.1);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut w = enc.write_header().map_err(err)?;
+    w.write_image_data(&rgb).map_err(err)?;
+    w.finish().map_err(err)
 }
 
 /// At most `max` points per series: the series cut into buckets, each kept as its smallest and

@@ -95,7 +95,8 @@ fn table(o: &mut String, t: &Table) {
     if t.rows.is_empty() {
         return;
     }
-    let _ = write!(o, "<table>\n<caption>{}</caption>\n", esc(&t.caption));
+    // Wide tables scroll in their box; cells wrap only between words (numbers never).
+    let _ = write!(o, "<div class=\"tw\"><table>\n<caption>{}</caption>\n", esc(&t.caption));
     if t.head.iter().any(|h| !h.is_empty()) {
         o.push_str("<thead><tr>");
         for h in &t.head {
@@ -112,7 +113,7 @@ fn table(o: &mut String, t: &Table) {
         }
         o.push_str("</tr>\n");
     }
-    o.push_str("</tbody></table>\n");
+    o.push_str("</tbody></table></div>\n");
 }
 
 fn figure(o: &mut String, c: &Chart) -> Result<(), VizError> {
@@ -213,8 +214,9 @@ h1{font-size:1.4em;margin:.3em 0}h2{font-size:1.2em;border-bottom:1px solid var(
 nav a{color:var(--info);margin-right:1em}
 table{border-collapse:collapse;margin:.8em 0;font-variant-numeric:tabular-nums;background:var(--card)}
 caption{text-align:left;font-weight:600;padding:.3em 0;color:var(--muted)}
-th,td{border:1px solid var(--border);padding:3px 8px;text-align:left;vertical-align:top;max-width:60em;overflow-wrap:anywhere}
-td{text-align:right}td:first-child,td:nth-child(2){text-align:left}
+.tw{overflow-x:auto;max-width:100%}
+th,td{border:1px solid var(--border);padding:3px 8px;text-align:left;vertical-align:top;max-width:60em;overflow-wrap:break-word}
+td{text-align:right;white-space:nowrap}td:first-child,td:nth-child(2){text-align:left;white-space:normal;min-width:8em}
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:14px}
 figure.chart{margin:0;padding:6px;background:var(--card);border:1px solid var(--border);border-radius:6px}
 figure.chart svg{width:100%;height:auto;display:block}
@@ -259,6 +261,19 @@ figs.forEach(function(f){
  svg.addEventListener('mouseleave',function(){tip.hidden=true;});
 });
 if(location.hash==='#selftest'){var ok=0;figs.forEach(function(f){var svg=f.querySelector('svg'),r=svg.getBoundingClientRect();svg.dispatchEvent(new MouseEvent('mousemove',{clientX:r.left+r.width*0.6,clientY:r.top+r.height*0.5,bubbles:true}));if(!tip.hidden&&tip.textContent.split('\n').length>=3)ok++;});tip.hidden=true;body.dataset.hoverTest=ok;}
+if(location.hash==='#selftest'){var lg=0,lo=[];figs.forEach(function(f){var svg=f.querySelector('svg'),rects=[].slice.call(svg.querySelectorAll('rect'));
+ function num(e,a){return +(e.getAttribute(a)||0);}
+ rects.filter(function(r){return r.getAttribute('opacity')==='0.85'&&r.getAttribute('fill')==='#FFFFFF';}).forEach(function(r){lg++;
+  var x0=num(r,'x')+1,y0=num(r,'y')+1,x1=x0+num(r,'width')-2,y1=y0+num(r,'height')-2,hit=0;
+  function inb(x,y){return x>x0&&x<x1&&y>y0&&y<y1;}
+  svg.querySelectorAll('polyline').forEach(function(p){var q=(p.getAttribute('points')||'').trim().split(/\s+/).map(function(s){var a=s.split(',');return[+a[0],+a[1]];});
+   if(q.every(function(z){return inb(z[0],z[1]);}))return;
+   for(var i=0;i<q.length&&!hit;i++){if(inb(q[i][0],q[i][1])){hit++;break;}if(i>0){var a=q[i-1],b=q[i],n=Math.ceil(Math.max(Math.abs(b[0]-a[0]),Math.abs(b[1]-a[1]))/2);for(var k=1;k<n;k++){var t=k/n;if(inb(a[0]+(b[0]-a[0])*t,a[1]+(b[1]-a[1])*t)){hit++;break;}}}}});
+  svg.querySelectorAll('circle').forEach(function(c){if(inb(num(c,'cx'),num(c,'cy')))hit++;});
+  rects.forEach(function(q){if(q===r||q.getAttribute('fill')==='none'||q.getAttribute('fill')==='#FFFFFF'||+(q.getAttribute('opacity')||1)<0.5)return;
+   var a=num(q,'x'),b=num(q,'y'),c=a+num(q,'width'),d=b+num(q,'height');if(a>=x0-2&&c<=x1+2&&b>=y0-2&&d<=y1+2)return;if(a<x1&&c>x0&&b<y1&&d>y0)hit++;});
+  if(hit)lo.push(f.id);});});
+ body.dataset.legends=lg;body.dataset.legendOverlaps=lo.length;if(lo.length)body.dataset.legendOverlapCharts=lo.join(' ');}
 body.dataset.hoverCharts=figs.length;body.dataset.hoverSeries=ser;body.dataset.hoverPoints=pts;body.dataset.script='ok';
 })();
 "##;

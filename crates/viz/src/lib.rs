@@ -13,6 +13,7 @@ mod compare;
 pub mod html;
 pub mod input;
 mod latency;
+pub mod legend;
 pub mod model;
 pub mod plot;
 mod predict;

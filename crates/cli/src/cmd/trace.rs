@@ -74,9 +74,14 @@ fn convert(a: ConvertArgs) -> anyhow::Result<ExitCode> {
     let to = a.c.target()?;
     // A temporary beside the output (unique name, O_EXCL, so never the input), renamed into
     // place when whole; a device or FIFO is written through.
-    let n = write_streamed(&a.output, |w| -> anyhow::Result<u64> {
-        Ok(ops::convert(&mut *r, w, &out_name, &to)?)
+    let lossy = a.c.lossy;
+    let done = write_streamed(&a.output, |w| -> anyhow::Result<ops::Converted> {
+        Ok(ops::convert(&mut *r, w, &out_name, &to, lossy)?)
     })?;
+    let n = done.records;
     eprintln!("wrote {n} records to {out_name} ({} skipped as malformed)", r.skipped());
+    if let Some(lost) = done.lost {
+        eprintln!("lost (--lossy): {lost}");
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -98,6 +98,10 @@ fn sim_help_spells_the_tier_grammar_and_the_listed_names() {
     let text = help("sim");
     assert!(text.contains("KIND:SIZE[:POLICY[:WRITE]][:key=value...]"), "{text}");
     assert!(text.contains("1GiB = 1G = 1073741824"), "{text}");
+    // The tier keys a newcomer could not find (issue 35), each with what it sets.
+    for k in ["battery", "dirty_ratio", "metadata_only", "flush_rate", "sequential_cutoff"] {
+        assert!(text.lines().any(|l| l.trim_start().starts_with(k)), "{k} not in:\n{text}");
+    }
     let o = iolab(Path::new("."), &["sim".to_string(), "--list".to_string()]);
     let list = String::from_utf8(o.stdout).unwrap();
     let names: Vec<&str> = list

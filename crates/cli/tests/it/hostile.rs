@@ -10,6 +10,7 @@
 //! removed from the list. `IOLAB_HOSTILE_STRICT=1` counts every family.
 #![allow(clippy::unwrap_used)]
 
+mod firsthour;
 mod runner;
 mod tables;
 
@@ -108,6 +109,19 @@ impl DeviceProbe {
     }
 }
 
+/// The slow families (signals, clocks, device safety, calibration budgets, performance):
+/// left out of `scripts/test.sh --quick`, with a skip line saying how many.
+const SLOW_FAMILIES: &[&str] = &["clock", "safety", "calibrate", "perf"];
+
+fn quick_tier_only(probes: &mut Vec<Probe>) {
+    let Err(why) = iolab_test_support::quick_tier("the hostile harness' slow families") else {
+        return;
+    };
+    let before = probes.len();
+    probes.retain(|p| p.signal.is_none() && p.limit <= 8.0 && !SLOW_FAMILIES.contains(&p.family));
+    println!("skip: {why} ({} of {before} probes left out)", before - probes.len());
+}
+
 fn print_table(verdicts: &[Verdict]) {
     let mut fam: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     println!("{:<8} {:<60} {:>6}  verdict", "family", "probe", "secs");
@@ -137,6 +151,7 @@ fn hostile_inputs() {
     let mut loops = Vec::new();
     probes.extend(device_probes(&fix, &mut loops));
     assert!(probes.len() >= 300, "only {} probes", probes.len());
+    quick_tier_only(&mut probes);
     let root = tmp.path().join("scratch");
     let started = std::time::Instant::now();
     let verdicts = runner::run_all(&probes, THREADS, &root, &fix);

@@ -11,6 +11,7 @@ mod agreement;
 mod architecture;
 mod compare;
 mod data;
+mod examples;
 mod fio_dropin;
 mod help;
 mod hostile;

@@ -189,12 +189,16 @@ fn trace_convert_onto_its_input_is_refused_and_the_input_kept() {
     std::fs::copy(&t, &tmpish).unwrap();
     let out = d.path().join("t.bin");
     let o = iolab()
-        .args(["trace", "convert", "--format", "cloudphysics", "--to", "oracle"])
+        .args(["trace", "convert", "--format", "cloudphysics", "--to", "oracle", "--lossy"])
         .arg(&tmpish)
         .arg(&out)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
+    // The trace holds a read and a write; oracleGeneral keeps no operation, and says so.
+    let lost = "lost (--lossy): the operation of 1 of 2 records (1 write): oracleGeneral has no \
+                operation field";
+    assert!(stderr(&o).contains(lost), "{}", stderr(&o));
     assert_eq!(std::fs::read(&tmpish).unwrap(), before);
     assert_eq!(std::fs::metadata(&out).unwrap().len(), 2 * 24, "two oracleGeneral records");
 }
@@ -216,7 +220,8 @@ fn bad_output_paths_fail_before_the_run() {
             .arg(format!("--output={out}"))
             .output()
             .unwrap();
-        assert!(t0.elapsed() < Duration::from_secs(2), "the run went ahead for {out}");
+        // The run would take 20 s; failing first takes a process start (room for load).
+        assert!(t0.elapsed() < Duration::from_secs(10), "the run went ahead for {out}");
         assert_eq!(o.status.code(), Some(1));
         let e = stderr(&o);
         assert!(e.contains(want) && e.lines().count() == 1, "{out}: {e}");
@@ -235,7 +240,7 @@ fn bad_output_paths_fail_before_the_run() {
 
 /// A FIFO, a private zero device and a directory as each kind of input.
 #[test]
-fn fifos_devices_and_directories_as_inputs_are_one_line_errors_within_a_second() {
+fn fifos_devices_and_directories_as_inputs_are_one_line_errors_without_a_hang() {
     let d = tempfile::tempdir_in(".").unwrap();
     let fifo = d.path().join("fifo");
     mkfifo(&fifo);
@@ -266,7 +271,9 @@ fn fifos_devices_and_directories_as_inputs_are_one_line_errors_within_a_second()
         for args in cases {
             let t0 = Instant::now();
             let o = iolab().args(&args).output().unwrap();
-            assert!(t0.elapsed() < Duration::from_secs(1), "{args:?} took {:?}", t0.elapsed());
+            // A hang (a FIFO with no writer, a zero device read without end) never ends; a
+            // refusal is one process start, which a loaded machine can stretch past a second.
+            assert!(t0.elapsed() < Duration::from_secs(10), "{args:?} took {:?}", t0.elapsed());
             assert_eq!(o.status.code(), Some(1), "{args:?}");
             let e = stderr(&o);
             assert!(e.lines().count() == 1 && e.contains(want), "{args:?}: {e}");

@@ -119,9 +119,12 @@ fn check_page(page: &Path, max_bytes: u64) -> Vec<(String, usize, usize)> {
         assert!(c.1 > 0 && c.2 > 0, "{}: chart without data: {c:?}", page.display());
     }
     assert_eq!(body_attr(&html, "data-charts"), Some(list.len().to_string().as_str()));
-    let Some(chrome) = chromium() else {
-        println!("skip: chromium not installed");
-        return list;
+    let chrome = match iolab_test_support::chromium() {
+        Ok(c) => c,
+        Err(why) => {
+            println!("skip: {why}");
+            return list;
+        }
     };
     let dom = headless(&chrome, page, "#selftest", &["--dump-dom".into()]);
     assert_eq!(body_attr(&dom, "data-script"), Some("ok"), "the page's script did not run");
@@ -132,6 +135,15 @@ fn check_page(page: &Path, max_bytes: u64) -> Vec<(String, usize, usize)> {
     assert_eq!(n("data-hover-series"), attr_sum(&html, "data-series"));
     assert_eq!(n("data-hover-points"), attr_sum(&html, "data-points"));
     assert_eq!(dom.matches("<svg").count(), list.len(), "one inline SVG per chart");
+    // No legend covers a line, point or bar (its box against every series' vertices and
+    // segments, and the bars' boxes, as the browser laid them out).
+    println!("{}: {} legends", page.display(), n("data-legends"));
+    assert_eq!(
+        n("data-legend-overlaps"),
+        0,
+        "legends over data in {:?}",
+        body_attr(&dom, "data-legend-overlap-charts")
+    );
     let shot = page.with_extension("png");
     headless(
         &chrome,

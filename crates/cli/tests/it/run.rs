@@ -236,7 +236,9 @@ fn verify_reads_are_counted_as_fio_counts_them() {
             .collect()
     };
     let fio_out = d.path().join("fio.json");
+    // fio saves its verify state (`local-v-0-verify.state`) in its working directory.
     let st = Command::new("fio")
+        .current_dir(d.path())
         .args(job("fio"))
         .arg("--output-format=json")
         .arg(format!("--output={}", fio_out.display()))

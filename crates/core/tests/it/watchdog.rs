@@ -38,6 +38,8 @@ fn the_watchdog_sleeps_until_a_request_then_waits_out_the_grace() {
     let at = rx.recv_timeout(Duration::from_secs(5)).expect("the watchdog ends the command");
     let waited = at.duration_since(t0);
     assert!(waited >= Duration::from_millis(290), "expired after {waited:?}, before the grace");
-    assert!(waited < Duration::from_secs(2), "expired {waited:?} after the request");
+    // The grace is 300 ms; a watchdog that polled or ignored the request would show as the
+    // 5 s receive timeout above. 2 s of scheduling delay is room for a loaded machine.
+    assert!(waited < Duration::from_millis(2300), "expired {waited:?} after the request");
     assert_eq!(stop::exit_status(), Some(143));
 }

@@ -154,19 +154,29 @@ impl SimFlags {
 /// examples that run when pasted.
 pub fn help() -> String {
     let names = |v: Vec<&str>| v.join(", ");
+    let keys: String = crate::tier::spec::TIER_KEYS
+        .iter()
+        .map(|(k, what)| format!("  {k:<20} {what}"))
+        .collect::<Vec<_>>()
+        .join("\n");
     format!(
         "Tier grammar: KIND:SIZE[:POLICY[:WRITE]][:key=value...], top tier first.
   KIND ram, ssd, nvme or hdd. SIZE in fio's units with kb_base=1024: GiB, gib, G and g are
   all 2^30 bytes (1GiB = 1G = 1073741824). WRITE writethrough, writeback or writearound.
   POLICY: {}.
+Tier keys (key=value after the positional parts):
+{}
 Backing: KIND[:PRESET][:SIZE][:sparse]; PRESET: {}.
 
 Examples:
   iolab sim --list
   iolab sim --name=x --rw=randread --bs=4k --size=64m --number_ios=2000 --tier=ram:16MiB:lru
   iolab sim --name=x --rw=randrw --size=64m --number_ios=2000 \\
-      --tier=ram:8MiB:lru --tier=ssd:32MiB:lru:writeback --backing=hdd:7200",
+      --tier=ram:8MiB:lru --tier=ssd:32MiB:lru:writeback --backing=hdd:7200
+  iolab sim --name=x --rw=write --size=256m --end_fsync=1 \\
+      --tier=ssd:64MiB:lru:writeback:battery=1:flush_rate=100MiB",
         names(POLICIES.iter().map(|p| p.name).collect()),
+        keys,
         names(PRESETS.iter().map(|p| p.name).collect()),
     )
 }

@@ -211,6 +211,29 @@ fn kind_defaults(
     }
 }
 
+/// Every `key=value` tier option with what it sets, for `iolab sim --help` and the
+/// unknown-key error (the match in `set_option` is the parser; a test keeps the two in step).
+pub const TIER_KEYS: &[(&str, &str)] = &[
+    ("preset", "the tier's device: a preset name (`iolab sim --list`)"),
+    ("block", "cache block size (also block_size, recordsize); default 4KiB"),
+    ("name", "the tier's name in the output"),
+    ("dirty_ratio", "share of the tier that may be dirty before writers wait (0-1; ram 0.2)"),
+    ("flush_rate", "background write-back rate in bytes/s (e.g. 100MiB)"),
+    ("battery", "dirty data survives power loss (also battery_backed; default on but ram)"),
+    ("metadata_only", "cache only metadata, as ZFS primarycache=metadata"),
+    ("sequential_cutoff", "bypass the tier for sequential runs longer than this (bcache)"),
+    ("migration_threshold", "promotion budget per period in bytes (dm-cache)"),
+    ("fill", "when a block enters the tier: miss or evict (a victim cache)"),
+    ("feed_max", "ZFS L2ARC feed: bytes written per interval (l2arc_write_max)"),
+    ("feed_boost", "ZFS L2ARC feed: extra bytes while warming (l2arc_write_boost)"),
+    ("feed_interval_ms", "ZFS L2ARC feed interval in ms (l2arc_feed_secs)"),
+];
+
+/// The tier keys as one comma-separated list, for error messages.
+pub fn tier_key_names() -> String {
+    TIER_KEYS.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", ")
+}
+
 /// One `key=value` tier option (all but `preset`, which picks the device).
 fn set_option(t: &mut TierSpec, k: &str, v: &str, spec: &str) -> Result<(), ModelError> {
     let bad = |why: &str| ModelError::BadParam { name: k.into(), value: v.into(), why: why.into() };
@@ -233,7 +256,7 @@ fn set_option(t: &mut TierSpec, k: &str, v: &str, spec: &str) -> Result<(), Mode
         "feed_max" => t.feed_max = size(v, spec)?,
         "feed_boost" => t.feed_boost = if v.trim() == "0" { 0 } else { size(v, spec)? },
         "feed_interval_ms" => t.feed_interval_ns = (float(k, v, 1.0, 1e7)? * 1e6) as u64,
-        _ => return Err(bad("unknown tier option")),
+        _ => return Err(bad(&format!("unknown tier option; known: {}", tier_key_names()))),
     }
     Ok(())
 }
@@ -434,5 +457,27 @@ mod tests {
         assert_eq!(b.device.kind(), "hdd");
         let e = parse_toml("[backing]\n", "h.toml").unwrap_err().to_string();
         assert!(e.starts_with("hierarchy config h.toml"), "{e}");
+    }
+
+    #[test]
+    fn every_listed_tier_key_parses_and_an_unknown_key_lists_them() {
+        let value = |k: &str| match k {
+            "preset" => "nvme",
+            "name" => "fast",
+            "dirty_ratio" => "0.5",
+            "battery" | "metadata_only" => "1",
+            "fill" => "evict",
+            "feed_interval_ms" => "100",
+            _ => "64KiB",
+        };
+        for (k, _) in TIER_KEYS {
+            let spec = format!("ssd:1GiB:lru:writeback:{k}={}", value(k));
+            assert!(parse_tier(&spec, 1).is_ok(), "{spec}: {:?}", parse_tier(&spec, 1));
+        }
+        let e = parse_tier("ssd:1GiB:lru:battry=1", 1).unwrap_err().to_string();
+        for (k, _) in TIER_KEYS {
+            assert!(e.contains(k), "{e} lacks {k}");
+        }
+        assert!(e.contains("battry") && !e.contains('\n'), "{e}");
     }
 }

@@ -376,7 +376,10 @@ fn output_probes() -> Vec<Probe> {
             ],
         ),
         ("data gen -o", vec!["data", "gen", "--size", "64k", "--output", "{W}/out"]),
-        ("trace convert", vec!["trace", "convert", "--to", "oracle", t.as_str(), "{W}/out"]),
+        (
+            "trace convert",
+            vec!["trace", "convert", "--to", "oracle", "--lossy", t.as_str(), "{W}/out"],
+        ),
         (
             "replay --output",
             vec![
@@ -1121,5 +1124,6 @@ pub fn all() -> Vec<Probe> {
     v.extend(signal_probes());
     v.extend(clock_probes());
     v.extend(calibrate_probes());
+    v.extend(super::firsthour::probes());
     v
 }
