@@ -21,6 +21,7 @@ pub mod describe;
 pub mod error;
 pub mod ini;
 pub mod registry;
+pub mod preset;
 mod report;
 pub mod resolve;
 pub mod spec;

@@ -22,7 +22,8 @@ pub struct Args {
     #[command(flatten)]
     flags: SimFlags,
     /// Job files and fio-style options (`--name=x --rw=randread --bs=8k`), in any order
-    /// with the flags above.
+    /// with the flags above; or `--preset=NAME` (`iolab preset list`) with its --size,
+    /// --runtime, --iodepth, --streams, --rate, --filename, --directory.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "JOB|--OPTION=VALUE")]
     rest: Vec<String>,
 }
@@ -33,7 +34,11 @@ pub fn run(_: Args) -> anyhow::Result<ExitCode> {
 
 /// `iolab sim` with `rest` as its arguments.
 pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
-    let (split, args) = super::split_own::<SimFlags>("sim", rest)?;
+    let (rest, preset) = super::preset::take(rest)?;
+    let (split, args) = super::split_own::<SimFlags>("sim", &rest)?;
+    if let Some(t) = &preset {
+        super::preset::refuse_job_options(t, &split)?;
+    }
     if let Some((f, _)) = split.flags.first() {
         bail!("--{f}: a fio flag `iolab sim` does not take (see `iolab sim --help`)");
     }
@@ -41,7 +46,8 @@ pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
         print!("{}", setup::catalogue());
         return Ok(ExitCode::SUCCESS);
     }
-    let has_jobs = !split.job_files.is_empty() || !split.fio_options.is_empty();
+    let has_jobs =
+        preset.is_some() || !split.job_files.is_empty() || !split.fio_options.is_empty();
     let output = args.output.as_deref();
     let input = args.input(has_jobs)?;
     if let Input::Objects(path) = input {
@@ -57,7 +63,7 @@ pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
     let mut h = args.hierarchy()?;
     let (mut report, meta) = match input {
         Input::Trace(t) => (source::simulate_trace(&mut h, &t)?, Vec::new()),
-        _ => simulate_jobs(split, &mut h, &args)?,
+        _ => simulate_jobs(split, preset.as_ref(), &mut h, &args)?,
     };
     let mut run_meta =
         super::meta_now(iolab_stats::RunMode::Simulated, SimOptions::default().percentiles);
@@ -79,6 +85,7 @@ pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
 /// The jobs' workers through `h` (`model::sim::setup`), with their warnings on stderr.
 fn simulate_jobs(
     split: iolab_job::SplitArgs,
+    preset: Option<&super::preset::Taken>,
     h: &mut Hierarchy,
     args: &SimFlags,
 ) -> anyhow::Result<(sim::SimReport, Vec<jobs::JobMeta>)> {
@@ -87,7 +94,10 @@ fn simulate_jobs(
         cmdline: split.fio_options,
         sections: split.sections,
     };
-    let parsed = iolab_job::load(&opts)?;
+    let parsed = match preset {
+        Some(t) => t.parse()?,
+        None => iolab_job::load(&opts)?,
+    };
     parsed.warnings.iter().for_each(|w| eprintln!("iolab: {w}"));
     if let Some(p) = &args.write_iolog {
         let notes = iolab_engine::iolog::export(p, &parsed.jobs, Sizes::Declared)?;

@@ -15,6 +15,7 @@ mod hostile;
 mod iolog;
 mod outputs;
 mod parse;
+mod presets;
 mod report;
 mod run;
 mod scale;
