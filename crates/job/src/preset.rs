@@ -226,9 +226,7 @@ pub fn expand(p: &'static Preset, overrides: &[(String, Value)]) -> Result<Strin
     let mut rest = p.text;
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
-        let close = rest[open..]
-            .find('}')
-            .ok_or_else(|| template(p, "a '{' without its '}'"))?;
+        let close = rest[open..].find('}').ok_or_else(|| template(p, "a '{' without its '}'"))?;
         out.push_str(&eval(p, &rest[open + 1..open + close], &params)?.render());
         rest = &rest[open + close + 1..];
     }
@@ -337,7 +335,8 @@ mod tests {
         for n in ["", "../x", "oltp.fio", "a/b", &"x".repeat(10_000)] {
             assert!(matches!(find(n), Err(PresetError::Name(_))), "{n:?}");
         }
-        for (k, v) in [("size", "-1"), ("size", "0"), ("size", "nan"), ("size", "9e"), ("runtime", "-5")]
+        for (k, v) in
+            [("size", "-1"), ("size", "0"), ("size", "nan"), ("size", "9e"), ("runtime", "-5")]
         {
             let e = parse_param(k, v).unwrap_err().to_string();
             assert!(e.starts_with(&format!("--{k}={v}: ")), "{e}");

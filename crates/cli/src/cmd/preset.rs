@@ -195,9 +195,7 @@ pub fn commit_latency(t: &Taken, result: &RunResult) -> Option<(String, serde_js
             rb.3 as f64 / rq.3.max(1) as f64
         ));
     }
-    let obj = |job: &str, r: (u64, u64, u64, u64)| {
-        json!({"job": job, "commits": r.0, "p50_ns": r.1, "p99_ns": r.2, "p99_9_ns": r.3})
-    };
+    let obj = |job: &str, r: (u64, u64, u64, u64)| json!({"job": job, "commits": r.0, "p50_ns": r.1, "p99_ns": r.2, "p99_9_ns": r.3});
     let value = json!({
         "preset": t.preset.name,
         "without_checkpoint": obj(quiet, rq),

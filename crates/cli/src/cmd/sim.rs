@@ -46,8 +46,7 @@ pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
         print!("{}", setup::catalogue());
         return Ok(ExitCode::SUCCESS);
     }
-    let has_jobs =
-        preset.is_some() || !split.job_files.is_empty() || !split.fio_options.is_empty();
+    let has_jobs = preset.is_some() || !split.job_files.is_empty() || !split.fio_options.is_empty();
     let output = args.output.as_deref();
     let input = args.input(has_jobs)?;
     if let Input::Objects(path) = input {
@@ -71,12 +70,18 @@ pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
     let result = jobs::run_result(&mut report, &meta, run_meta);
     let model = serde_json::to_value(&report)?;
     let html = |r: &iolab_stats::RunResult, _: &[(&str, serde_json::Value)]| sim_page(r, &model);
-    let x = Extras {
+    let mut x = Extras {
         after_normal: vec![format!("\n{}", report.model_text())],
         sections: vec![("iolab_sim", model.clone())],
         html: Some(&html),
         ..Extras::default()
     };
+    if let Some((text, value)) =
+        preset.as_ref().and_then(|t| super::preset::commit_latency(t, &result))
+    {
+        x.after_normal.insert(0, text);
+        x.sections.push(("iolab_commit_latency", value));
+    }
     iolab_report::render::render_to(&result, &args.output_format, &x, output)?;
     // 128 + the signal when a stop ended the simulation.
     Ok(iolab_core::stop::exit_status().map_or(ExitCode::SUCCESS, ExitCode::from))

@@ -54,7 +54,7 @@ fn every_preset_is_listed_and_fio_parses_its_job_file() {
     };
     let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     for p in PRESETS {
-        for extra in [&[][..], &["--size=64m", "--runtime=10"][..]] {
+        for extra in [&[][..], &["--size=64m"][..]] {
             let mut args = vec!["preset", "show", p];
             args.extend_from_slice(extra);
             let text = iolab(&args).stdout;
@@ -70,8 +70,14 @@ fn every_preset_is_listed_and_fio_parses_its_job_file() {
 #[test]
 fn oltp_reports_commit_latency_with_and_without_the_checkpoint() {
     let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let args =
-        ["run", "--preset=oltp", "--size=16m", "--runtime=2", "--rate=1000", "--output-format=json"];
+    let args = [
+        "run",
+        "--preset=oltp",
+        "--size=16m",
+        "--runtime=2",
+        "--rate=1000",
+        "--output-format=json",
+    ];
     let o = iolab(&[&args[..], &[dir_arg(d.path()).as_str()]].concat());
     let j = json(&o);
     let c = &j["iolab_commit_latency"];
@@ -81,7 +87,9 @@ fn oltp_reports_commit_latency_with_and_without_the_checkpoint() {
         let log = jobs(&j, job)[0];
         // Every log write is followed by one fdatasync: the commits are the syncs.
         assert_eq!(u(&r["commits"]), u(&log["sync"]["total_ios"]), "{r}");
-        assert_eq!(u(&log["sync"]["total_ios"]), u(&log["write"]["total_ios"]), "{log}");
+        // (the runtime may end between the last write and its sync)
+        let (syncs, writes) = (u(&log["sync"]["total_ios"]), u(&log["write"]["total_ios"]));
+        assert!(syncs == writes || syncs + 1 == writes, "{syncs} syncs, {writes} writes");
         assert!(u(&r["commits"]) >= 50, "{r}");
         let (p50, p99, p999) = (u(&r["p50_ns"]), u(&r["p99_ns"]), u(&r["p99_9_ns"]));
         assert!(0 < p50 && p50 <= p99 && p99 <= p999, "{r}");
@@ -124,7 +132,8 @@ fn backup_and_vm_blender_run_at_a_small_size() {
     let f = d.path().join("iolab-backup.dat");
     assert_eq!(std::fs::metadata(&f).unwrap().len(), 16 << 20);
     let args = ["run", "--preset=vm-blender", "--size=8m", "--streams=4", "--runtime=1"];
-    let j = json(&iolab(&[&args[..], &["--rate=400", "--output-format=json", dir.as_str()]].concat()));
+    let j =
+        json(&iolab(&[&args[..], &["--rate=400", "--output-format=json", dir.as_str()]].concat()));
     let vms = jobs(&j, "vm");
     assert_eq!(vms.len(), 4);
     for v in vms {

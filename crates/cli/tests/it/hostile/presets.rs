@@ -41,7 +41,12 @@ pub fn probes() -> Vec<Probe> {
     for (label, arg, needles) in names() {
         for cmd in ["run", "sim"] {
             let args = [cmd, arg.as_str(), "--directory={W}"];
-            v.push(Probe::new("presets", format!("{cmd} preset name {label}"), &args, err(&needles)));
+            v.push(Probe::new(
+                "presets",
+                format!("{cmd} preset name {label}"),
+                &args,
+                err(&needles),
+            ));
         }
         let name = arg.strip_prefix("--preset").unwrap_or_default().trim_start_matches('=');
         if !name.is_empty() {
