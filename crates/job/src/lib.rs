@@ -21,6 +21,7 @@ pub mod describe;
 pub mod engines;
 pub mod error;
 pub mod ini;
+pub mod preset;
 pub mod registry;
 mod report;
 pub mod resolve;

@@ -185,7 +185,8 @@ pub fn stat_text(path: &Path, s: &TraceStats) -> String {
         st.longest_requests,
         format_bytes_iec(st.longest_bytes)
     );
-    for line in s.blender_verdict().into_iter().chain(s.time_unit_check()) {
+    let verdicts = s.blender_verdict().into_iter().chain(s.stream_table_curve());
+    for line in verdicts.chain(s.time_unit_check()) {
         let _ = writeln!(o, "{line}");
     }
     o.push_str(&s.stream_table());
@@ -207,7 +208,8 @@ pub struct StatDoc<'a> {
 
 /// The [`StatDoc`] of `s`, read from `path`.
 pub fn stat_doc<'a>(path: &Path, s: &'a TraceStats) -> StatDoc<'a> {
-    let notes = s.blender_verdict().into_iter().chain(s.time_unit_check()).collect();
+    let verdicts = s.blender_verdict().into_iter().chain(s.stream_table_curve());
+    let notes = verdicts.chain(s.time_unit_check()).collect();
     StatDoc { trace: path.display().to_string(), stats: s, notes }
 }
 

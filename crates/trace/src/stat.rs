@@ -20,6 +20,9 @@ use iolab_core::IoDir;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
+mod streamtable;
+pub use streamtable::{StreamTable, TableCurve, TablePoint, MAX_TABLE};
+
 /// Counts in power-of-two buckets: `counts[i]` holds values in `[2^i, 2^(i+1))`, `counts[0]`
 /// also holds 0.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -64,6 +67,9 @@ pub struct StreamSummary {
     pub arrival_sequential: u64,
     /// The longest streams, most requests first (at most [`TOP_STREAMS`]).
     pub top: Vec<StreamRow>,
+    /// The stream-table curve: requests that continue a stream tracked in an LRU table of
+    /// 1, 2, 4, … entries, and how many entries recover 90 % of the unbounded table's count.
+    pub table: TableCurve,
 }
 
 /// Streams listed in [`StreamSummary::top`].
@@ -124,6 +130,7 @@ pub struct StatBuilder {
     last_time: u64,
     /// (file, end) of the previous request, for arrival-order sequentiality.
     prev_end: Option<(u32, u64)>,
+    table: StreamTable,
 }
 
 impl StatBuilder {
@@ -156,6 +163,7 @@ impl StatBuilder {
             first_time: None,
             last_time: 0,
             prev_end: None,
+            table: StreamTable::default(),
         }
     }
 
@@ -203,6 +211,7 @@ impl StatBuilder {
             }
         }
         // Streams.
+        self.table.add(r.file, r.offset, r.len);
         let key = (r.file, r.offset);
         let end = (r.file, r.offset.saturating_add(r.len));
         if self.prev_end.replace(end) == Some(key) {
@@ -238,6 +247,7 @@ impl StatBuilder {
     pub fn finish(mut self, skipped: u64) -> TraceStats {
         let s = &mut self.s;
         s.skipped_malformed = skipped;
+        s.streams.table = self.table.finish();
         s.footprint_blocks = self.last_access.len() as u64;
         s.footprint_bytes = s.footprint_blocks * s.block_size;
         // Sweep stream spans for concurrency.
@@ -306,6 +316,12 @@ impl TraceStats {
              {verdict}",
             st.streams, st.max_concurrent, st.mean_concurrent
         ))
+    }
+
+    /// The stream-table curve as one line (`None` when no request continues a stream): how
+    /// many streams a prefetcher must follow to see 90 % of the sequentiality.
+    pub fn stream_table_curve(&self) -> Option<String> {
+        self.streams.table.text(self.requests)
     }
 
     /// The longest streams as a table (header and one line per stream).

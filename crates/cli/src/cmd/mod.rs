@@ -19,6 +19,7 @@ pub mod mrc;
 pub mod options;
 pub mod parse;
 pub mod plot;
+pub mod preset;
 pub mod replay;
 pub mod report;
 pub mod run;
@@ -52,6 +53,8 @@ enum Command {
     Options(options::Args),
     /// Generate data of a given compressibility/dedupe; measure a file's real ratios.
     Data(data::Args),
+    /// Workload presets (oltp, backup, vm-blender): list them, print one as an fio job file.
+    Preset(preset::Args),
     /// Trace statistics and format conversion.
     Trace(trace::Args),
     /// Real I/O from a block trace.
@@ -118,6 +121,7 @@ fn dispatch(cli: Cli) -> Result<anyhow::Result<ExitCode>, ExitCode> {
         Command::Parse(a) => parse::run(a),
         Command::Options(a) => options::run(a),
         Command::Data(a) => data::run(a),
+        Command::Preset(a) => preset::run(a),
         Command::Trace(a) => trace::run(a),
         Command::Replay(a) => replay::run(a),
         Command::Mrc(a) => mrc::run(a),

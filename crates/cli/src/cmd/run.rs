@@ -37,7 +37,8 @@ pub struct Args {
     /// Job files and fio-style options (`--name=x --rw=randread --bs=4k`) with fio's global
     /// flags (--output-format=normal|json|json+|terse|jsonl|csv|html, --output=FILE,
     /// --status-interval=SECONDS, …), in any order with the flags above. No job: the quick
-    /// profile (`--size=256m`, `--directory=DIR`).
+    /// profile (`--size=256m`, `--directory=DIR`). Or `--preset=NAME` (`iolab preset list`)
+    /// with its --size, --runtime, --iodepth, --streams, --rate, --filename, --directory.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "JOB|--OPTION=VALUE")]
     rest: Vec<String>,
 }
@@ -46,7 +47,8 @@ const HELP: &str = "\
 Examples:
   iolab run --size=64m --phase-time=0.5
   iolab run --name=x --rw=randread --bs=4k --size=16m --runtime=1 --filename=iolab.dat
-  iolab run --name=x --rw=write --size=8m --filename=iolab.dat --output-format=json";
+  iolab run --name=x --rw=write --size=8m --filename=iolab.dat --output-format=json
+  iolab run --preset=oltp --size=16m --runtime=1";
 
 /// Who is speaking: iolab (advice, notes and progress on stderr) or fio (fio's output only).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,12 +57,14 @@ pub enum Personality {
     Fio { argv0: String },
 }
 
-/// fio's global flags, the output formats in fio's order, and iolab's own flags.
+/// fio's global flags, the output formats in fio's order, iolab's own flags, and the preset
+/// (`--preset`, expanded).
 struct Flags {
     g: super::fio::Globals,
     formats: String,
     own: RunFlags,
     fio: bool,
+    preset: Option<super::preset::Taken>,
 }
 
 impl Flags {
@@ -76,11 +80,15 @@ pub fn run(_: Args) -> anyhow::Result<ExitCode> {
 /// `iolab run` with `rest` as its arguments, speaking as `who`.
 pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
     let fio = matches!(who, Personality::Fio { .. });
+    let (rest, preset) = if fio { (rest.to_vec(), None) } else { super::preset::take(rest)? };
     let (split, own) = if fio {
-        (iolab_job::split_fio_args(rest, &[]), RunFlags::default())
+        (iolab_job::split_fio_args(&rest, &[]), RunFlags::default())
     } else {
-        super::split_own::<RunFlags>("run", rest)?
+        super::split_own::<RunFlags>("run", &rest)?
     };
+    if let Some(t) = &preset {
+        super::preset::refuse_job_options(t, &split)?;
+    }
     if let (true, Some(a)) = (fio, split.other.first()) {
         bail!("fio: unrecognized option '{a}'");
     }
@@ -102,10 +110,11 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
     }
     let formats = g.ordered_formats().join(",");
     iolab_report::render::check_formats(&formats, true)?;
-    let flags = Flags { g, formats, own, fio };
+    let flags = Flags { g, formats, own, fio, preset };
     // The start time is now, before the jobs are laid out (fio's `timestamp`).
     let started = super::meta_now(iolab_stats::RunMode::Measured, Vec::new());
     let has_job = !split.job_files.is_empty()
+        || flags.preset.is_some()
         || split.fio_options.iter().any(|o| o.starts_with("--name=") || o == "--name");
     if !has_job {
         return quick(&split.fio_options, &flags);
@@ -154,7 +163,10 @@ fn load_jobs(split: iolab_job::SplitArgs, flags: &Flags) -> anyhow::Result<Optio
         cmdline: split.fio_options,
         sections: split.sections,
     };
-    let mut parsed = iolab_job::load(&opts)?;
+    let mut parsed = match &flags.preset {
+        Some(t) => t.parse()?,
+        None => iolab_job::load(&opts)?,
+    };
     if let Some(gen) = flags.own.fio_seeds {
         parsed.jobs.iter_mut().for_each(|j| gen.apply_to(j));
     }
@@ -192,6 +204,12 @@ fn render(
         x.after_normal.push(versus::text(&rows, p));
         x.sections.push(("iolab_predict", versus::json(&rows, p)));
         x.inner = Some(Inner { section: "iolab_predict", key: "result", result: pr });
+    }
+    if let Some((text, value)) =
+        flags.preset.as_ref().and_then(|t| super::preset::commit_latency(t, result))
+    {
+        x.after_normal.push(text);
+        x.sections.push(("iolab_commit_latency", value));
     }
     if !fio {
         // After the summary: the depth issued beside what each device saw, then advice.

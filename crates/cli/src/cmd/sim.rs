@@ -22,7 +22,8 @@ pub struct Args {
     #[command(flatten)]
     flags: SimFlags,
     /// Job files and fio-style options (`--name=x --rw=randread --bs=8k`), in any order
-    /// with the flags above.
+    /// with the flags above; or `--preset=NAME` (`iolab preset list`) with its --size,
+    /// --runtime, --iodepth, --streams, --rate, --filename, --directory.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "JOB|--OPTION=VALUE")]
     rest: Vec<String>,
 }
@@ -33,7 +34,11 @@ pub fn run(_: Args) -> anyhow::Result<ExitCode> {
 
 /// `iolab sim` with `rest` as its arguments.
 pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
-    let (split, args) = super::split_own::<SimFlags>("sim", rest)?;
+    let (rest, preset) = super::preset::take(rest)?;
+    let (split, args) = super::split_own::<SimFlags>("sim", &rest)?;
+    if let Some(t) = &preset {
+        super::preset::refuse_job_options(t, &split)?;
+    }
     if let Some((f, _)) = split.flags.first() {
         bail!("--{f}: a fio flag `iolab sim` does not take (see `iolab sim --help`)");
     }
@@ -41,7 +46,7 @@ pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
         print!("{}", setup::catalogue());
         return Ok(ExitCode::SUCCESS);
     }
-    let has_jobs = !split.job_files.is_empty() || !split.fio_options.is_empty();
+    let has_jobs = preset.is_some() || !split.job_files.is_empty() || !split.fio_options.is_empty();
     let output = args.output.as_deref();
     let input = args.input(has_jobs)?;
     if let Input::Objects(path) = input {
@@ -57,7 +62,7 @@ pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
     let mut h = args.hierarchy()?;
     let (mut report, meta) = match input {
         Input::Trace(t) => (source::simulate_trace(&mut h, &t)?, Vec::new()),
-        _ => simulate_jobs(split, &mut h, &args)?,
+        _ => simulate_jobs(split, preset.as_ref(), &mut h, &args)?,
     };
     let mut run_meta =
         super::meta_now(iolab_stats::RunMode::Simulated, SimOptions::default().percentiles);
@@ -65,12 +70,18 @@ pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
     let result = jobs::run_result(&mut report, &meta, run_meta);
     let model = serde_json::to_value(&report)?;
     let html = |r: &iolab_stats::RunResult, _: &[(&str, serde_json::Value)]| sim_page(r, &model);
-    let x = Extras {
+    let mut x = Extras {
         after_normal: vec![format!("\n{}", report.model_text())],
         sections: vec![("iolab_sim", model.clone())],
         html: Some(&html),
         ..Extras::default()
     };
+    if let Some((text, value)) =
+        preset.as_ref().and_then(|t| super::preset::commit_latency(t, &result))
+    {
+        x.after_normal.insert(0, text);
+        x.sections.push(("iolab_commit_latency", value));
+    }
     iolab_report::render::render_to(&result, &args.output_format, &x, output)?;
     // 128 + the signal when a stop ended the simulation.
     Ok(iolab_core::stop::exit_status().map_or(ExitCode::SUCCESS, ExitCode::from))
@@ -79,6 +90,7 @@ pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
 /// The jobs' workers through `h` (`model::sim::setup`), with their warnings on stderr.
 fn simulate_jobs(
     split: iolab_job::SplitArgs,
+    preset: Option<&super::preset::Taken>,
     h: &mut Hierarchy,
     args: &SimFlags,
 ) -> anyhow::Result<(sim::SimReport, Vec<jobs::JobMeta>)> {
@@ -87,7 +99,10 @@ fn simulate_jobs(
         cmdline: split.fio_options,
         sections: split.sections,
     };
-    let parsed = iolab_job::load(&opts)?;
+    let parsed = match preset {
+        Some(t) => t.parse()?,
+        None => iolab_job::load(&opts)?,
+    };
     parsed.warnings.iter().for_each(|w| eprintln!("iolab: {w}"));
     if let Some(p) = &args.write_iolog {
         let notes = iolab_run::iolog::export(p, &parsed.jobs, Sizes::Declared)?;

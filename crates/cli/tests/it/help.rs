@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 
 const SUBCOMMANDS: &[&str] = &[
     "run", "sim", "parse", "options", "data", "trace", "replay", "mrc", "fill", "compare",
-    "report", "plot",
+    "report", "plot", "preset",
 ];
 
 fn iolab(dir: &Path, args: &[String]) -> Output {

@@ -11,6 +11,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod firsthour;
+mod presets;
 mod runner;
 mod tables;
 
@@ -148,6 +149,7 @@ fn hostile_inputs() {
         return;
     }
     let mut probes = tables::all();
+    probes.extend(presets::probes());
     let mut loops = Vec::new();
     probes.extend(device_probes(&fix, &mut loops));
     assert!(probes.len() >= 300, "only {} probes", probes.len());

@@ -18,6 +18,7 @@ mod hostile;
 mod iolog;
 mod outputs;
 mod parse;
+mod presets;
 mod report;
 mod run;
 mod scale;
