@@ -9,6 +9,8 @@
 mod advice;
 mod compare;
 mod data;
+mod fio_conformance;
+mod fio_diff;
 mod fio_dropin;
 mod help;
 mod hostile;

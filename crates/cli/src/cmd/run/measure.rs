@@ -41,8 +41,15 @@ pub fn measure(
         notes.extend(iolog::export(p, &parsed.jobs, Sizes::Existing)?);
     }
     notes.extend(iolog::export_job_options(&parsed.jobs)?);
-    notes.iter().for_each(|n| eprintln!("iolab: {n}"));
+    // fio prints nothing about the iolog it writes: in fio mode the lines go to the result's
+    // notes (the JSON's iolab keys) instead of stderr.
+    if !flags.fio {
+        notes.iter().for_each(|n| eprintln!("iolab: {n}"));
+    }
     let (mut result, interrupted, reported, watch) = watched_run(&parsed.jobs, flags, false)?;
+    if flags.fio {
+        result.notes.extend(notes);
+    }
     let watched = watch.finish(&mut result);
     result.disk_series = watched.series.devices.clone();
     finish::complete(&mut result, &parsed.jobs, &opts.cmdline, started, interrupted);
@@ -88,6 +95,7 @@ pub fn watched_run(jobs: &[iolab_job::Job], flags: &Flags, quick: bool) -> anyho
     let probe = ReadProbe { every: watch.zero_sample_every(), observe };
     let run_opts = RunOptions {
         allow_destroy: own.allow_destroy,
+        readonly: flags.g.readonly,
         prefill: own.prefill,
         disks: watch.disks(),
         read_probe: (!quick).then_some(probe),
