@@ -51,6 +51,10 @@ pub fn measure(
         result.notes.extend(notes);
     }
     let watched = watch.finish(&mut result);
+    // fio's disk_util=0 (any job): no disk utilisation in the report (the watch fills it).
+    if !parsed.jobs.iter().all(iolab_job::Job::disk_util) {
+        result.disk_util.clear();
+    }
     result.disk_series = watched.series.devices.clone();
     finish::complete(&mut result, &parsed.jobs, &opts.cmdline, started, interrupted);
     result.warnings.extend(parsed.warnings.iter().map(|w| w.to_string()));
