@@ -117,9 +117,15 @@ impl BufFill for VerifyFill {
 /// Checks read buffers against their headers and keeps the counts and the first failures.
 /// With a log, the expected generation is the logged one; without (a read job with
 /// `verify=`, checking what an earlier job wrote), any generation is accepted.
+///
+/// A job that does not both read and write takes each block's seed from its header, as fio
+/// verify.c `verify_io_u` does (`if (!td_rw(td) ...) io_u->rand_seed = hdr->rand_seed`): a
+/// read job or a `verify_only` job checks what another job or run wrote.
 pub struct VerifyCheck {
     cfg: DataConfig,
     seed: u64,
+    /// Take the seed from each block's header (fio: the job is not read+write).
+    header_seed: bool,
     /// Regenerates a failed block as written, to name the first wrong byte.
     gen: DataGen,
     log: Option<VerifyLog>,
@@ -133,12 +139,19 @@ impl VerifyCheck {
         VerifyCheck {
             cfg: cfg.clone(),
             seed,
+            header_seed: false,
             gen: DataGen::new(cfg, seed),
             log,
             paths,
             stats: VerifyStats::default(),
             failures: Vec::new(),
         }
+    }
+
+    /// Take each block's seed from its header (fio's read-only and write-only jobs).
+    pub fn seed_from_header(mut self, on: bool) -> Self {
+        self.header_seed = on;
+        self
     }
 
     /// The counts and listed failures as the result reports them (`read`/`runtime_ns` are the
@@ -195,7 +208,11 @@ impl ReadCheck for VerifyCheck {
     fn check(&mut self, buf: &[u8], file: u32, offset: u64) -> Result<(), Box<VerifyFailure>> {
         let logged = self.log.as_ref().map(|l| l.gen_of(file, offset));
         let gen = logged.flatten().unwrap_or(0);
-        let ctx = self.cfg.verify_ctx(file, offset, gen, self.seed);
+        let seed = match iolab_data::verify::header::Header::read(buf) {
+            Ok(h) if self.header_seed => h.seed,
+            _ => self.seed,
+        };
+        let ctx = self.cfg.verify_ctx(file, offset, gen, seed);
         let mut r = iolab_data::check(buf, &ctx);
         if logged.is_none() {
             if let Err(VerifyFailure { kind: FailureKind::Stale { .. }, .. }) = r {
@@ -210,11 +227,12 @@ impl ReadCheck for VerifyCheck {
                     // Without a log the header's generation is the one written.
                     let g = f.found.map_or(gen, |h| h.gen);
                     let mut written = vec![0u8; buf.len()];
-                    self.gen.fill(&mut written, file, offset, g);
-                    iolab_data::stamp(
-                        &mut written,
-                        &self.cfg.verify_ctx(file, offset, g, self.seed),
-                    );
+                    if seed == self.seed {
+                        self.gen.fill(&mut written, file, offset, g);
+                    } else {
+                        DataGen::new(&self.cfg, seed).fill(&mut written, file, offset, g);
+                    }
+                    iolab_data::stamp(&mut written, &self.cfg.verify_ctx(file, offset, g, seed));
                     f.locate(buf, &written);
                 }
                 if self.failures.len() < VerifyResult::MAX_LISTED {

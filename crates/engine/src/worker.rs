@@ -78,8 +78,12 @@ pub struct WorkerConfig {
     pub ramp: Option<Nanos>,
     /// Stats interval (fio `bwavgtime`).
     pub interval: Nanos,
-    /// Stop on the first I/O error (fio `continue_on_error=none`).
+    /// Stop on the first I/O error (fio `continue_on_error=none`), except in the directions
+    /// of `continue_dirs`.
     pub stop_on_error: bool,
+    /// fio's `continue_on_error=read|write|io`: errors of reads (bit 0) or of writes, trims
+    /// and syncs (bit 1, fio `td_error_type`) are counted and the job goes on.
+    pub continue_dirs: u8,
     /// Latencies not measured (fio `disable_slat`, `disable_clat`, `disable_lat`;
     /// `gtod_reduce` sets all three). With all three off no clock is read per I/O, only the
     /// periodic runtime checks (fio io_u.c `gtod_reduce()`).
@@ -163,12 +167,22 @@ impl Default for WorkerConfig {
             ramp: None,
             interval: iolab_stats::DEFAULT_INTERVAL,
             stop_on_error: true,
+            continue_dirs: 0,
             no_slat: false,
             no_clat: false,
             no_lat: false,
             lat_log: None,
             clock: crate::clock::ClockSource::default_for_host(),
         }
+    }
+}
+
+impl WorkerConfig {
+    /// Whether an I/O error in `dir` ends the job (fio io_u.c `td_non_fatal_error`).
+    #[inline]
+    pub fn stops_on(&self, dir: IoDir) -> bool {
+        let bit = if dir == IoDir::Read { 1 } else { 2 };
+        self.stop_on_error && self.continue_dirs & bit == 0
     }
 }
 
@@ -619,7 +633,7 @@ where
         let s = self.slots[slot as usize];
         count_file(&mut self.per_file, s.file, res, self.ramping);
         self.rec.record_submit(s.dir, 1);
-        self.complete(&s, slot, res, None, t_done, self.cfg.stop_on_error);
+        self.complete(&s, slot, res, None, t_done, self.cfg.stops_on(s.dir));
         self.free.push(slot);
     }
 
@@ -734,7 +748,7 @@ where
                 }
             } else {
                 self.flush_run(run.take());
-                self.complete(&s, c.slot, c.res, Some(s.issue), t_done, self.cfg.stop_on_error);
+                self.complete(&s, c.slot, c.res, Some(s.issue), t_done, self.cfg.stops_on(s.dir));
             }
             self.free.push(c.slot);
         }

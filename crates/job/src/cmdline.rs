@@ -115,7 +115,7 @@ pub const FIO_FLAGS: &[FioFlag] = &[
     fl("crctest", Optional, "type", "Test speed of checksum functions", Nope("no checksum speed test is implemented")),
     fl("memcpytest", Optional, "type", "Test speed of memcpy functions", Nope("no memcpy speed test is implemented")),
     fl("idle-prof", Required, "option", "Report cpu idleness on a system or percpu basis", Nope("idleness profiling is not implemented")),
-    fl("status-interval", Required, "t", "Force full status dump every 't' period passed", Yes("a progress line per interval on stderr, not fio's full reports")),
+    fl("status-interval", Required, "t", "Force full status dump every 't' period passed", Yes("fio's full cumulative report every interval, in each output format asked for")),
     fl("trigger-file", Required, "file", "Execute trigger cmd when file exists", Nope("triggers (power-cut tests) are not implemented")),
     fl("trigger-timeout", Required, "t", "Execute trigger at this time", Nope("triggers (power-cut tests) are not implemented")),
     fl("trigger", Required, "cmd", "Set this command as local trigger", Nope("triggers (power-cut tests) are not implemented")),

@@ -60,8 +60,6 @@ pub enum UnifiedRw {
 /// Options the registry accepts as supported that the engine does not act on, each with the
 /// note a run prints when a job sets it (so nothing is ignored silently).
 pub const ENGINE_UNACTED: &[(&str, &str)] = &[
-    ("exitall", "not acted on: other jobs run to their own end"),
-    ("exit_what", "not acted on: other jobs run to their own end"),
     ("hipri", "not acted on: completions are interrupt driven (no IORING_SETUP_IOPOLL)"),
     ("uncached", "acted on by ioengine=pvsync2 only: this engine ran cached"),
     ("userspace_reap", "not needed: completions are reaped with io_getevents"),
@@ -107,6 +105,12 @@ flags! {
     do_verify => "do_verify";
     verify_only => "verify_only";
     verify_fatal => "verify_fatal";
+    /// `disk_util` (default 1): report the devices' utilisation.
+    disk_util => "disk_util";
+    /// `unlink` (default 0): delete the job's files when it ends.
+    unlink => "unlink";
+    /// `exitall` (default 0): when the job ends, stop the jobs of its `exit_what` scope.
+    exitall => "exitall";
     /// `allow_file_create` (default 1).
     allow_file_create => "allow_file_create";
     allow_mounted_write => "allow_mounted_write";
@@ -193,6 +197,7 @@ const OTHER_NAMES: &[&str] = &[
     "unified_rw_reporting",
     "continue_on_error",
     "description",
+    "percentile_list",
     "write_lat_log",
     "write_bw_log",
     "write_iops_log",
@@ -357,6 +362,19 @@ impl Job {
     /// Whether `continue_on_error` asks to go on after an error (anything but `none`/`0`).
     pub fn continue_on_error(&self) -> bool {
         self.text("continue_on_error").is_some_and(|c| !matches!(c.as_str(), "none" | "0"))
+    }
+
+    /// `percentile_list` when the job set it (fio reports the job's own list).
+    pub fn percentile_list(&self) -> Option<Vec<f64>> {
+        match self.opt("percentile_list")? {
+            OptionValue::Float(f) => Some(vec![*f]),
+            OptionValue::List(l) => Some(
+                l.iter()
+                    .filter_map(|v| if let OptionValue::Float(f) = v { Some(*f) } else { None })
+                    .collect(),
+            ),
+            _ => None,
+        }
     }
 
     /// `description`, when written and not empty.

@@ -1,7 +1,8 @@
 //! fio's per-job log files at the end of a run: `write_lat_log=NAME` gives
 //! `NAME_clat.N.log`, `NAME_slat.N.log`, `NAME_lat.N.log`; `write_bw_log` and `write_iops_log`
 //! give `NAME_bw.N.log` and `NAME_iops.N.log` (fio init.c `gen_log_name`, N = the job's
-//! 1-based number), in the current directory, each written atomically (temp file + rename);
+//! 1-based number; with `per_job_logs=0` `NAME_bw.log`, the jobs appended in turn), in the
+//! current directory, each written atomically (temp file + rename);
 //! `write_hist_log=NAME` gives `NAME_clat_hist.N.log` (stats' `histlog`, fio's format).
 //!
 //! Latency lines come from the worker's per-I/O (or `log_avg_msec`-averaged) samples; bw and
@@ -35,6 +36,8 @@ pub fn write_logs(
     logs: &[JobLogs],
 ) -> Result<Vec<PathBuf>, EngineError> {
     let mut written_paths = Vec::new();
+    // per_job_logs=0: `<prefix>_<type>.log`, the entries of every job appended in turn.
+    let mut shared: Vec<(PathBuf, Vec<LogEntry>, bool, bool)> = Vec::new();
     for l in logs {
         let Some(job) = run.jobs.iter().find(|j| j.jobidx == l.jobidx) else { continue };
         if let Some(prefix) = &l.hist_prefix {
@@ -52,6 +55,14 @@ pub fn write_logs(
             |prefix: &str, kind: LogKind, mut e: Vec<LogEntry>| -> Result<(), EngineError> {
                 for x in e.iter_mut().filter(|x| x.bs > 0) {
                     x.prio = u32::from(prio);
+                }
+                if !l.per_job {
+                    let p = dir.join(format!("{prefix}_{}.log", kind.file_tag()));
+                    match shared.iter_mut().find(|s| s.0 == p) {
+                        Some(s) => s.1.append(&mut e),
+                        None => shared.push((p, e, l.log_prio, l.store_compressed)),
+                    }
+                    return Ok(());
                 }
                 let p = log_path(dir, prefix, kind, l.jobidx);
                 let p =
@@ -86,6 +97,10 @@ pub fn write_logs(
             }
             put(prefix, kind, e)?;
         }
+    }
+    for (p, e, prio, compressed) in shared {
+        let p = write_log_as(&p, &e, prio, compressed).map_err(written(&p))?;
+        written_paths.push(p);
     }
     Ok(written_paths)
 }

@@ -12,6 +12,8 @@ mod architecture;
 mod compare;
 mod data;
 mod examples;
+mod fio_conformance;
+mod fio_diff;
 mod fio_dropin;
 mod help;
 mod hostile;

@@ -1,5 +1,6 @@
-//! Write verification: `verify=crc32c|xxhash|md5|sha256|pattern|null` (fio's names, fio
-//! verify.c / verify.h). Each verify interval (fio `verify_interval`, default here: the whole
+//! Write verification: `verify=crc64|crc32c|crc32|crc16|crc7|xxhash|md5|sha1|sha256|sha512|
+//! sha3-224|sha3-256|sha3-384|sha3-512|meta|pattern|null` (fio's names, fio
+//! verify.c / verify.h; the header layout is iolab's own). Each verify interval (fio `verify_interval`, default here: the whole
 //! block up to 4 KiB pieces) starts with a [`header::Header`] naming the file, offset,
 //! generation and seed it was written for, and a digest of the interval. [`check`] compares
 //! what was read with what was expected and says which of these happened:
@@ -33,9 +34,45 @@ pub enum VerifyKind {
     Pattern,
     /// fio's "pretend to verify".
     Null,
+    Crc64,
+    Crc32,
+    Crc16,
+    Crc7,
+    Sha1,
+    Sha512,
+    Sha3_224,
+    Sha3_256,
+    Sha3_384,
+    Sha3_512,
+    /// fio's `meta`: the header (offset, generation, seed) is checked, the data is not.
+    Meta,
 }
 
-const SUPPORTED: &str = "0, crc32c, crc32c-intel, xxhash, md5, sha256, pattern, null";
+const SUPPORTED: &str = "0, crc64, crc32c, crc32c-intel, crc32, crc16, crc7, xxhash, md5, sha1, \
+                         sha256, sha512, sha3-224, sha3-256, sha3-384, sha3-512, meta, pattern, \
+                         null";
+
+/// Every kind with its fio name, in header-code order (the codes are stored on disk).
+const KINDS: [(VerifyKind, &str); 18] = [
+    (VerifyKind::None, "none"),
+    (VerifyKind::Crc32c, "crc32c"),
+    (VerifyKind::Xxhash, "xxhash"),
+    (VerifyKind::Md5, "md5"),
+    (VerifyKind::Sha256, "sha256"),
+    (VerifyKind::Pattern, "pattern"),
+    (VerifyKind::Null, "null"),
+    (VerifyKind::Crc64, "crc64"),
+    (VerifyKind::Crc32, "crc32"),
+    (VerifyKind::Crc16, "crc16"),
+    (VerifyKind::Crc7, "crc7"),
+    (VerifyKind::Sha1, "sha1"),
+    (VerifyKind::Sha512, "sha512"),
+    (VerifyKind::Sha3_224, "sha3-224"),
+    (VerifyKind::Sha3_256, "sha3-256"),
+    (VerifyKind::Sha3_384, "sha3-384"),
+    (VerifyKind::Sha3_512, "sha3-512"),
+    (VerifyKind::Meta, "meta"),
+];
 
 impl VerifyKind {
     /// Parse fio's `verify=` value.
@@ -43,27 +80,21 @@ impl VerifyKind {
         Ok(match s.trim() {
             "0" | "none" | "" => VerifyKind::None,
             "crc32c" | "crc32c-intel" => VerifyKind::Crc32c,
-            "xxhash" => VerifyKind::Xxhash,
-            "md5" => VerifyKind::Md5,
-            "sha256" => VerifyKind::Sha256,
-            "pattern" => VerifyKind::Pattern,
-            "null" => VerifyKind::Null,
-            other => {
-                return Err(DataError::option("verify", other, OptionErrorKind::OneOf(SUPPORTED)))
-            }
+            other => match KINDS.iter().find(|(k, n)| *n == other && *k != VerifyKind::None) {
+                Some((k, _)) => *k,
+                None => {
+                    return Err(DataError::option(
+                        "verify",
+                        other,
+                        OptionErrorKind::OneOf(SUPPORTED),
+                    ))
+                }
+            },
         })
     }
 
     pub fn name(self) -> &'static str {
-        match self {
-            VerifyKind::None => "none",
-            VerifyKind::Crc32c => "crc32c",
-            VerifyKind::Xxhash => "xxhash",
-            VerifyKind::Md5 => "md5",
-            VerifyKind::Sha256 => "sha256",
-            VerifyKind::Pattern => "pattern",
-            VerifyKind::Null => "null",
-        }
+        KINDS.iter().find(|(k, _)| *k == self).map_or("none", |(_, n)| n)
     }
 
     pub(crate) fn code(self) -> u8 {
@@ -71,8 +102,7 @@ impl VerifyKind {
     }
 
     pub(crate) fn from_code(c: u8) -> Option<Self> {
-        use VerifyKind::*;
-        [None, Crc32c, Xxhash, Md5, Sha256, Pattern, Null].into_iter().find(|k| *k as u8 == c)
+        KINDS.iter().map(|(k, _)| *k).find(|k| *k as u8 == c)
     }
 }
 

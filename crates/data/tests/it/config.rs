@@ -42,7 +42,7 @@ fn bad_option_values_name_the_option() {
         ("buffer_pattern", OptionValue::Str("0xzz".into()), "buffer_pattern `0xzz`"),
         ("buffer_compress_percentage", OptionValue::Int(101), "buffer_compress_percentage=101"),
         ("dedupe_mode", OptionValue::Str("sometimes".into()), "repeat, working_set"),
-        ("verify", OptionValue::Str("crc7".into()), "option `verify=crc7`"),
+        ("verify", OptionValue::Str("crc8".into()), "option `verify=crc8`"),
         ("compress_content", OptionValue::Str("pattern".into()), "needs buffer_pattern"),
     ] {
         let mut job = write_job();

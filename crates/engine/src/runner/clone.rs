@@ -43,6 +43,9 @@ pub(super) struct RunCtx<'a> {
     pub stop: &'a Stop,
     pub progress: Option<&'a Progress>,
     pub run_start: Instant,
+    /// `exitall`: what a clone of an exitall job sets when it ends (its `exit_what` scope's
+    /// stop, and for `all` the run's "start no more jobs" flag); `None` without exitall.
+    pub exit: Option<(Stop, Option<Arc<AtomicBool>>)>,
 }
 
 /// One job's clones during set-up: files already prepared by an earlier clone (a shared
@@ -132,6 +135,8 @@ struct VerifyPhase {
     paths: Vec<PathBuf>,
     /// `verify_only`: the writes are replayed into the log, not done.
     only: bool,
+    /// The job does not both read and write: seeds come from the headers (fio `td_rw`).
+    header_seed: bool,
     direct: bool,
     pcts: Vec<f64>,
 }
@@ -145,11 +150,16 @@ struct CloneThread {
     ecfg: EngineConfig,
     wl: Workload,
     invalidate_passes: bool,
+    /// `unlink=1`: delete the job's regular files when it ends (fio filesetup.c
+    /// `close_and_free_files`).
+    unlink: bool,
     fill: VerifyFill,
     check: Option<ProbedCheck>,
     verify: Option<VerifyPhase>,
     wcfg: WorkerConfig,
     stop: Stop,
+    /// `exitall`: set when this clone ends (see [`RunCtx::exit`]).
+    exit: Option<(Stop, Option<Arc<AtomicBool>>)>,
     live: Arc<Mutex<Option<Arc<LiveCounters>>>>,
     done: Arc<AtomicBool>,
 }
@@ -189,7 +199,10 @@ pub(super) fn start_clone(
     let ctor = engines::lookup(&plan.engine)?.ctor;
     let fill = VerifyFill::new(&dcfg, seed, vplan.stamp);
     // A read job with verify= checks what an earlier job wrote, block by block.
-    let verify = vplan.inline.then(|| VerifyCheck::new(&dcfg, seed, None, paths.clone()));
+    let header_seed = !(job.rw.has_read() && job.rw.has_write());
+    let verify = vplan
+        .inline
+        .then(|| VerifyCheck::new(&dcfg, seed, None, paths.clone()).seed_from_header(header_seed));
     // A dataless engine (null, the file operations) moves no data: its buffers say nothing
     // about the target.
     let dataless = iolab_job::engines::has(&plan.engine, iolab_job::engines::NO_DATA);
@@ -206,6 +219,7 @@ pub(super) fn start_clone(
         seed,
         paths: paths.clone(),
         only: vplan.only,
+        header_seed,
         direct: job.direct,
         pcts: cx.opts.percentiles.clone(),
     });
@@ -216,11 +230,13 @@ pub(super) fn start_clone(
         ecfg,
         wl,
         invalidate_passes: plan.invalidate_passes,
+        unlink: job.unlink(),
         fill,
         check,
         verify,
         wcfg: plan.wcfg.clone(),
         stop,
+        exit: cx.exit.clone(),
         live,
         done,
     };
@@ -308,6 +324,14 @@ fn open_targets(
             allow_mounted_write: plan.allow_mounted_write,
             layout: job.rw.has_read() || opts.prefill || job.overwrite(),
         };
+        let short = !p.exists() || iolab_core::input::existing_size(p) < spec.needed;
+        if opts.readonly && short && !std::fs::metadata(p).is_ok_and(|m| !m.is_file()) {
+            // fio filesetup.c `extend_file`: "refusing extend of file due to read-only".
+            return Err(EngineError::Job {
+                job: job.name.clone(),
+                what: format!("{}: refusing extend of file due to read-only", p.display()),
+            });
+        }
         if !plan.allow_create && !p.exists() {
             return Err(EngineError::Job {
                 job: job.name.clone(),
@@ -390,8 +414,16 @@ impl CloneThread {
     /// The thread's body: build the engine, run the loop, then the verify phase.
     fn run(self) -> Result<WorkerOutcome, EngineError> {
         let done = self.done.clone();
+        let exit = self.exit.clone();
         let out = self.run_inner();
         done.store(true, Ordering::Relaxed);
+        // fio backend.c: a job with exitall ends the jobs of its exit_what scope.
+        if let Some((scope, all)) = exit {
+            scope.set();
+            if let Some(a) = all {
+                a.store(true, Ordering::Relaxed);
+            }
+        }
         out
     }
 
@@ -435,7 +467,23 @@ impl CloneThread {
             out.verify = Some(res);
             out.verify_failures += fatal;
         }
+        if self.unlink {
+            unlink_files(&targets, &mut out.notes);
+        }
         Ok(out)
+    }
+}
+
+/// `unlink=1`: remove the job's regular files (a clone that shares them may have removed
+/// them already); devices, FIFOs and symlinks are never removed.
+fn unlink_files(targets: &[Target], notes: &mut Vec<String>) {
+    let regular = |t: &&Target| std::fs::symlink_metadata(&t.path).is_ok_and(|m| m.is_file());
+    for t in targets.iter().filter(regular) {
+        match std::fs::remove_file(&t.path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => notes.push(format!("unlink=1: {}: {e}", t.path.display())),
+        }
     }
 }
 
@@ -498,7 +546,8 @@ fn verify_phase(
     stop: &dyn StopCheck,
 ) -> Result<(iolab_stats::VerifyResult, u64), EngineError> {
     let mut src = VerifySource::new(&log);
-    let mut check = VerifyCheck::new(&v.dcfg, v.seed, Some(log), v.paths.clone());
+    let mut check = VerifyCheck::new(&v.dcfg, v.seed, Some(log), v.paths.clone())
+        .seed_from_header(v.header_seed);
     let cfg = WorkerConfig {
         fsync_every: 0,
         fdatasync_every: 0,

@@ -57,6 +57,9 @@ impl Collected {
                             log_prio: logs.log_prio,
                             ioprio: logs.ioprio,
                             store_compressed: logs.store_compressed,
+                            per_job: !job
+                                .opt("per_job_logs")
+                                .is_some_and(|v| matches!(v, iolab_job::OptionValue::Bool(false))),
                         });
                     }
                     self.finished.push((c.job_idx, n as u32, jr));
@@ -85,7 +88,9 @@ fn job_result(
     finished: &[(usize, u32, JobResult)],
     opts: &RunOptions,
 ) -> (JobResult, Option<crate::worker::LatLogs>) {
-    let mut jr = iolab_stats::summarize(&out.rec, out.runtime, &opts.percentiles);
+    // fio reports each job's own `percentile_list`.
+    let pcts = job.percentile_list().unwrap_or_else(|| opts.percentiles.clone());
+    let mut jr = iolab_stats::summarize(&out.rec, out.runtime, &pcts);
     jr.name = job.name.clone();
     jr.groupid = job.group_id;
     jr.jobidx = finished.len() as u32;
@@ -128,7 +133,7 @@ fn job_result(
         jr.error = libc::EILSEQ;
     }
     if let Some(v) = &out.verify {
-        count_verify_reads(&mut jr, v, &opts.percentiles);
+        count_verify_reads(&mut jr, v, &pcts);
     }
     jr.verify = out.verify;
     if job.disable_bw_measurement() || job.gtod_reduce() {

@@ -55,7 +55,7 @@ pub fn run_jobs(
     };
     let disks = opts.disks.clone().or_else(|| own_disks.as_ref().map(DiskMonitor::handle));
     let disk_mark = disks.as_ref().and_then(DiskHandle::mark);
-    let cx = RunCtx { opts, stop: &stop, progress: progress.as_deref(), run_start };
+    let cx = RunCtx { opts, stop: &stop, progress: progress.as_deref(), run_start, exit: None };
     let mut result = RunResult::default();
     let mut disk_names: Vec<String> = Vec::new();
     let mut got = run_groups(&cx, jobs, &mut result.notes, &mut disk_names)?;
@@ -65,12 +65,17 @@ pub fn run_jobs(
     // Jobs in run order; one JobResult per clone (group_reporting merges per group below).
     got.finished.sort_by_key(|(ji, tn, _)| (*ji, *tn));
     result.jobs = got.finished.into_iter().map(|(_, _, j)| j).collect();
-    result.groups = iolab_stats::groups(&result.jobs, &opts.percentiles);
-    if let (Some(d), Some(m)) = (&disks, &disk_mark) {
+    // Groups (group_reporting) and the run's list: the first job's own `percentile_list`.
+    let pcts =
+        jobs.iter().find_map(Job::percentile_list).unwrap_or_else(|| opts.percentiles.clone());
+    result.groups = iolab_stats::groups(&result.jobs, &pcts);
+    // fio's disk_util=0 (any job): no disk utilisation in the report.
+    let disk_util = jobs.iter().all(Job::disk_util);
+    if let (true, Some(d), Some(m)) = (disk_util, &disks, &disk_mark) {
         result.disk_util =
             d.since(m).into_iter().filter(|u| disk_names.contains(&u.name)).collect();
     }
-    result.meta.percentile_list = opts.percentiles.clone();
+    result.meta.percentile_list = pcts;
     result.meta.iolab_version = env!("CARGO_PKG_VERSION").to_string();
     if let Some(m) = steady {
         m.finish(&mut result);
@@ -90,9 +95,12 @@ fn run_groups(
     let mut got = Collected::default();
     let mut running: Vec<RunningClone> = Vec::new();
     let mut thread_number = 0u32;
+    // exitall's scopes (fio exit_what): the jobs since the last stonewall, and each group's.
+    let mut scopes = ExitScopes::new(cx.stop);
     for (ji, job) in jobs.iter().enumerate() {
         if job.stonewall {
             got.join_all(std::mem::take(&mut running), jobs, cx.opts);
+            scopes = ExitScopes::new(cx.stop);
         }
         if let Some(w) = &job.wait_for {
             let (mine, rest): (Vec<_>, Vec<_>) =
@@ -100,10 +108,12 @@ fn run_groups(
             running = rest;
             got.join_all(mine, jobs, cx.opts);
         }
-        if got.first_err.is_some() || cx.stop.is_set() {
+        if got.first_err.is_some() || cx.stop.is_set() || scopes.all_exited() {
             break;
         }
         let plan = config::plan_job(job, cx.opts)?;
+        let (stop, exit) = scopes.for_job(job);
+        let jcx = RunCtx { stop: &stop, exit, ..*cx };
         let mut js = JobSetup {
             ji,
             job,
@@ -117,10 +127,43 @@ fn run_groups(
             // fio's pairing of clones and thread numbers (they scale the seeds).
             let thread_number =
                 iolab_workload::fio_thread_number(thread_number - clone, clone, job.numjobs.max(1));
-            running.push(clone::start_clone(cx, &mut js, clone, thread_number)?);
+            running.push(clone::start_clone(&jcx, &mut js, clone, thread_number)?);
         }
         notes.append(&mut js.notes);
     }
     got.join_all(running, jobs, cx.opts);
     Ok(got)
+}
+
+/// The stops `exitall` sets (fio backend.c, `exit_what`): `group` the jobs of the exiting
+/// job's group, `stonewall` every job since the last stonewall, `all` those and every job not
+/// yet started. A clone's stop is a child of its group's, which is a child of the segment's.
+struct ExitScopes {
+    segment: Stop,
+    groups: std::collections::HashMap<u32, Stop>,
+    all: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl ExitScopes {
+    fn new(run: &Stop) -> Self {
+        ExitScopes { segment: run.child(), groups: Default::default(), all: Default::default() }
+    }
+
+    fn all_exited(&self) -> bool {
+        self.all.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The stop the job's clones hang from, and what they set at their end with exitall.
+    fn for_job(
+        &mut self,
+        job: &Job,
+    ) -> (Stop, Option<(Stop, Option<Arc<std::sync::atomic::AtomicBool>>)>) {
+        let group = self.groups.entry(job.group_id).or_insert_with(|| self.segment.child()).clone();
+        let exit = job.exitall().then(|| match job.opt_str("exit_what") {
+            Some("stonewall") => (self.segment.clone(), None),
+            Some("all") => (self.segment.clone(), Some(self.all.clone())),
+            _ => (group.clone(), None),
+        });
+        (group, exit)
+    }
 }

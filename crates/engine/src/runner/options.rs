@@ -14,6 +14,8 @@ pub struct RunOptions {
     /// Writes to block devices carrying a signature are allowed (`--allow-destroy`); a device
     /// in use still needs the job's `allow_mounted_write=1`.
     pub allow_destroy: bool,
+    /// fio's `--readonly`: no file is created or extended (writing jobs are refused earlier).
+    pub readonly: bool,
     /// Percentiles to report (percent).
     pub percentiles: Vec<f64>,
     /// Stats interval when the job has no `bwavgtime`.
@@ -50,6 +52,7 @@ impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
             allow_destroy: false,
+            readonly: false,
             percentiles: iolab_stats::DEFAULT_PERCENTILES.to_vec(),
             interval: iolab_stats::DEFAULT_INTERVAL,
             prefill: false,
@@ -103,4 +106,7 @@ pub struct JobLogs {
     pub ioprio: u16,
     /// `log_store_compressed`: write fio's `.fz` files.
     pub store_compressed: bool,
+    /// `per_job_logs` (default 1); with 0 the jobs' logs of one prefix share
+    /// `<prefix>_<type>.log`, one job after another.
+    pub per_job: bool,
 }

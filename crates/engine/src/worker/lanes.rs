@@ -121,7 +121,7 @@ where
             self.rec.record_submit(r.dir, 1);
             let s =
                 Slot { dir: r.dir, file: r.file, offset: r.offset, len: r.len, ..Slot::default() };
-            self.fail(&s, (-res) as i32, self.cfg.stop_on_error);
+            self.fail(&s, (-res) as i32, self.cfg.stops_on(s.dir));
             return;
         }
         let bytes = res as u64;
@@ -261,7 +261,7 @@ where
                 self.flush_lane_run(run.take(), t_done);
                 count_file(&mut self.per_file, x.file, c.res, self.ramping);
                 let s = self.slots[c.slot as usize];
-                let stop = self.cfg.stop_on_error;
+                let stop = self.cfg.stops_on(s.dir);
                 self.complete_outlined(&s, c.slot, c.res, Some(s.issue), t_done, stop);
             }
             self.free.push(c.slot);

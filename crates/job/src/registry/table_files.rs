@@ -92,12 +92,13 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ),
     opt("fallocate", Str, Files, Supported)
         .def("native")
-        .choices(&["none", "native", "posix", "keep", "0", "1"])
+        .choices(&["none", "native", "posix", "keep", "truncate", "0", "1"])
         .help(
             "How files are preallocated when laid out: none, native, posix, keep.",
             "`native` tries fallocate(2) and falls back to none; `posix` uses posix_fallocate; \
-            `keep` uses FALLOC_FL_KEEP_SIZE. `0`/`1` are fio's old spellings of none/posix. \
-            fio's `truncate` (ftruncate to size, Windows-oriented) is refused by iolab.",
+            `keep` uses FALLOC_FL_KEEP_SIZE; `truncate` extends with ftruncate. `0`/`1` are \
+            fio's old spellings of none/posix. iolab extends every new file with ftruncate \
+            (sparse) or lays it out by writing, whatever the value, and says so in a note.",
         ),
     opt(
         "fadvise_hint",
@@ -184,14 +185,11 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         "Read the files into the page cache before the job starts.",
         "fio's pre-read also turns `invalidate` off.",
     ),
-    opt(
-        "unlink",
-        Bool,
-        Files,
-        Ignored("iolab leaves created files in place; delete them yourself"),
-    )
-    .def("0")
-    .help("Delete the job's files after the job.", "It changes nothing that is measured."),
+    opt("unlink", Bool, Files, Supported).def("0").help(
+        "Delete the job's files after the job.",
+        "Regular files only, as fio (a device is never removed). It changes nothing that is \
+        measured.",
+    ),
     opt(
         "unlink_each_loop",
         Bool,

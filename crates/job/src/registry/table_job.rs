@@ -130,15 +130,17 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         "fio also accepts a range (`1-10`) and draws one delay per job from it.",
     ),
     opt("exitall", Bool, Process, Supported).help(
-        "When one job of the group finishes, stop the others.",
-        "Useful to end background load when the foreground job completes. Only the `group` \
-            scope of `exit_what` is implemented.",
+        "When one job finishes, stop the jobs of its `exit_what` scope.",
+        "Useful to end background load when the foreground job completes.",
     ),
-    opt("exit_what", Str, Process, Supported).def("group").choices(&["group"]).help(
-        "Which jobs `exitall` stops.",
-        "fio accepts `group` (default), `stonewall` and `all`; iolab implements `group` and \
-            rejects the others by name.",
-    ),
+    opt("exit_what", Str, Process, Supported)
+        .def("group")
+        .choices(&["group", "stonewall", "all"])
+        .help(
+            "Which jobs `exitall` stops.",
+            "`group` (default): the running jobs of the job's group; `stonewall`: every job \
+            started since the last stonewall; `all`: those, and no later job starts.",
+        ),
     opt(
         "exitall_on_error",
         Bool,
@@ -149,12 +151,16 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         "Stop all jobs when one fails.",
         "fio terminates every job when one job exits with an error.",
     ),
-    opt("continue_on_error", Str, Process, Supported).def("none").choices(&["none", "0"]).help(
-        "Keep going after I/O errors of the given kinds; iolab accepts only `none`.",
-        "fio can count and skip read, write, verify, io or all errors; iolab treats every \
-            error as fatal for the job so no error is ever folded into a result, and refuses \
-            the other values by name.",
-    ),
+    opt("continue_on_error", Str, Process, Supported)
+        .def("none")
+        .choices(&["none", "read", "write", "io", "verify", "all", "0", "1"])
+        .help(
+            "Keep going after I/O errors of the given kinds: none, read, write, io, verify, all.",
+            "As fio: `read`/`write`/`io` count errors of those directions (trims and syncs \
+            count as writes) and go on; `all`/`1` also verify failures, `verify` only those \
+            (iolab counts every verify failure and goes on unless `verify_fatal=1`). The \
+            errors are counted in the result and the job's error is the first one.",
+        ),
     opt(
         "ignore_error",
         Str,

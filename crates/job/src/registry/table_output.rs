@@ -103,19 +103,10 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     .min_val(1)
     .max_val(10)
     .help("Significant figures in normal text output.", "Affects formatting only."),
-    opt(
-        "disk_util",
-        Bool,
-        Stats,
-        Ignored(
-            "iolab samples /proc/diskstats for the devices under the job's files whenever it can \
-            read them",
-        ),
-    )
-    .def("1")
-    .help(
-        "Sample the devices' /proc/diskstats during the run.",
-        "fio's `disk_util=0` turns the sampling off.",
+    opt("disk_util", Bool, Stats, Supported).def("1").help(
+        "Report the devices' utilisation (/proc/diskstats) after the run.",
+        "With `disk_util=0` in any job the report has no disk utilisation (JSON `disk_util`, \
+        terse's disk fields, the text's Disk stats), as in fio.",
     ),
     opt("gtod_reduce", Bool, Stats, Supported).def("0").help(
         "Take far fewer timestamps: no clat, slat or bandwidth timing.",
@@ -204,14 +195,11 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         "Then bs and offset columns are 0. Percentiles computed from averaged windows are \
             wrong; read them from the report instead.",
     ),
-    opt(
-        "per_job_logs",
-        Bool,
-        Logging,
-        Ignored("iolab always names logs per job, as fio's default per_job_logs=1"),
-    )
-    .def("1")
-    .help("Include the job number in log file names.", "With 0 fio appends all jobs to one file."),
+    opt("per_job_logs", Bool, Logging, Supported).def("1").help(
+        "Include the job number in log file names.",
+        "With 0 the logs are `<prefix>_<type>.log`, the jobs of one prefix appended in turn, \
+        as fio.",
+    ),
     opt("log_entries", Int, Logging, Ignored("iolab grows logs as needed"))
         .min_val(1024)
         .max_val(1048576)

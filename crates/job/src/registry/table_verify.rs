@@ -84,20 +84,44 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     .help("Share the dedupe working set across jobs.", "fio 3.31+."),
     opt("verify", Str, Verify, Supported)
         .def("0")
-        .choices(&["0", "crc32c", "crc32c-intel", "xxhash", "md5", "sha256", "pattern", "null"])
+        .choices(&[
+            "0",
+            "crc64",
+            "crc32c",
+            "crc32c-intel",
+            "crc32",
+            "crc16",
+            "crc7",
+            "xxhash",
+            "md5",
+            "sha1",
+            "sha256",
+            "sha512",
+            "sha3-224",
+            "sha3-256",
+            "sha3-384",
+            "sha3-512",
+            "meta",
+            "pattern",
+            "null",
+        ])
         .help(
             "Checksum written blocks and check them when read back.",
-            "iolab implements crc32c (also spelled `crc32c-intel`), xxhash, md5, sha256, pattern \
-            and null; fio's crc64, crc32, crc16, crc7, sha1, sha512, sha3-*, meta and \
-            pattern_hdr are refused by name. Turns `refill_buffers` on, as in fio. Every block \
-            carries a header with its offset and seed, so misplaced writes are caught too.",
+            "fio 3.33's kinds: crc64, crc32c (also `crc32c-intel`), crc32, crc16, crc7, xxhash, \
+            md5, sha1, sha256, sha512, sha3-224/256/384/512, meta (header only), pattern and \
+            null (later fio's pattern_hdr is refused, as 3.33 refuses it). Turns `refill_buffers` \
+            on, as in fio. Every block carries a header with its offset and seed, so misplaced \
+            writes are caught too; the header layout is iolab's (digests over 32 bytes keep \
+            their first 32), so fio cannot verify iolab's data nor iolab fio's. A job that does \
+            not both read and write takes each block's seed from its header, as fio does.",
         ),
     opt("do_verify", Bool, Verify, Supported)
         .def("1")
         .help("Run the read-back verify phase after writing.", "Default on when `verify` is set."),
     opt("verify_only", Bool, Verify, Supported).help(
         "Do not write; only check data written by an earlier run with the same job.",
-        "Needs the same seed, sizes and pattern as the writing run.",
+        "Needs the same sizes, request stream and pattern as the writing run; the seed is read \
+        from each block's header, as fio does.",
     ),
     opt("verify_fatal", Bool, Verify, Supported).def("0").help(
         "Stop at the first verify failure.",

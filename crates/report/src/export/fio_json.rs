@@ -186,9 +186,15 @@ fn lat_json(s: &LatStats, pcts: &[f64], with_pct: bool, plus: bool) -> J {
     o
 }
 
+/// A direction's runtime in ms as fio reports it: whole microseconds rounded up to the
+/// millisecond (backend.c `update_runtime`), so a direction that ran at all has at least 1.
+pub(crate) fn fio_ms(runtime_ns: u64) -> u64 {
+    (runtime_ns / 1000).div_ceil(1000)
+}
+
 fn dir_json(d: &DirStats, agg_bytes: f64, pcts: &[f64], f: PctFlags, plus: bool) -> J {
     let mut o = J::obj();
-    let runt_ms = d.runtime_ns / 1_000_000;
+    let runt_ms = fio_ms(d.runtime_ns);
     // fio: bw_bytes = 1000·io_bytes/runtime_ms (integer), iops = 1000·total_ios/runtime_ms.
     let bw_bytes = (1000 * d.io_bytes).checked_div(runt_ms).unwrap_or(0);
     let iops = if runt_ms > 0 { 1000.0 * d.total_ios as f64 / runt_ms as f64 } else { 0.0 };
@@ -297,11 +303,20 @@ fn job_json(run: &RunResult, v: &JobView<'_>, pcts: &[f64], plus: bool) -> J {
     o.put("latency_ns", dist_obj(&LAT_NU_LABELS, &LatDist::pct(&ld.ns, total_ios)));
     o.put("latency_us", dist_obj(&LAT_NU_LABELS, &LatDist::pct(&ld.us, total_ios)));
     o.put("latency_ms", dist_obj(&LAT_M_LABELS, &LatDist::pct(&ld.ms, total_ios)));
+    // stat.c show_thread_status_json: the error counts with continue_on_error, then the
+    // latency target, then the description.
+    if v.first.report.continue_on_error {
+        let total: u64 = v.first.errors.iter().map(|e| e.count).sum();
+        o.put("total_err", total).put("first_error", v.first.error as i64);
+    }
     let lt = v.latency_target;
     o.put("latency_depth", super::latency_depth(v, run))
         .put("latency_target", lt.target_ns / 1000)
         .put("latency_percentile", lt.percentile)
         .put("latency_window", lt.window_ns / 1000);
+    if let Some(d) = &v.first.report.description {
+        o.put("desc", d.as_str());
+    }
     if let Some(ss) = &v.first.steadystate {
         o.put("steadystate", steadystate_json(ss));
     }

@@ -125,7 +125,7 @@ fn ddir_terse(
     pcts: &[f64],
     ver: u8,
 ) {
-    let runt = d.runtime_ns / 1_000_000;
+    let runt = super::fio_json::fio_ms(d.runtime_ns);
     let (bw, iops) = match runt {
         0 => (0, 0),
         r => ((1000 * d.io_bytes / r) / 1024, 1000 * d.total_ios / r),

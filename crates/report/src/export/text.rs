@@ -273,7 +273,7 @@ fn job_dirs(o: &mut String, run: &RunResult, v: &JobView<'_>, pcts: &[f64]) {
     if unified != 1 {
         for d in IoDir::DATA {
             let s = v.dir(d);
-            if s.io_bytes == 0 || s.runtime_ns < 1_000_000 {
+            if s.io_bytes == 0 || super::fio_json::fio_ms(s.runtime_ns) == 0 {
                 continue;
             }
             let agg = group.map(|g| g.dir(d).agg_bw_bytes).unwrap_or(0.0);
@@ -282,7 +282,7 @@ fn job_dirs(o: &mut String, run: &RunResult, v: &JobView<'_>, pcts: &[f64]) {
     }
     if unified != 0 {
         let (m, agg) = mixed_view(v, run, pcts);
-        if m.io_bytes > 0 && m.runtime_ns >= 1_000_000 {
+        if m.io_bytes > 0 && super::fio_json::fio_ms(m.runtime_ns) > 0 {
             ddir(o, "mixed", &m, agg, pcts);
         }
     }
@@ -340,7 +340,7 @@ fn job_issued(o: &mut String, run: &RunResult, v: &JobView<'_>) {
 }
 
 fn ddir(o: &mut String, label: &str, s: &DirStats, agg_bytes: f64, pcts: &[f64]) {
-    let runt_ms = s.runtime_ns / 1_000_000;
+    let runt_ms = super::fio_json::fio_ms(s.runtime_ns);
     let bw = 1000 * s.io_bytes / runt_ms;
     let iops = 1000 * s.total_ios / runt_ms;
     let _ = writeln!(

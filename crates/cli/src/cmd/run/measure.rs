@@ -41,9 +41,20 @@ pub fn measure(
         notes.extend(iolog::export(p, &parsed.jobs, Sizes::Existing)?);
     }
     notes.extend(iolog::export_job_options(&parsed.jobs)?);
-    notes.iter().for_each(|n| eprintln!("iolab: {n}"));
+    // fio prints nothing about the iolog it writes: in fio mode the lines go to the result's
+    // notes (the JSON's iolab keys) instead of stderr.
+    if !flags.fio {
+        notes.iter().for_each(|n| eprintln!("iolab: {n}"));
+    }
     let (mut result, interrupted, reported, watch) = watched_run(&parsed.jobs, flags, false)?;
+    if flags.fio {
+        result.notes.extend(notes);
+    }
     let watched = watch.finish(&mut result);
+    // fio's disk_util=0 (any job): no disk utilisation in the report (the watch fills it).
+    if !parsed.jobs.iter().all(iolab_job::Job::disk_util) {
+        result.disk_util.clear();
+    }
     result.disk_series = watched.series.devices.clone();
     finish::complete(&mut result, &parsed.jobs, &opts.cmdline, started, interrupted);
     result.warnings.extend(parsed.warnings.iter().map(|w| w.to_string()));
@@ -88,6 +99,7 @@ pub fn watched_run(jobs: &[iolab_job::Job], flags: &Flags, quick: bool) -> anyho
     let probe = ReadProbe { every: watch.zero_sample_every(), observe };
     let run_opts = RunOptions {
         allow_destroy: own.allow_destroy,
+        readonly: flags.g.readonly,
         prefill: own.prefill,
         disks: watch.disks(),
         read_probe: (!quick).then_some(probe),

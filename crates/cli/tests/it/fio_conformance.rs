@@ -1,0 +1,45 @@
+//! fio's own tests and example job files, run against the installed fio 3.33 and against
+//! iolab in fio's place by `scripts/fio-conformance.py` (which fetches Debian's source package
+//! of the installed fio at test time). The test fails when iolab fails a test or example that
+//! fio passes, apart from the exceptions the script lists with their reasons; it prints
+//! `skip:` when fio, apt-get, dpkg-source, python3 or the network is missing.
+
+use std::process::Command;
+
+use iolab_test_support::{empty_stdin, have, or_skip, skip};
+
+const BIN: &str = env!("CARGO_BIN_EXE_iolab");
+/// The script's exit code for "could not run here" (its stdout says why).
+const SCRIPT_SKIP: i32 = 3;
+
+#[test]
+fn fio_s_own_tests_and_examples_pass_under_iolab_where_they_pass_under_fio() {
+    if or_skip(iolab_test_support::fio()).is_none() {
+        return;
+    }
+    for tool in ["python3", "apt-get", "dpkg-source"] {
+        if !have(tool) {
+            skip(format!("{tool} not installed (the fio conformance suite needs it)"));
+            return;
+        }
+    }
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/fio-conformance.py");
+    let out = Command::new("python3")
+        .args([script, "--iolab", BIN])
+        .stdin(empty_stdin().expect("empty stdin"))
+        .output()
+        .expect("run scripts/fio-conformance.py");
+    let text = String::from_utf8_lossy(&out.stdout);
+    if out.status.code() == Some(SCRIPT_SKIP) {
+        // The script's own `skip: <reason>` line.
+        print!("{text}");
+        return;
+    }
+    println!("{text}");
+    assert!(
+        out.status.success(),
+        "iolab fails fio's own tests or examples where fio 3.33 passes:\n{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("| t/readonly.py | pass 9/9 | pass 9/9 |"), "{text}");
+}
