@@ -10,6 +10,7 @@
 //! removed from the list. `IOLAB_HOSTILE_STRICT=1` counts every family.
 #![allow(clippy::unwrap_used)]
 
+mod bounds;
 mod runner;
 mod tables;
 
@@ -136,6 +137,7 @@ fn hostile_inputs() {
     let mut probes = tables::all();
     let mut loops = Vec::new();
     probes.extend(device_probes(&fix, &mut loops));
+    probes.extend(bounds::probes());
     assert!(probes.len() >= 300, "only {} probes", probes.len());
     let root = tmp.path().join("scratch");
     let started = std::time::Instant::now();
