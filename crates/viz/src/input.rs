@@ -163,7 +163,7 @@ pub fn check_range(v: &Value) -> Result<(), String> {
 /// The JSON pointer and value of the first number whose magnitude exceeds [`MAX_ABS`] (fio
 /// writes some numbers as strings; those are checked too). `at` is scratch for the path.
 fn out_of_range(v: &Value, at: &mut String) -> Option<(String, f64)> {
-    let bad = |n: f64| !(n.abs() <= MAX_ABS);
+    let bad = |n: f64| n.is_nan() || n.abs() > MAX_ABS;
     match v {
         Value::Number(n) => n.as_f64().filter(|&n| bad(n)).map(|n| (at.clone(), n)),
         Value::String(s) => match s.trim().parse::<f64>() {
