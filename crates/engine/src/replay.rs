@@ -1,8 +1,9 @@
 //! Real I/O from a block trace: any format `iolab-trace` reads, issued through the worker loop
 //! as one job (fio's own `read_iolog`/`replay_*` options play this role in fio, iolog.c).
 //!
-//! The trace is read into memory first (32 bytes a record) so the target can be sized to the
-//! trace's highest byte. Offsets beyond an existing target wrap modulo its size (with a note).
+//! The trace is read twice, never held: a first pass finds the highest byte (the target is
+//! sized to it), the largest request and the directions, and the second streams the records
+//! into the worker, so memory is one record whatever the trace's size. Offsets beyond an existing target wrap modulo its size (with a note).
 //! Timed, each request waits for its trace timestamp (divided by `speed`) and latency counts
 //! from that time, so a slow device shows up as latency instead of a slower replay. The engine
 //! falls back as `iolab run`'s does (io_uring unavailable: psync, with a note), and the engine
@@ -112,37 +113,84 @@ impl ReplayConfig {
     }
 }
 
-/// The trace's requests, the highest byte they reach and how many records were skipped.
-fn read_trace(c: &ReplayConfig) -> Result<(Vec<IoRequest>, u64, u64), ReplayError> {
-    let mut reader = iolab_trace::open(&c.trace, c.format.as_deref(), &ReaderConfig::default())?;
-    let mut reqs: Vec<IoRequest> = Vec::new();
-    let mut rec = TraceRecord::default();
-    let (mut skipped, mut max_end) = (0u64, 0u64);
-    while c.limit.is_none_or(|l| (reqs.len() as u64) < l) && reader.read_into(&mut rec)? {
-        if iolab_core::stop::requested() {
-            return Err(ReplayError::Stopped { trace: c.trace.clone() });
-        }
-        let mut r = rec.req;
-        if r.len == 0 || r.dir == IoDir::Sync || (c.read_only && r.dir != IoDir::Read) {
-            skipped += 1;
-            continue;
-        }
-        r.file = 0;
-        let at = rec.req.issue_at.unwrap_or_default().0;
-        r.issue_at = c.timed.then(|| Nanos((at as f64 / c.speed) as u64));
-        let end = r.offset.checked_add(r.len).ok_or_else(|| ReplayError::PastEnd {
-            trace: c.trace.clone(),
-            record: reqs.len() as u64 + skipped + 1,
-            offset: r.offset,
-            len: r.len,
-        })?;
-        max_end = max_end.max(end);
-        reqs.push(r);
+/// What the first pass over the trace found: how far it reaches and what it holds. The
+/// requests themselves are not kept (a trace can be far larger than memory); the replay
+/// reads the trace a second time as it issues them.
+#[derive(Clone, Copy, Debug, Default)]
+struct Scan {
+    /// Replayable records (within `--limit`).
+    count: u64,
+    /// Records skipped (zero length, flush, or reads only).
+    skipped: u64,
+    max_end: u64,
+    max_len: u64,
+    reads: bool,
+    writes: bool,
+}
+
+/// The trace's records as replayable requests, one at a time (memory: one record).
+struct Requests<'a> {
+    c: &'a ReplayConfig,
+    reader: Box<dyn iolab_trace::TraceReader>,
+    rec: TraceRecord,
+    /// Replayable requests returned so far, skipped records so far.
+    taken: u64,
+    skipped: u64,
+}
+
+impl<'a> Requests<'a> {
+    fn open(c: &'a ReplayConfig) -> Result<Self, ReplayError> {
+        let reader = iolab_trace::open(&c.trace, c.format.as_deref(), &ReaderConfig::default())?;
+        Ok(Requests { c, reader, rec: TraceRecord::default(), taken: 0, skipped: 0 })
     }
-    if reqs.is_empty() {
+
+    /// The next replayable request (`issue_at` scaled by `--speed` when timed), checked to end
+    /// below 2^64; `None` at the end of the trace or of `--limit`.
+    fn next(&mut self) -> Result<Option<IoRequest>, ReplayError> {
+        let c = self.c;
+        while c.limit.is_none_or(|l| self.taken < l) && self.reader.read_into(&mut self.rec)? {
+            if iolab_core::stop::requested() {
+                return Err(ReplayError::Stopped { trace: c.trace.clone() });
+            }
+            let mut r = self.rec.req;
+            if r.len == 0 || r.dir == IoDir::Sync || (c.read_only && r.dir != IoDir::Read) {
+                self.skipped += 1;
+                continue;
+            }
+            r.file = 0;
+            let at = self.rec.req.issue_at.unwrap_or_default().0;
+            r.issue_at = c.timed.then(|| Nanos((at as f64 / c.speed) as u64));
+            if r.offset.checked_add(r.len).is_none() {
+                return Err(ReplayError::PastEnd {
+                    trace: c.trace.clone(),
+                    record: self.taken + self.skipped + 1,
+                    offset: r.offset,
+                    len: r.len,
+                });
+            }
+            self.taken += 1;
+            return Ok(Some(r));
+        }
+        Ok(None)
+    }
+}
+
+/// The first pass: the highest byte, the largest request, the directions, the counts.
+fn scan_trace(c: &ReplayConfig) -> Result<Scan, ReplayError> {
+    let mut reqs = Requests::open(c)?;
+    let mut s = Scan::default();
+    while let Some(r) = reqs.next()? {
+        s.count += 1;
+        s.max_end = s.max_end.max(r.offset + r.len);
+        s.max_len = s.max_len.max(r.len);
+        s.reads |= r.dir == IoDir::Read;
+        s.writes |= r.dir != IoDir::Read;
+    }
+    s.skipped = reqs.skipped;
+    if s.count == 0 {
         return Err(ReplayError::Empty { trace: c.trace.clone() });
     }
-    Ok((reqs, max_end, skipped))
+    Ok(s)
 }
 
 /// The engine to use: the one asked for, or psync when io_uring is not available (a note).
@@ -164,20 +212,20 @@ pub fn replay(
     stop: &dyn StopCheck,
 ) -> Result<RunResult, ReplayError> {
     c.validate()?;
-    let (mut reqs, max_end, skipped) = read_trace(c)?;
-    let writes = reqs.iter().any(|r| r.dir != IoDir::Read);
-    let reads = reqs.iter().any(|r| r.dir == IoDir::Read);
-    let (target, mut notes) =
-        open_replay_target(&c.target, max_end, reads, writes, c.direct, c.allow_destroy)?;
-    if target.size < max_end {
-        notes.push(wrap_note(&c.target, max_end, target.size));
-        let size = target.size;
-        for r in &mut reqs {
-            r.offset %= size.saturating_sub(r.len).max(1);
-            r.offset -= r.offset % 4096;
-        }
+    let scan = scan_trace(c)?;
+    let (target, mut notes) = open_replay_target(
+        &c.target,
+        scan.max_end,
+        scan.reads,
+        scan.writes,
+        c.direct,
+        c.allow_destroy,
+    )?;
+    if target.size < scan.max_end {
+        notes.push(wrap_note(&c.target, scan.max_end, target.size));
     }
-    if skipped > 0 {
+    if scan.skipped > 0 {
+        let skipped = scan.skipped;
         notes.push(format!("{skipped} records skipped (zero length, flush, or --read-only)"));
     }
     let engine_name = pick_engine(&c.ioengine, &mut notes);
@@ -186,13 +234,32 @@ pub fn replay(
     } else {
         c.iodepth.max(1)
     };
-    let max_bs = reqs.iter().map(|r| r.len).max().unwrap_or(4096) as usize;
+    let max_bs = usize::try_from(scan.max_len).unwrap_or(usize::MAX);
     let files = vec![EngineFile::dup(&target.file, target.is_block, &target.path)?];
     let mut engine =
         (engines::lookup(&engine_name)?.ctor)(&EngineConfig::new(depth, max_bs, files))?;
     let cfg = WorkerConfig { depth, depth_low: depth.saturating_sub(1), ..WorkerConfig::default() };
-    let mut it = reqs.into_iter();
-    let mut src = move |r: &mut IoRequest| it.next().map(|x| *r = x).is_some();
+    // The second pass streams the trace into the worker; an error there (the file changed
+    // since the first pass) ends the replay with a note, as a stop would.
+    let mut reqs = Requests::open(c)?;
+    let mut second_pass: Option<ReplayError> = None;
+    let size = target.size;
+    let wraps = size < scan.max_end;
+    let mut src = |r: &mut IoRequest| match reqs.next() {
+        Ok(Some(mut x)) => {
+            if wraps {
+                x.offset %= size.saturating_sub(x.len).max(1);
+                x.offset -= x.offset % 4096;
+            }
+            *r = x;
+            true
+        }
+        Ok(None) => false,
+        Err(e) => {
+            second_pass.get_or_insert(e);
+            false
+        }
+    };
     let mut fill = |b: &mut [u8], _f: u32, off: u64| iolab_data::gen::random::fill_random(b, off);
     let out = run_worker(&mut *engine, &mut src, &mut fill, None, &cfg, stop, None)
         .map_err(ReplayError::Worker)?;
@@ -204,6 +271,9 @@ pub fn replay(
     job.options.insert("ioengine".into(), engine_name);
     job.notes = notes;
     if let Some(e) = &out.error {
+        job.notes.push(format!("stopped: {e}"));
+    }
+    if let Some(e) = second_pass {
         job.notes.push(format!("stopped: {e}"));
     }
     let mut result = RunResult { meta, ..RunResult::default() };

@@ -795,6 +795,7 @@ where
         t_done: u64,
         stop_on_error: bool,
     ) {
+        let res = full_resid(s.dir, s.len, res, self.shape.coarse);
         if res < 0 {
             self.fail(s, (-res) as i32, stop_on_error);
             return;
@@ -1064,5 +1065,19 @@ fn wait_until(t0: &crate::clock::Clock, at: u64, deadline: u64, stop: &dyn StopC
         } else {
             std::hint::spin_loop();
         }
+    }
+}
+
+/// fio backend.c `io_queue_event`: a read or write that moved no byte of a non-empty unit
+/// ("full resid": past the end of a file truncated under the job, a target removed) fails
+/// with `EIO` instead of counting as an I/O. fio does so for units completed at queue time
+/// (its sync engines); iolab does it for every engine, so a truncated target never reads as
+/// millions of 0-byte I/Os. A FIO_NOIO engine (`coarse`) moves no bytes by design.
+#[inline(always)]
+pub(crate) fn full_resid(dir: IoDir, len: u64, res: i64, coarse: bool) -> i64 {
+    if res == 0 && len > 0 && !coarse && matches!(dir, IoDir::Read | IoDir::Write) {
+        -i64::from(libc::EIO)
+    } else {
+        res
     }
 }

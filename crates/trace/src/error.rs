@@ -16,6 +16,8 @@ pub enum TraceErrorKind {
     Truncated { got: usize, want: usize },
     #[error("unknown operation `{found}` (expected {expected})")]
     UnknownOp { found: String, expected: &'static str },
+    #[error("line longer than {limit} bytes (not a text trace record; a decompression bomb?)")]
+    LineTooLong { limit: usize },
     #[error("value out of range: {what}")]
     Overflow { what: &'static str },
     #[error("not a fio iolog: first line is `{found}` (expected `fio version 2 iolog` or `fio version 3 iolog`)")]

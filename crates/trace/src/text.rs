@@ -1,8 +1,16 @@
 //! Shared plumbing for the line-oriented formats: a line reader that reuses one buffer and
 //! tracks line numbers and byte offsets, and allocation-free field splitting and number parsing.
+//!
+//! A line is bounded ([`MAX_LINE`]): a decompression bomb of one endless "line" is a record
+//! error after `MAX_LINE` bytes, not gigabytes held in memory. The rest of an over-long line is
+//! skipped, in bounded chunks, only if the caller reads on (lenient mode).
 
 use crate::TraceErrorKind;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
+
+/// The longest line any text trace format is read with, in bytes (a record of every supported
+/// format is under 1 KiB; 1 MiB leaves room for wide CSV variants).
+pub const MAX_LINE: usize = 1 << 20;
 
 pub(crate) struct LineReader {
     inner: Box<dyn BufRead>,
@@ -12,23 +20,41 @@ pub(crate) struct LineReader {
     /// Byte offset of the line in `buf`.
     pub(crate) line_start: u64,
     next_start: u64,
+    /// The last line was cut at [`MAX_LINE`]: its rest is skipped before the next line.
+    skip_rest: bool,
 }
 
 impl LineReader {
     pub(crate) fn new(inner: Box<dyn BufRead>) -> Self {
-        LineReader { inner, buf: Vec::with_capacity(256), line_no: 0, line_start: 0, next_start: 0 }
+        LineReader {
+            inner,
+            buf: Vec::with_capacity(256),
+            line_no: 0,
+            line_start: 0,
+            next_start: 0,
+            skip_rest: false,
+        }
     }
 
-    /// The next line without its `\n`/`\r\n`, or `None` at the end.
-    pub(crate) fn next_line(&mut self) -> std::io::Result<Option<&[u8]>> {
+    /// The next line without its `\n`/`\r\n`, or `None` at the end; a line longer than
+    /// [`MAX_LINE`] is a [`TraceErrorKind::LineTooLong`] (at its own line number and offset).
+    pub(crate) fn next_line(&mut self) -> Result<Option<&[u8]>, TraceErrorKind> {
+        if self.skip_rest {
+            self.skip_rest = false;
+            self.next_start += self.skip_line()?;
+        }
         self.buf.clear();
-        let n = self.inner.read_until(b'\n', &mut self.buf)?;
+        let n = (&mut self.inner).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut self.buf)?;
         if n == 0 {
             return Ok(None);
         }
         self.line_no += 1;
         self.line_start = self.next_start;
         self.next_start += n as u64;
+        if n > MAX_LINE && self.buf.last() != Some(&b'\n') {
+            self.skip_rest = true;
+            return Err(TraceErrorKind::LineTooLong { limit: MAX_LINE });
+        }
         let mut end = self.buf.len();
         while end > 0 && (self.buf[end - 1] == b'\n' || self.buf[end - 1] == b'\r') {
             end -= 1;
@@ -38,6 +64,26 @@ impl LineReader {
 
     pub(crate) fn position(&self) -> (u64, u64) {
         (self.line_no, self.line_start)
+    }
+
+    /// Consumes up to and including the next `\n` without keeping it; returns the bytes read.
+    fn skip_line(&mut self) -> std::io::Result<u64> {
+        let mut skipped = 0u64;
+        loop {
+            let chunk = self.inner.fill_buf()?;
+            if chunk.is_empty() {
+                return Ok(skipped);
+            }
+            let (used, done) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(k) => (k + 1, true),
+                None => (chunk.len(), false),
+            };
+            self.inner.consume(used);
+            skipped += used as u64;
+            if done {
+                return Ok(skipped);
+            }
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 //! `dejavu` crate (compiled into the binary, so nothing is looked up at run time). SVG text is
 //! written as `<text>` and drawn by the viewer's own sans-serif font.
 
+use crate::escape::label;
 use crate::legend::Placement;
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
@@ -300,7 +301,7 @@ fn frame<'a, DB: DrawingBackend>(
     (y0, y1): (f64, f64),
 ) -> DrawResult<Cc<'a, DB>> {
     ChartBuilder::on(root)
-        .caption(&chart.title, ("sans-serif", 24))
+        .caption(label(&chart.title), ("sans-serif", 24))
         .margin(12)
         .x_label_area_size(50)
         .y_label_area_size(76)
@@ -351,12 +352,20 @@ pub fn draw<DB: DrawingBackend>(chart: &Chart, root: &DrawingArea<DB, Shift>) ->
     register_font();
     let coords = chart.coords();
     let ((x0, x1), (y0, y1)) = chart.ranges(&coords);
+    // A range whose width overflows would send plotters' tick search into an endless loop.
+    if ![x1 - x0, y1 - y0].iter().all(|w| w.is_finite()) {
+        return Err(format!(
+            "values span too wide a range to draw (x {x0:e}..{x1:e}, y {y0:e}..{y1:e})"
+        ));
+    }
     let legend = place_legend(chart, &coords, root.dim_in_pixel(), (x0, x1), (y0, y1))?;
     let y1 = legend.map_or(y1, |p| p.y1);
     let mut cc = frame(chart, root, (x0, x1), (y0, y1))?;
     let (xs, ys) = (chart.x.scale, chart.y.scale);
     let cats = match &chart.style {
-        Style::Bars { categories, .. } => Some(categories.clone()),
+        Style::Bars { categories, .. } => {
+            Some(categories.iter().map(|c| label(c)).collect::<Vec<_>>())
+        }
         Style::Lines => None,
     };
     let ncat = cats.as_ref().map_or(0, Vec::len);
@@ -370,8 +379,8 @@ pub fn draw<DB: DrawingBackend>(chart: &Chart, root: &DrawingArea<DB, Shift>) ->
     };
     let yf = move |v: &f64| fmt_coord(ys, *v);
     cc.configure_mesh()
-        .x_desc(chart.x.label.as_str())
-        .y_desc(chart.y.label.as_str())
+        .x_desc(label(&chart.x.label))
+        .y_desc(label(&chart.y.label))
         .x_label_formatter(&xf)
         .y_label_formatter(&yf)
         .x_labels(if ncat > 0 { ncat + 1 } else { label_count(xs, x1 - x0, 8) })
@@ -417,7 +426,7 @@ fn draw_lines<'a, DB: DrawingBackend + 'a>(
             cc.draw_series(LineSeries::new(pts.iter().copied(), style)).map_err(err)?
         };
         drawn
-            .label(s.name.as_str())
+            .label(label(&s.name))
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], style));
     }
     Ok(())
@@ -444,7 +453,7 @@ fn draw_bars<'a, DB: DrawingBackend + 'a>(
         });
         cc.draw_series(bars)
             .map_err(err)?
-            .label(s.name.as_str())
+            .label(label(&s.name))
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], color.filled()));
         let band = bands.get(i).map(Vec::as_slice).unwrap_or(&[]);
         let whiskers = pts.iter().zip(band).filter(|(_, b)| b.0.is_finite() && b.1.is_finite());
@@ -468,14 +477,14 @@ fn draw_band<DB: DrawingBackend>(
     y0: f64,
     y1: f64,
 ) -> DrawResult<()> {
-    let Some((a, b, label)) = &chart.band else { return Ok(()) };
+    let Some((a, b, text)) = &chart.band else { return Ok(()) };
     let (Some(a), Some(b)) = (chart.x.scale.to_coord(*a), chart.x.scale.to_coord(*b)) else {
         return Ok(());
     };
     let shade = RGBColor(0, 158, 115).mix(0.15).filled();
     cc.draw_series(std::iter::once(Rectangle::new([(a, y0), (b, y1)], shade)))
         .map_err(err)?
-        .label(label.as_str())
+        .label(label(text))
         .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], shade));
     Ok(())
 }
@@ -601,5 +610,22 @@ mod tests {
         assert!(s.contains("\nread\n") && s.contains("\nsteady state\n"), "{s}");
         assert!(f.px.0 > 0 && f.px.1 > f.px.0 && f.py.1 > f.py.0);
         assert_eq!(f.y.0, 0.0);
+    }
+
+    #[test]
+    fn a_range_that_overflows_is_an_error_not_an_endless_tick_search() {
+        let c = Chart {
+            id: "t".into(),
+            title: "IOPS".into(),
+            x: Axis::lin("time (s)"),
+            y: Axis::lin("IOPS"),
+            series: vec![Series { name: "r".into(), points: vec![(0.0, -1e308), (1.0, 1e308)] }],
+            band: None,
+            y_from_zero: true,
+            legend: Corner::LowerRight,
+            style: Style::Lines,
+        };
+        let e = svg(&c).unwrap_err();
+        assert!(e.starts_with("values span too wide a range to draw"), "{e}");
     }
 }

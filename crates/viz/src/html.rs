@@ -16,21 +16,7 @@ use crate::model::{Advice, Report, Section, Table};
 use crate::VizError;
 use std::fmt::Write;
 
-/// Escape text for HTML element content and attribute values.
-pub fn esc(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&#39;"),
-            _ => o.push(c),
-        }
-    }
-    o
-}
+pub use crate::escape::esc;
 
 /// The whole page.
 pub fn render(report: &Report) -> Result<String, VizError> {
@@ -145,8 +131,8 @@ fn figure(o: &mut String, c: &Chart) -> Result<(), VizError> {
     Ok(())
 }
 
-/// The chart's drawn coordinates and frame as JSON for the hover script (`</` escaped so the
-/// island cannot close its script element).
+/// The chart's drawn coordinates and frame as JSON for the hover script (through
+/// [`crate::escape::island`]: no `<` the HTML parser could act on).
 fn island(c: &Chart, f: &Frame) -> String {
     let series: Vec<serde_json::Value> = c
         .series
@@ -172,7 +158,7 @@ fn island(c: &Chart, f: &Frame) -> String {
         "yl": c.y.label,
         "s": series,
     });
-    v.to_string().replace("</", "<\\/")
+    crate::escape::island(&v.to_string())
 }
 
 /// Six significant digits are more than a tooltip shows, and keep the file small.

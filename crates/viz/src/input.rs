@@ -66,6 +66,9 @@ impl Input {
         if values.is_empty() {
             return Err(bad("empty: expected a JSON result".into()));
         }
+        for (i, v) in values.iter().enumerate() {
+            check_range(v).map_err(|what| bad(format!("value {}{what}", i + 1)))?;
+        }
         let input = Input { label: label.to_string(), values };
         input.kind()?;
         Ok(input)
@@ -142,6 +145,46 @@ impl Input {
     }
 }
 
+/// The largest magnitude a number in a result may have: above 2^64 (byte counters), below
+/// anything whose ranges and sums overflow when drawn (`1e308` IOPS would).
+pub const MAX_ABS: f64 = 1e21;
+
+/// `Err(" at `/jobs/0/read/iops`: 1e308 is beyond …")` for the first number in `v` whose
+/// magnitude exceeds [`MAX_ABS`] (what `compare` and the report refuse before using any).
+pub fn check_range(v: &Value) -> Result<(), String> {
+    match out_of_range(v, &mut String::new()) {
+        Some((at, n)) => {
+            Err(format!(" at `{at}`: {n:e} is beyond any measurable quantity (|x| <= {MAX_ABS:e})"))
+        }
+        None => Ok(()),
+    }
+}
+
+/// The JSON pointer and value of the first number whose magnitude exceeds [`MAX_ABS`] (fio
+/// writes some numbers as strings; those are checked too). `at` is scratch for the path.
+fn out_of_range(v: &Value, at: &mut String) -> Option<(String, f64)> {
+    let bad = |n: f64| n.is_nan() || n.abs() > MAX_ABS;
+    match v {
+        Value::Number(n) => n.as_f64().filter(|&n| bad(n)).map(|n| (at.clone(), n)),
+        Value::String(s) => match s.trim().parse::<f64>() {
+            Ok(n) if n.is_finite() && bad(n) => Some((at.clone(), n)),
+            _ => None,
+        },
+        Value::Array(a) => a.iter().enumerate().find_map(|(i, x)| nested(x, at, &i.to_string())),
+        Value::Object(m) => m.iter().find_map(|(k, x)| nested(x, at, k)),
+        _ => None,
+    }
+}
+
+fn nested(v: &Value, at: &mut String, key: &str) -> Option<(String, f64)> {
+    let len = at.len();
+    at.push('/');
+    at.push_str(&key.replace('~', "~0").replace('/', "~1"));
+    let found = out_of_range(v, at);
+    at.truncate(len);
+    found
+}
+
 fn first_words(s: &str) -> String {
     s.chars().take(100).collect()
 }
@@ -204,6 +247,23 @@ mod tests {
         assert_eq!(k("{\"footprint_blocks\":1,\"streams\":{}}"), Kind::TraceStat);
         assert_eq!(k("{\"files\":[],\"rows\":[]}"), Kind::Compare);
         assert_eq!(k("{\"version\":1,\"servers\":4,\"read\":{},\"write\":{}}"), Kind::Profile);
+    }
+
+    #[test]
+    fn numbers_beyond_any_measurement_are_refused_with_their_place() {
+        let t = "{\"time_ms\":500,\"job\":\"a\",\"read\":{\"iops\":1}}\n\
+                 {\"time_ms\":1000,\"job\":\"a\",\"read\":{\"iops\":-1e308}}\n";
+        let e = Input::parse("i.jsonl", t).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "i.jsonl: value 2 at `/read/iops`: -1e308 is beyond any measurable quantity \
+             (|x| <= 1e21)"
+        );
+        let t = "{\"jobs\":[{\"read\":{\"clat_ns\":{\"mean\":\"1e300\"}}}]}";
+        let e = Input::parse("r.json", t).unwrap_err().to_string();
+        assert!(e.contains("at `/jobs/0/read/clat_ns/mean`: 1e300"), "{e}");
+        // u64 byte counters are in range.
+        assert!(Input::parse("r.json", "{\"jobs\":[{\"io_bytes\":18446744073709551615}]}").is_ok());
     }
 
     #[test]

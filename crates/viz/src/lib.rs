@@ -10,6 +10,7 @@
 mod calib;
 pub mod chart;
 mod compare;
+pub mod escape;
 pub mod html;
 pub mod input;
 mod latency;

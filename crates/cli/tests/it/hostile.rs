@@ -10,6 +10,7 @@
 //! removed from the list. `IOLAB_HOSTILE_STRICT=1` counts every family.
 #![allow(clippy::unwrap_used)]
 
+mod bounds;
 mod firsthour;
 mod presets;
 mod runner;
@@ -152,6 +153,7 @@ fn hostile_inputs() {
     probes.extend(presets::probes());
     let mut loops = Vec::new();
     probes.extend(device_probes(&fix, &mut loops));
+    probes.extend(bounds::probes());
     assert!(probes.len() >= 300, "only {} probes", probes.len());
     quick_tier_only(&mut probes);
     let root = tmp.path().join("scratch");

@@ -117,6 +117,7 @@ where
         t_start: u64,
         t_done: u64,
     ) {
+        let res = super::full_resid(r.dir, r.len, res, self.shape.coarse);
         if res < 0 {
             self.rec.record_submit(r.dir, 1);
             let s =

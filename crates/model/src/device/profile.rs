@@ -207,6 +207,14 @@ fn is_one(x: &f64) -> bool {
     *x == 1.0
 }
 
+/// The longest time a profile may give, µs (1e9: about a quarter hour per command).
+const MAX_US: f64 = 1e9;
+/// The highest rate a profile may give (IOPS or bytes/s).
+const MAX_RATE: f64 = 1e15;
+
+/// `write_cache`'s values (empty: not measured).
+const WRITE_CACHE: [&str; 3] = ["", "write-back", "write-through"];
+
 /// Commands remembered for [`DeviceProfile::mix_stretch`].
 pub const MIX_WINDOW: usize = 8;
 
@@ -283,6 +291,12 @@ impl DeviceProfile {
             return Err(format!(
                 "mix_stretch = {:?}: expected a number from -0.9 to 100",
                 self.mix_stretch
+            ));
+        }
+        if !WRITE_CACHE.contains(&self.write_cache.as_str()) {
+            return Err(format!(
+                "write_cache = {:?}: expected \"write-back\" or \"write-through\"",
+                self.write_cache
             ));
         }
         self.read.validate("read")?;
@@ -402,35 +416,34 @@ impl DeviceProfile {
 
 impl DirProfile {
     fn validate(&self, dir: &str) -> Result<(), String> {
-        let finite_nonneg = [
-            ("base_us", self.base_us),
-            ("seq_base_us", self.seq_base_us),
-            ("seek_sqrt_us", self.seek_sqrt_us),
-            ("seek_linear_us", self.seek_linear_us),
-            ("max_bytes_per_sec", self.max_bytes_per_sec),
-            ("max_iops", self.max_iops),
-            ("host_us", self.host_us),
-            ("host_parallel", self.host_parallel),
-            ("host_idle_us", self.host_idle_us),
-            ("xfer_parallel", self.xfer_parallel),
-            ("cap_window_us", self.cap_window_us),
+        // Each key's range: (name, value, lowest, highest, zero also allowed). A time is at
+        // most 1e9 µs (a quarter hour per command), a rate at most 1e15/s; a cap is 0 (none)
+        // or a real rate, so 1e-300 cannot overflow the cap's interval into "no cap".
+        let ranges = [
+            ("base_us", self.base_us, 0.0, MAX_US, true),
+            ("seq_base_us", self.seq_base_us, 0.0, MAX_US, true),
+            ("seek_sqrt_us", self.seek_sqrt_us, 0.0, MAX_US, true),
+            ("seek_linear_us", self.seek_linear_us, 0.0, MAX_US, true),
+            ("xfer_bytes_per_sec", self.xfer_bytes_per_sec, 1.0, MAX_RATE, false),
+            ("max_bytes_per_sec", self.max_bytes_per_sec, 1.0, MAX_RATE, true),
+            ("max_iops", self.max_iops, 1e-3, MAX_RATE, true),
+            ("host_us", self.host_us, 0.0, MAX_US, true),
+            ("host_parallel", self.host_parallel, 0.0, 65536.0, true),
+            ("host_idle_us", self.host_idle_us, 0.0, MAX_US, true),
+            ("xfer_parallel", self.xfer_parallel, 0.0, 1e6, true),
+            ("cap_window_us", self.cap_window_us, 0.0, MAX_US, true),
         ];
-        for (k, v) in finite_nonneg {
-            if !v.is_finite() || v < 0.0 {
-                return Err(format!("[{dir}] {k} = {v}: expected a finite number ≥ 0"));
+        for (k, v, lo, hi, zero) in ranges {
+            if !((lo..=hi).contains(&v) || (zero && v == 0.0)) {
+                let z = if zero && lo > 0.0 { "0 or " } else { "" };
+                return Err(format!("[{dir}] {k} = {v:e}: expected {z}{lo:e} to {hi:e}"));
             }
-        }
-        if !self.xfer_bytes_per_sec.is_finite() || self.xfer_bytes_per_sec <= 0.0 {
-            return Err(format!(
-                "[{dir}] xfer_bytes_per_sec = {}: expected a finite number > 0",
-                self.xfer_bytes_per_sec
-            ));
         }
         if !(1..=65536).contains(&self.servers) {
             return Err(format!("[{dir}] servers = {}: expected 1 to 65536", self.servers));
         }
         check_shape(dir, &self.shape)?;
-        check_by_size(dir, "xfer_us", "µs", f64::MAX, &self.xfer_us)?;
+        check_by_size(dir, "xfer_us", "µs", MAX_US, &self.xfer_us)?;
         check_by_size(dir, "xfer_parallel_by_size", "parallel", 1e6, &self.xfer_parallel_by_size)?;
         check_by_size(dir, "host_us_by_size", "µs", 1e9, &self.host_us_by_size)?;
         for d in &self.depth_shapes {
@@ -446,8 +459,8 @@ impl DirProfile {
             }
             let name = format!("{dir}.depth_shape depth={}", d.depth);
             check_shape(&name, &d.shape)?;
-            if !d.stall_rate_hz.is_finite() || d.stall_rate_hz < 0.0 {
-                return Err(format!("[{name}] stall_rate_hz: expected a finite number ≥ 0"));
+            if !(0.0..=1e6).contains(&d.stall_rate_hz) {
+                return Err(format!("[{name}] stall_rate_hz: expected 0 to 1e6"));
             }
             if !d.stall_us.is_empty() {
                 check_shape(&format!("{name} stall_us"), &d.stall_us)?;
@@ -597,8 +610,8 @@ fn check_shape(dir: &str, shape: &[[f64; 2]]) -> Result<(), String> {
             return bad("quantiles and ratios must not decrease");
         }
     }
-    if shape.iter().any(|p| !p[1].is_finite() || p[1] < 0.0 || !p[0].is_finite()) {
-        return bad("ratios must be finite and ≥ 0");
+    if shape.iter().any(|p| !(0.0..=MAX_US).contains(&p[1]) || !p[0].is_finite()) {
+        return bad("ratios must be from 0 to 1e9");
     }
     Ok(())
 }
@@ -821,6 +834,38 @@ mod tests {
         let line = bad.lines().position(|l| l == "bogus = 1").unwrap() + 1;
         let e = DeviceProfile::from_toml(&bad, "p.toml").unwrap_err().to_string();
         assert!(e.contains(&format!("line {line}")) && e.contains("bogus"), "{e}");
+    }
+
+    #[test]
+    fn hand_edited_values_beyond_any_device_are_refused_by_key() {
+        let text = DeviceProfile::from_ssd("s", &SsdParams::sata()).to_toml().unwrap();
+        let edit = |key: &str, to: &str| {
+            let mut out = String::new();
+            let mut done = false;
+            for l in text.lines() {
+                if !done && l.split('=').next().is_some_and(|k| k.trim() == key) {
+                    out.push_str(&format!("{key} = {to}\n"));
+                    done = true;
+                } else {
+                    out.push_str(l);
+                    out.push('\n');
+                }
+            }
+            assert!(done, "{key} not in the profile");
+            DeviceProfile::from_toml(&out, "p.toml").map(|_| ()).map_err(|e| e.to_string())
+        };
+        let e = edit("base_us", "1e300").unwrap_err();
+        assert!(e.contains("[read] base_us = 1e300: expected 0e0 to 1e9"), "{e}");
+        let e = edit("max_iops", "1e-300").unwrap_err();
+        assert!(e.contains("[read] max_iops = 1e-300: expected 0 or 1e-3 to 1e15"), "{e}");
+        let e = edit("write_cache", "\"bogus\"").unwrap_err();
+        assert!(e.contains("write_cache = \"bogus\": expected"), "{e}");
+        let e = edit("xfer_bytes_per_sec", "1e-300").unwrap_err();
+        assert!(e.contains("[read] xfer_bytes_per_sec = 1e-300"), "{e}");
+        let e = edit("host_idle_us", "-1").unwrap_err();
+        assert!(e.contains("[read] host_idle_us = -1e0"), "{e}");
+        edit("max_iops", "0").unwrap();
+        edit("base_us", "1e9").unwrap();
     }
 
     #[test]

@@ -70,6 +70,7 @@ pub fn read_result(path: &Path) -> Result<ResultView, CompareError> {
         return Err(fmt(format!("larger than {} MiB: not a result file", MAX_BYTES >> 20)));
     }
     let doc = last_document(&text).map_err(fmt)?;
+    iolab_viz::input::check_range(&doc).map_err(|w| fmt(format!("value{w}")))?;
     let mut view = parse(&doc).map_err(fmt)?;
     view.file = path.display().to_string();
     Ok(view)
