@@ -109,10 +109,13 @@ pub fn take(rest: &[String]) -> anyhow::Result<(Vec<String>, Option<Taken>)> {
     Ok((kept, Some(Taken { preset: p, text: preset::expand(p, &overrides)? })))
 }
 
+/// A preset's parameters as given (`size` → its parsed value), in order.
+type Params = Vec<(String, Value)>;
+
 /// The preset parameters out of `args` (`--size=64m` or `--size 64m`), parsed; the rest kept.
-fn take_params(args: &[String]) -> anyhow::Result<(Vec<String>, Vec<(String, Value)>)> {
+fn take_params(args: &[String]) -> anyhow::Result<(Vec<String>, Params)> {
     let is_param = |k: &str| preset::PARAMS.contains(&k) || k == preset::DIRECTORY;
-    let (mut kept, mut params) = (Vec::new(), Vec::<(String, Value)>::new());
+    let (mut kept, mut params) = (Vec::new(), Params::new());
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let Some(body) = a.strip_prefix("--") else {

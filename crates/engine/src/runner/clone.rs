@@ -45,7 +45,7 @@ pub(super) struct RunCtx<'a> {
     pub run_start: Instant,
     /// `exitall`: what a clone of an exitall job sets when it ends (its `exit_what` scope's
     /// stop, and for `all` the run's "start no more jobs" flag); `None` without exitall.
-    pub exit: Option<(Stop, Option<Arc<AtomicBool>>)>,
+    pub exit: Option<super::ExitSignal>,
 }
 
 /// One job's clones during set-up: files already prepared by an earlier clone (a shared
@@ -159,9 +159,22 @@ struct CloneThread {
     wcfg: WorkerConfig,
     stop: Stop,
     /// `exitall`: set when this clone ends (see [`RunCtx::exit`]).
-    exit: Option<(Stop, Option<Arc<AtomicBool>>)>,
+    exit: Option<super::ExitSignal>,
     live: Arc<Mutex<Option<Arc<LiveCounters>>>>,
     done: Arc<AtomicBool>,
+}
+
+/// The files' sizes as the workload sees them. cpuio and exec have no file and fio gives them
+/// none: one block per pass (their jobs are time_based).
+fn file_layouts(job: &Job, engine: &str, paths: &[PathBuf]) -> Vec<FileLayout> {
+    let nominal =
+        matches!(engine, "cpuio" | "exec").then(|| job.bs.read.max.max(job.bs.write.max));
+    paths
+        .iter()
+        .map(|p| FileLayout {
+            size: nominal.unwrap_or_else(|| iolab_core::input::existing_size(p)),
+        })
+        .collect()
 }
 
 /// Set up clone `clone` of the job (files, workload, data, engine settings) and start its
@@ -174,16 +187,7 @@ pub(super) fn start_clone(
 ) -> Result<RunningClone, EngineError> {
     let (job, plan) = (js.job, js.plan);
     let paths = iolab_workload::clone_files(job, clone);
-    // cpuio and exec have no file and fio gives them none: one block per pass (their jobs
-    // are time_based).
-    let nominal = matches!(plan.engine.as_str(), "cpuio" | "exec")
-        .then(|| job.bs.read.max.max(job.bs.write.max));
-    let layouts: Vec<FileLayout> = paths
-        .iter()
-        .map(|p| FileLayout {
-            size: nominal.unwrap_or_else(|| iolab_core::input::existing_size(p)),
-        })
-        .collect();
+    let layouts = file_layouts(job, &plan.engine, &paths);
     let input = WorkerInput { job, clone_index: clone, thread_number, files: &layouts };
     let wl = Workload::new(&input)
         .map_err(|source| EngineError::Workload { job: job.name.clone(), source })?;

@@ -138,6 +138,10 @@ fn run_groups(
 /// The stops `exitall` sets (fio backend.c, `exit_what`): `group` the jobs of the exiting
 /// job's group, `stonewall` every job since the last stonewall, `all` those and every job not
 /// yet started. A clone's stop is a child of its group's, which is a child of the segment's.
+/// What a clone sets when it ends under `exitall`: the scope's stop, and with
+/// `exit_what=all` the flag that keeps later jobs from starting.
+pub(crate) type ExitSignal = (Stop, Option<Arc<std::sync::atomic::AtomicBool>>);
+
 struct ExitScopes {
     segment: Stop,
     groups: std::collections::HashMap<u32, Stop>,
@@ -157,7 +161,7 @@ impl ExitScopes {
     fn for_job(
         &mut self,
         job: &Job,
-    ) -> (Stop, Option<(Stop, Option<Arc<std::sync::atomic::AtomicBool>>)>) {
+    ) -> (Stop, Option<ExitSignal>) {
         let group = self.groups.entry(job.group_id).or_insert_with(|| self.segment.child()).clone();
         let exit = job.exitall().then(|| match job.opt_str("exit_what") {
             Some("stonewall") => (self.segment.clone(), None),

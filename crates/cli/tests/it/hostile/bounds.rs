@@ -288,6 +288,8 @@ pub fn probes() -> Vec<Probe> {
 
 /// Runs `iolab args` with stderr to a file; returns the exit status, stderr and the child's
 /// peak RSS in bytes (`wait4`'s `ru_maxrss`).
+// The child is reaped by wait4 (which also gives its rusage), not by `Child::wait`.
+#[allow(clippy::zombie_processes)]
 fn measured(args: &[&str], err: &Path) -> (i32, String, u64) {
     let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
         .args(args)
