@@ -154,6 +154,8 @@ pub struct Calibration {
     pub measured: Vec<Measured>,
     /// Wall time of the whole calibration, set-up included, seconds.
     pub elapsed_secs: f64,
+    /// Stale scratch of killed runs found beside the target (reported, not used).
+    pub notes: Vec<String>,
 }
 
 /// Checks a `--budget` value in seconds.
@@ -174,7 +176,8 @@ pub fn calibrate(path: &Path, opts: &CalibrateOptions) -> Result<Calibration, Ca
     let text = format!("{}s", opts.budget_secs);
     check_budget(opts.budget_secs, &text)?;
     let start = Instant::now();
-    let t = target::resolve(path, opts.new_file_size, opts.allow_write)?;
+    // `_scratch` holds a file iolab creates; dropped (removed) however this returns.
+    let (t, _scratch, notes) = target::resolve(path, opts.new_file_size, opts.allow_write)?;
     let points = design_points(t.writable, opts.max_depth);
     let floor = points.len() as f64 * (MIN_POINT_SECS + 0.05);
     if opts.budget_secs < floor {
@@ -192,9 +195,9 @@ pub fn calibrate(path: &Path, opts: &CalibrateOptions) -> Result<Calibration, Ca
             path: t.path.display().to_string(),
             why: format!("cannot remove the calibration file: {e}"),
         })?;
-        return finish(t, measured, opts, start);
+        return finish(t, measured, opts, start, notes);
     }
-    finish(t, result?, opts, start)
+    finish(t, result?, opts, start, notes)
 }
 
 fn finish(
@@ -202,11 +205,13 @@ fn finish(
     measured: Vec<Measured>,
     opts: &CalibrateOptions,
     start: Instant,
+    notes: Vec<String>,
 ) -> Result<Calibration, CalibrateError> {
     let name = t.path.display().to_string();
     let mut profile = fit::fit(&name, t.size, &measured, opts.seed, t.writable);
     profile.points = fit::errors(&profile, &measured)?;
-    Ok(Calibration { target: t, profile, measured, elapsed_secs: start.elapsed().as_secs_f64() })
+    let elapsed_secs = start.elapsed().as_secs_f64();
+    Ok(Calibration { target: t, profile, measured, elapsed_secs, notes })
 }
 
 /// The most times a point is measured (as segments in separate rounds).
