@@ -10,6 +10,7 @@
 //! removed from the list. `IOLAB_HOSTILE_STRICT=1` counts every family.
 #![allow(clippy::unwrap_used)]
 
+mod gate;
 mod runner;
 mod tables;
 

@@ -37,6 +37,9 @@ pub enum Intent {
     Input,
     /// Written as an output (result, report, log, iolog, generated data, converted trace).
     Output,
+    /// A job's target, as declared in the option tables: read or written as the job's `rw`
+    /// says, checked as [`Intent::TargetRead`] or [`Intent::TargetWrite`] when opened.
+    Target,
     /// A job's target, read only.
     TargetRead,
     /// A job's target, written; `allow_mounted_write` is fio's option of that name.
@@ -53,10 +56,38 @@ impl Intent {
         match self {
             Intent::Input => "input",
             Intent::Output => "output",
+            Intent::Target => "target",
             Intent::TargetRead => "target (read)",
             Intent::TargetWrite { .. } => "target (write)",
             Intent::FileOp => "file operation",
             Intent::Scratch => "scratch",
+        }
+    }
+}
+
+impl Intent {
+    /// The rule the gate applies, for `docs/paths.md`.
+    pub fn rule(self) -> &'static str {
+        match self {
+            Intent::Input => {
+                "opened without blocking; regular files only (block devices where a command \
+                 measures them); noted, so that no output of the process replaces it"
+            }
+            Intent::Output => {
+                "never a block device, a file backing a loop device in use, a missing name \
+                 under /dev or an input of the process; replaced atomically, or written \
+                 through a character device or FIFO"
+            }
+            Intent::Target | Intent::TargetRead | Intent::TargetWrite { .. } => {
+                "a missing name under /dev is refused; written, a device or image in use \
+                 (mounted, swap, held, O_EXCL-claimed, a loop alias of one) needs \
+                 allow_mounted_write=1 and a signature needs --allow-destroy"
+            }
+            Intent::FileOp => "files only (fio: only files are supported)",
+            Intent::Scratch => {
+                "created O_EXCL|O_NOFOLLOW (or as a private 0700 directory) under a random \
+                 name, removed on every exit; stale ones reported, never reused"
+            }
         }
     }
 }
@@ -123,7 +154,7 @@ pub fn check_classified(c: &Classified, intent: Intent) -> Result<(), GateError>
     match intent {
         Intent::Input => Ok(()),
         Intent::Output => check_output(c),
-        Intent::TargetRead => no_missing_device(c),
+        Intent::Target | Intent::TargetRead => no_missing_device(c),
         Intent::TargetWrite { allow_mounted_write } => {
             no_missing_device(c)?;
             if allow_mounted_write {
