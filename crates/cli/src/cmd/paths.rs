@@ -10,12 +10,52 @@ use clap::{CommandFactory, ValueHint};
 use iolab_core::gate::Intent;
 
 /// The intent of each path argument: (command path, clap argument id, intent).
-const DECLARED: &[(&str, &str, Intent)] = &[];
+const DECLARED: &[(&str, &str, Intent)] = &[
+    ("run", "write_iolog", Intent::Output),
+    ("run", "predict", Intent::Input),
+    ("run", "rest", Intent::Input),
+    ("sim", "hierarchy", Intent::Input),
+    ("sim", "trace", Intent::Input),
+    ("sim", "output", Intent::Output),
+    ("sim", "write_iolog", Intent::Output),
+    ("sim", "rest", Intent::Input),
+    ("calibrate", "target", Intent::Target),
+    ("calibrate", "output", Intent::Output),
+    ("parse", "rest", Intent::Input),
+    ("data gen", "output", Intent::Output),
+    ("data measure", "path", Intent::Input),
+    ("trace stat", "trace", Intent::Input),
+    ("trace convert", "input", Intent::Input),
+    ("trace convert", "output", Intent::Output),
+    ("replay", "trace", Intent::Input),
+    ("replay", "target", Intent::Target),
+    ("replay", "output", Intent::Output),
+    ("mrc", "trace", Intent::Input),
+    ("mrc", "job", Intent::Input),
+    ("compare", "files", Intent::Input),
+    ("compare", "output", Intent::Output),
+    ("report", "results", Intent::Input),
+    ("report", "output", Intent::Output),
+    ("plot", "results", Intent::Input),
+    ("plot", "out_dir", Intent::Output),
+];
+
+/// The intent of each fio global flag that takes a path (`run`, `sim`, `parse`, `fio`).
+const FIO_FLAG_INTENTS: &[(&str, Intent)] = &[
+    ("output", Intent::Output),
+    ("latency-log", Intent::Output),
+    ("daemonize", Intent::Output),
+    ("remote-config", Intent::Input),
+    ("trigger-file", Intent::Input),
+    ("aux-path", Intent::Output),
+];
 
 /// One path argument of one command.
 #[derive(Debug)]
 pub struct Row {
     pub command: String,
+    /// clap's argument id (or the fio flag's name), the key of [`DECLARED`].
+    #[allow(dead_code)]
     pub id: String,
     /// `--output=PATH`, `-o PATH` or `<INPUT>` (positional).
     pub syntax: String,
@@ -23,12 +63,15 @@ pub struct Row {
 }
 
 fn takes_path(a: &clap::Arg) -> bool {
-    let takes = a.get_num_args().is_some_and(|n| n.takes_values());
+    let takes = a.get_action().takes_values();
     let hinted = matches!(
         a.get_value_hint(),
         ValueHint::AnyPath | ValueHint::FilePath | ValueHint::DirPath | ValueHint::ExecutablePath
     );
-    let named = a.get_value_names().is_some_and(|v| v.iter().any(|n| n.contains("JOB")));
+    let pathy = |n: &str| {
+        ["JOB", ".toml", "PATH"].iter().any(|w| n.contains(w)) || ["FILE", "DIR"].contains(&n)
+    };
+    let named = a.get_value_names().is_some_and(|v| v.iter().any(|n| pathy(n)));
     takes && (hinted || named)
 }
 
@@ -58,7 +101,17 @@ fn walk(cmd: &clap::Command, prefix: &str, rows: &mut Vec<Row>) {
 /// The path arguments of every command, in command order.
 pub fn rows() -> Vec<Row> {
     let mut rows = Vec::new();
-    walk(&super::Cli::command(), "", &mut rows);
+    let mut cli = super::Cli::command();
+    cli.build();
+    walk(&cli, "", &mut rows);
+    let fio_paths = iolab_job::cmdline::FIO_FLAGS
+        .iter()
+        .filter(|f| matches!(f.value, "file" | "path" | "pidfile"));
+    for f in fio_paths {
+        let intent = FIO_FLAG_INTENTS.iter().find(|(n, _)| *n == f.name).map(|d| d.1);
+        let syntax = format!("--{}={}", f.name, f.value.to_uppercase());
+        rows.push(Row { command: "run".into(), id: f.name.into(), syntax, intent });
+    }
     rows
 }
 
