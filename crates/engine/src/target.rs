@@ -101,17 +101,10 @@ pub fn open_target(
     };
     gate::check_classified(&c, intent).map_err(|e| gate_error(path, e))?;
     let meta = std::fs::metadata(path).ok();
-    if let Some(m) = &meta {
-        if !m.is_file() {
-            return Err(EngineError::io(
-                path,
-                "open",
-                std::io::Error::new(
-                    std::io::ErrorKind::InvalidInput,
-                    "not a regular file or block device",
-                ),
-            ));
-        }
+    if c.kind != gate::Kind::Regular && c.kind != gate::Kind::Missing {
+        let why = format!("is a {}; expected a regular file or block device", c.kind.name());
+        let e = std::io::Error::new(std::io::ErrorKind::InvalidInput, why);
+        return Err(EngineError::io(path, "open", e));
     }
     let cur = meta.as_ref().map(|m| m.len()).unwrap_or(0);
     let mut notes = Vec::new();
