@@ -41,7 +41,12 @@ pub const SCRATCH_BESIDE: &str = ".iolab-calibrate-";
 pub type Resolved = (Target, Option<ScratchDir>, Vec<String>);
 
 /// A new file `name` in a fresh scratch directory in `dir`.
-fn scratch_target(dir: &Path, prefix: &str, name: &str, size: u64) -> Result<Resolved, CalibrateError> {
+fn scratch_target(
+    dir: &Path,
+    prefix: &str,
+    name: &str,
+    size: u64,
+) -> Result<Resolved, CalibrateError> {
     let notes = scratch::stale_notes(dir, prefix);
     let sd = ScratchDir::create(dir, prefix).map_err(|e| bad(dir, e.reason()))?;
     let path = sd.path().join(name);

@@ -28,11 +28,7 @@ pub const SCRATCH_PREFIX: &str = ".iolab-quick-";
 /// The plan for a file of `size` (fio size text) in `dir`, `secs` measured per phase. The
 /// file lives in a new private directory (never a planted name or link); scratch left by a
 /// killed run is reported in the notes.
-pub fn plan(
-    dir: &Path,
-    size: &str,
-    secs: f64,
-) -> Result<QuickPlan, iolab_core::gate::GateError> {
+pub fn plan(dir: &Path, size: &str, secs: f64) -> Result<QuickPlan, iolab_core::gate::GateError> {
     use iolab_core::gate::scratch;
     let mut notes = scratch::stale_notes(dir, SCRATCH_PREFIX);
     let scratch = scratch::ScratchDir::create(dir, SCRATCH_PREFIX)?;

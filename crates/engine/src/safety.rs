@@ -48,10 +48,8 @@ pub fn check_block_write_with(
     let real = std::fs::canonicalize(path).map_err(|e| EngineError::io(path, "resolve", e))?;
     let shown = shown_name(path, &real);
     let mut notes = Vec::new();
-    let c = gate::classify(path).map_err(|e| EngineError::InUse {
-        path: shown.clone(),
-        reason: e.reason(),
-    })?;
+    let c = gate::classify(path)
+        .map_err(|e| EngineError::InUse { path: shown.clone(), reason: e.reason() })?;
     if let Some(why) = gate::block::in_use(&c) {
         if !grant.allow_mounted_write {
             return Err(EngineError::InUse { path: shown, reason: why });

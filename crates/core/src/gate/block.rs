@@ -223,7 +223,8 @@ pub fn in_use(c: &Classified) -> Option<String> {
 /// image).
 pub fn file_in_use(c: &Classified) -> Option<String> {
     let file = c.id.filter(|_| c.kind == Kind::Regular)?;
-    loop_alias_in_use(file, 0, u64::MAX, 0).map(|why| format!("the file backs a loop device: {why}"))
+    loop_alias_in_use(file, 0, u64::MAX, 0)
+        .map(|why| format!("the file backs a loop device: {why}"))
 }
 
 #[cfg(test)]

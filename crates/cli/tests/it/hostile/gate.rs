@@ -49,7 +49,8 @@ fn inputs_as_outputs() -> Vec<Probe> {
         run("run --output=nested include", "--output={W}/inc2.fio"),
         run("run --write-iolog=include", "--write-iolog={W}/inc.fio"),
         run("run --output=include via ..", "--output={W}/sub/../inc.fio").prep(Prep::Dir("sub")),
-        run("run --output=symlink to include", "--output={W}/alias").prep(Prep::Symlink("alias", "inc2.fio")),
+        run("run --output=symlink to include", "--output={W}/alias")
+            .prep(Prep::Symlink("alias", "inc2.fio")),
     ];
     let gen = |name: &str, out: &str| {
         let args = ["data", "gen", "--size", "64k", "--pattern", "'pat.txt'", "-o", out];
@@ -106,15 +107,23 @@ fn device_aliases() -> Vec<Probe> {
         a.push(leak(extra.to_string()));
         a
     };
-    v.push(out("run --output=/dev/name", &with("--output=/dev/iolab-gate-96"), "/dev/iolab-gate-96"));
+    v.push(out(
+        "run --output=/dev/name",
+        &with("--output=/dev/iolab-gate-96"),
+        "/dev/iolab-gate-96",
+    ));
     v.push(out(
         "run --write-iolog=/dev/./name",
         &with("--write-iolog=/dev/./iolab-gate-94"),
         "/dev/iolab-gate-94",
     ));
     v.push(
-        out("data gen -o dangling link to /dev", &["data", "gen", "--size", "64k", "-o", "lnk"], "/dev/iolab-gate-95")
-            .prep(Prep::Symlink("lnk", "/dev/iolab-gate-95")),
+        out(
+            "data gen -o dangling link to /dev",
+            &["data", "gen", "--size", "64k", "-o", "lnk"],
+            "/dev/iolab-gate-95",
+        )
+        .prep(Prep::Symlink("lnk", "/dev/iolab-gate-95")),
     );
     v
 }
@@ -134,21 +143,33 @@ fn destructive_ops() -> Vec<Probe> {
         op("filedelete on a char device node", "filedelete", "{W}/node", "expected a regular file")
             .prep(Prep::CharDev("node", 1, 3))
             .after(After::StillCharDev("node")),
-        op("filedelete through a link to a node", "filedelete", "{W}/lnk", "expected a regular file")
-            .prep(Prep::CharDev("node", 1, 3))
-            .prep(Prep::Symlink("lnk", "node"))
-            .after(After::StillCharDev("node")),
+        op(
+            "filedelete through a link to a node",
+            "filedelete",
+            "{W}/lnk",
+            "expected a regular file",
+        )
+        .prep(Prep::CharDev("node", 1, 3))
+        .prep(Prep::Symlink("lnk", "node"))
+        .after(After::StillCharDev("node")),
         op("filedelete on a FIFO", "filedelete", "{W}/fifo", "expected a regular file")
             .prep(Prep::Fifo("fifo"))
             .after(After::StillFifo("fifo")),
-        op("filecreate on a char device node", "filecreate", "{W}/node", "only files are supported")
-            .prep(Prep::CharDev("node", 1, 3))
-            .after(After::StillCharDev("node")),
-        op("filestat on a FIFO", "filestat", "{W}/fifo", "expected a regular file").prep(Prep::Fifo("fifo")),
+        op(
+            "filecreate on a char device node",
+            "filecreate",
+            "{W}/node",
+            "only files are supported",
+        )
+        .prep(Prep::CharDev("node", 1, 3))
+        .after(After::StillCharDev("node")),
+        op("filestat on a FIFO", "filestat", "{W}/fifo", "expected a regular file")
+            .prep(Prep::Fifo("fifo")),
     ];
     for rw in ["trim", "randtrim"] {
         let r = format!("--rw={rw}");
-        let args = ["run", "--name=x", "--filename={W}/f1.img", r.as_str(), "--size=1m", "--offset=1m"];
+        let args =
+            ["run", "--name=x", "--filename={W}/f1.img", r.as_str(), "--size=1m", "--offset=1m"];
         v.push(
             Probe::new("gate-ops", format!("rw={rw} on a regular file"), &args, err(&["25"]))
                 .prep(Prep::File("f1.img", vec![0x5a; 3 << 20]))
@@ -165,14 +186,19 @@ fn temp_files() -> Vec<Probe> {
     let cal = ["calibrate", "{W}", "--budget=5s", "--size=8m"];
     let cal_new = ["calibrate", "{W}/c.dat", "--budget=5s", "--size=8m"];
     vec![
-        Probe::new("gate-tmp", "quick profile, planted links and stale scratch", &quick, Oracle::Ok)
-            .prep(victim())
-            .prep(Prep::Symlink(".iolab-quick-4194001.dat", "victim.dat"))
-            .prep(Prep::Symlink(".iolab-quick-4194002.0123", "victim.dat"))
-            .prep(Prep::File(".iolab-quick-4194003.dat", vec![1; 4096]))
-            .after(After::Unchanged("victim.dat"))
-            .after(After::NoLeftovers(vec![]))
-            .limit(30.0),
+        Probe::new(
+            "gate-tmp",
+            "quick profile, planted links and stale scratch",
+            &quick,
+            Oracle::Ok,
+        )
+        .prep(victim())
+        .prep(Prep::Symlink(".iolab-quick-4194001.dat", "victim.dat"))
+        .prep(Prep::Symlink(".iolab-quick-4194002.0123", "victim.dat"))
+        .prep(Prep::File(".iolab-quick-4194003.dat", vec![1; 4096]))
+        .after(After::Unchanged("victim.dat"))
+        .after(After::NoLeftovers(vec![]))
+        .limit(30.0),
         Probe::new("gate-tmp", "calibrate DIR, planted iolab-calibrate.dat link", &cal, any())
             .prep(victim())
             .prep(Prep::Symlink("iolab-calibrate.dat", "victim.dat"))
@@ -227,7 +253,11 @@ fn more_fixtures(fix: &Path) -> bool {
         vec!["run", "--name=x", "--ioengine=null", "--size=64k", "--output-format=json"],
         vec!["calibrate", "--from-preset=nvme", "-o", pp.as_str()],
     ];
-    let a = Command::new(bin).args(&runs[0]).arg(format!("--filename={d}")).arg(format!("--output={r}")).status();
+    let a = Command::new(bin)
+        .args(&runs[0])
+        .arg(format!("--filename={d}"))
+        .arg(format!("--output={r}"))
+        .status();
     let b = Command::new(bin).args(&runs[1]).status();
     matches!((a, b), (Ok(x), Ok(y)) if x.success() && y.success())
 }
@@ -250,7 +280,11 @@ fn outputs_into_devices(fix: &Path, loops: &mut Vec<LoopDev>) -> Vec<Probe> {
     let snapshot = std::fs::read(&backing).unwrap();
     let mut v = Vec::new();
     for (cname, args) in output_commands() {
-        for (how, out) in [("device", dev.clone()), ("own node", node.display().to_string()), ("link", "{W}/lnk".into())] {
+        for (how, out) in [
+            ("device", dev.clone()),
+            ("own node", node.display().to_string()),
+            ("link", "{W}/lnk".into()),
+        ] {
             let a = substitute(&args, &out);
             let p = Probe::new("gate-blk", format!("{cname} -> {how}"), &a, err(&["block device"]))
                 .prep(Prep::File("before.img", snapshot.clone()))
@@ -261,9 +295,12 @@ fn outputs_into_devices(fix: &Path, loops: &mut Vec<LoopDev>) -> Vec<Probe> {
     }
     let f = format!("--filename={dev}");
     let del = ["run", "--name=x", "--size=1m", "--rw=read", "--ioengine=filedelete", f.as_str()];
-    v.push(
-        Probe::new("gate-blk", "filedelete on a loop device", &del, err(&["only files are supported"])),
-    );
+    v.push(Probe::new(
+        "gate-blk",
+        "filedelete on a loop device",
+        &del,
+        err(&["only files are supported"]),
+    ));
     loops.push(lp);
     v
 }
@@ -360,14 +397,18 @@ fn mounted_ext4_survives_every_output_flag_and_alias() {
         for (_, args) in output_commands() {
             let a: Vec<String> = substitute(&args, &t)
                 .iter()
-                .map(|a| a.replace("{W}", &w.display().to_string()).replace("{F}", &fix.display().to_string()))
+                .map(|a| {
+                    a.replace("{W}", &w.display().to_string())
+                        .replace("{F}", &fix.display().to_string())
+                })
                 .collect();
             let a: Vec<&str> = a.iter().map(String::as_str).collect();
             accepted += usize::from(iolab_ok(&w, &a));
         }
         let f = format!("--filename={t}");
         for extra in [&[][..], &["--allow-destroy"][..], &["--rw=trim", "--allow-destroy"][..]] {
-            let mut a = vec!["run", "--name=x", "--rw=write", "--size=1m", "--direct=1", f.as_str()];
+            let mut a =
+                vec!["run", "--name=x", "--rw=write", "--size=1m", "--direct=1", f.as_str()];
             a.extend_from_slice(extra);
             accepted += usize::from(iolab_ok(&w, &a));
         }
@@ -405,14 +446,29 @@ fn path_rows() -> Vec<PathRow> {
         l.trim_matches('|').split(" | ").map(|c| c.trim().trim_matches('`').to_string()).collect()
     };
     let body = |s: &str| -> Vec<Vec<String>> {
-        s.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| command") && !l.starts_with("| option")).map(cells).collect()
+        s.lines()
+            .filter(|l| {
+                l.starts_with("| ") && !l.starts_with("| command") && !l.starts_with("| option")
+            })
+            .map(cells)
+            .collect()
     };
     let mut rows = Vec::new();
     for c in body(&section("## Command-line flags", "## Job options")) {
-        rows.push(PathRow { command: c[0].clone(), arg: c[1].clone(), intent: c[2].clone(), what: String::new() });
+        rows.push(PathRow {
+            command: c[0].clone(),
+            arg: c[1].clone(),
+            intent: c[2].clone(),
+            what: String::new(),
+        });
     }
     for c in body(&section("## Job options", "## Files iolab makes")) {
-        rows.push(PathRow { command: "job option".into(), arg: c[0].clone(), intent: c[1].clone(), what: c[2].clone() });
+        rows.push(PathRow {
+            command: "job option".into(),
+            arg: c[0].clone(),
+            intent: c[1].clone(),
+            what: c[2].clone(),
+        });
     }
     rows
 }
@@ -425,7 +481,9 @@ fn template(command: &str) -> Option<(Vec<&'static str>, Vec<(&'static str, &'st
         "run" => ([vec!["run"], null_run].concat(), vec![]),
         "sim" => (vec!["sim", "--name=x", "--size=1m", "--rw=randread"], vec![]),
         "parse" => (vec!["parse", "--name=x", "--size=1m"], vec![]),
-        "calibrate" => (vec!["calibrate", "<TARGET>", "--budget=2s"], vec![("<TARGET>", "{W}/c.dat")]),
+        "calibrate" => {
+            (vec!["calibrate", "<TARGET>", "--budget=2s"], vec![("<TARGET>", "{W}/c.dat")])
+        }
         "data gen" => (vec!["data", "gen", "--size", "64k", "--output={W}/g"], vec![]),
         "data measure" => (vec!["data", "measure", "<PATH>"], vec![("<PATH>", "{F}/t.csv")]),
         "trace stat" => (vec!["trace", "stat", "<TRACE>"], vec![("<TRACE>", "{F}/t.csv")]),
@@ -440,10 +498,9 @@ fn template(command: &str) -> Option<(Vec<&'static str>, Vec<(&'static str, &'st
         "mrc" => (vec!["mrc", "<TRACE>"], vec![("<TRACE>", "{F}/t.csv")]),
         "fill" => (vec!["fill", "--cache=1g", "--device=nvme"], vec![]),
         "compare" => (vec!["compare", "<FILES>", "{F}/r.json"], vec![("<FILES>", "{F}/r.json")]),
-        "report" => (
-            vec!["report", "<RESULTS>", "--output={W}/r.html"],
-            vec![("<RESULTS>", "{F}/r.json")],
-        ),
+        "report" => {
+            (vec!["report", "<RESULTS>", "--output={W}/r.html"], vec![("<RESULTS>", "{F}/r.json")])
+        }
         "plot" => (vec!["plot", "<RESULTS>", "--out-dir={W}/p"], vec![("<RESULTS>", "{F}/r.json")]),
         _ => return None,
     };
@@ -465,7 +522,9 @@ fn invocation(row: &PathRow, hostile: &str) -> Option<Vec<String>> {
     }
     let (args, defaults) = match (row.command.as_str(), row.arg.as_str()) {
         // The profile written without a sweep; the job stream instead of a trace.
-        ("calibrate", a) if a.starts_with("--output") => (vec!["calibrate", "--from-preset=nvme"], vec![]),
+        ("calibrate", a) if a.starts_with("--output") => {
+            (vec!["calibrate", "--from-preset=nvme"], vec![])
+        }
         ("mrc", a) if a.starts_with("--job") => (vec!["mrc"], vec![]),
         (c, _) => template(c)?,
     };
@@ -512,7 +571,10 @@ fn run_in(w: &Path, args: &[String]) -> (i32, String) {
 /// Names under /dev starting with `stem` (what a run must not have created there).
 fn dev_entries(stem: &str) -> Vec<String> {
     let rd = std::fs::read_dir("/dev").unwrap();
-    rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with(stem)).collect()
+    rd.flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(stem))
+        .collect()
 }
 
 /// The registry walk: every path-taking flag of every command and every path-taking job
@@ -523,7 +585,11 @@ fn dev_entries(stem: &str) -> Vec<String> {
 fn every_path_flag_and_option_goes_through_the_gate() {
     let rows = path_rows();
     assert!(rows.len() >= 30, "only {} rows in `iolab options --paths`", rows.len());
-    let undeclared: Vec<String> = rows.iter().filter(|r| r.intent == "UNDECLARED").map(|r| format!("{} {}", r.command, r.arg)).collect();
+    let undeclared: Vec<String> = rows
+        .iter()
+        .filter(|r| r.intent == "UNDECLARED")
+        .map(|r| format!("{} {}", r.command, r.arg))
+        .collect();
     assert!(undeclared.is_empty(), "path arguments without a declared intent: {undeclared:?}");
     let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let fix = tmp.path().join("fixtures");
@@ -548,18 +614,31 @@ fn every_path_flag_and_option_goes_through_the_gate() {
             _ => missing.clone(),
         };
         let Some(args) = invocation(row, &hostile) else {
-            failures.push(format!("{} {}: no invocation template for the command", row.command, row.arg));
+            failures.push(format!(
+                "{} {}: no invocation template for the command",
+                row.command, row.arg
+            ));
             continue;
         };
         let args = fill(&args, &w, &fix);
         let (code, err) = run_in(&w, &args);
-        let shown = format!("{} {} [{}] -> {code}: {}", row.command, row.arg, row.intent, err.lines().last().unwrap_or(""));
+        let shown = format!(
+            "{} {} [{}] -> {code}: {}",
+            row.command,
+            row.arg,
+            row.intent,
+            err.lines().last().unwrap_or("")
+        );
         println!("{shown}");
         let created = dev_entries(&stem);
-        let dev_created = lp.as_ref().map(|l| dev_entries(&format!("{}_", l.name()))).unwrap_or_default();
+        let dev_created =
+            lp.as_ref().map(|l| dev_entries(&format!("{}_", l.name()))).unwrap_or_default();
         if !created.is_empty() || !dev_created.is_empty() {
             failures.push(format!("{shown}: created /dev/{created:?}{dev_created:?}"));
-            created.iter().chain(&dev_created).for_each(|n| drop(std::fs::remove_file(format!("/dev/{n}"))));
+            created
+                .iter()
+                .chain(&dev_created)
+                .for_each(|n| drop(std::fs::remove_file(format!("/dev/{n}"))));
         }
         // The gate's refusal, or the flag refused whole (not implemented).
         let why = ["block device", "no such device", "not supported", "not a directory"];
@@ -583,7 +662,8 @@ fn every_path_flag_and_option_goes_through_the_gate() {
 #[test]
 fn docs_paths_md_is_current() {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/paths.md");
-    let o = Command::new(env!("CARGO_BIN_EXE_iolab")).args(["options", "--paths"]).output().unwrap();
+    let o =
+        Command::new(env!("CARGO_BIN_EXE_iolab")).args(["options", "--paths"]).output().unwrap();
     assert!(o.status.success());
     let committed = std::fs::read_to_string(&p).unwrap_or_default();
     assert!(
