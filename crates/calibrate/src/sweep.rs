@@ -157,6 +157,8 @@ pub struct Calibration {
     /// Wall time to the end of the sweep's last run (set-up included; the fit after it is
     /// CPU work, which a loaded machine stretches), seconds.
     pub sweep_secs: f64,
+    /// Stale scratch of killed runs found beside the target (reported, not used).
+    pub notes: Vec<String>,
 }
 
 /// Checks a `--budget` value in seconds.
@@ -177,7 +179,8 @@ pub fn calibrate(path: &Path, opts: &CalibrateOptions) -> Result<Calibration, Ca
     let text = format!("{}s", opts.budget_secs);
     check_budget(opts.budget_secs, &text)?;
     let start = Instant::now();
-    let t = target::resolve(path, opts.new_file_size, opts.allow_write)?;
+    // `_scratch` holds a file iolab creates; dropped (removed) however this returns.
+    let (t, _scratch, notes) = target::resolve(path, opts.new_file_size, opts.allow_write)?;
     let points = design_points(t.writable, opts.max_depth);
     let floor = points.len() as f64 * (MIN_POINT_SECS + 0.05);
     if opts.budget_secs < floor {
@@ -196,9 +199,9 @@ pub fn calibrate(path: &Path, opts: &CalibrateOptions) -> Result<Calibration, Ca
             path: t.path.display().to_string(),
             why: format!("cannot remove the calibration file: {e}"),
         })?;
-        return finish(t, measured, opts, (start, sweep_secs));
+        return finish(t, measured, opts, (start, sweep_secs), notes);
     }
-    finish(t, result?, opts, (start, sweep_secs))
+    finish(t, result?, opts, (start, sweep_secs), notes)
 }
 
 fn finish(
@@ -206,12 +209,13 @@ fn finish(
     measured: Vec<Measured>,
     opts: &CalibrateOptions,
     (start, sweep_secs): (Instant, f64),
+    notes: Vec<String>,
 ) -> Result<Calibration, CalibrateError> {
     let name = t.path.display().to_string();
     let mut profile = fit::fit(&name, t.size, &measured, opts.seed, t.writable);
     profile.points = fit::errors(&profile, &measured)?;
     let elapsed_secs = start.elapsed().as_secs_f64();
-    Ok(Calibration { target: t, profile, measured, elapsed_secs, sweep_secs })
+    Ok(Calibration { target: t, profile, measured, elapsed_secs, sweep_secs, notes })
 }
 
 /// The most times a point is measured (as segments in separate rounds).

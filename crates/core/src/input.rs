@@ -5,7 +5,8 @@
 //! 2026-11, "Hangs"). Reads of whole files are bounded ([`read_bounded`]).
 //!
 //! `O_NONBLOCK` has no effect on regular files and block devices (open(2)), so the returned
-//! handle reads as usual.
+//! handle reads as usual. Every input opened here is noted by the gate
+//! ([`crate::gate::inputs`]), so that no output of the process can replace it.
 
 use std::fs::File;
 use std::io::Read;
@@ -85,8 +86,11 @@ pub fn open_input(path: &Path, what: &'static str, accept: Accept) -> Result<Fil
         .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
         .open(path)
         .map_err(open_err)?;
-    let ft = f.metadata().map_err(open_err)?.file_type();
+    let meta = f.metadata().map_err(open_err)?;
+    let ft = meta.file_type();
     if ft.is_file() || (accept.block_devices && ft.is_block_device()) {
+        // No output may replace it (`crate::gate::inputs`).
+        crate::gate::inputs::note(path, &meta);
         return Ok(f);
     }
     Err(InputError::NotRegular { what, path: shown(path), kind: kind_name(&ft) })

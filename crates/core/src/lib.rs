@@ -12,6 +12,7 @@
 //! ```
 
 pub mod dir;
+pub mod gate;
 pub mod input;
 pub mod rand;
 pub mod request;

@@ -12,11 +12,15 @@
 //!    libblkid cannot be loaded, every block device counts as carrying data.
 //!
 //! Paths are resolved first, so a symlink to a device is checked (and named) as the device.
+//! The classification and the in-use checks (mounts, swap, holders, `O_EXCL`, loop devices
+//! over the same backing file) are the gate's (`iolab_core::gate`), shared with every other
+//! path iolab writes; the signatures (libblkid) are this file's.
 
 use crate::blkid::{Blkid, Signature};
 use crate::error::EngineError;
+use iolab_core::gate;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// What lifts the checks, from the command line and the job.
@@ -44,7 +48,9 @@ pub fn check_block_write_with(
     let real = std::fs::canonicalize(path).map_err(|e| EngineError::io(path, "resolve", e))?;
     let shown = shown_name(path, &real);
     let mut notes = Vec::new();
-    if let Some(why) = in_use(&real) {
+    let c = gate::classify(path)
+        .map_err(|e| EngineError::InUse { path: shown.clone(), reason: e.reason() })?;
+    if let Some(why) = gate::block::in_use(&c) {
         if !grant.allow_mounted_write {
             return Err(EngineError::InUse { path: shown, reason: why });
         }
@@ -124,20 +130,13 @@ struct Partition {
     size: u64,
 }
 
-/// The sysfs directory of the device `rdev`, through the one `/sys/dev/block` resolver.
+/// The sysfs directory of the device `rdev`, through the gate's resolver.
 fn sys_dir(rdev: u64) -> Option<PathBuf> {
-    let (maj, min) = (libc::major(rdev), libc::minor(rdev));
-    iolab_stats::topology::Resolver::default().sysfs_entry(maj, min)
+    gate::block::sys_dir(rdev)
 }
 
 fn read_num(p: &Path) -> Option<u64> {
     std::fs::read_to_string(p).ok()?.trim().parse().ok()
-}
-
-fn read_devno(p: &Path) -> Option<u64> {
-    let s = std::fs::read_to_string(p).ok()?;
-    let (a, b) = s.trim().split_once(':')?;
-    Some(libc::makedev(a.parse().ok()?, b.parse().ok()?))
 }
 
 /// The partitions of the block device at `dev` (none for a partition itself).
@@ -164,139 +163,9 @@ fn partitions(dev: &Path) -> Vec<Partition> {
     out
 }
 
-/// Undo the octal escapes (`\040` for a space) of `/proc/self/mountinfo` and `/proc/swaps`.
-fn unescape(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let oct = b.get(i + 1..i + 4).filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
-        match (b[i], oct) {
-            (b'\\', Some(d)) => {
-                out.push((d[0] - b'0') << 6 | (d[1] - b'0') << 3 | (d[2] - b'0'));
-                i += 4;
-            }
-            (c, _) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// The device's number and its partitions' (`family`), for matching mounts and swap.
-fn family(rdev: u64) -> Vec<u64> {
-    let mut devs = vec![rdev];
-    if let Some(dir) = sys_dir(rdev) {
-        if let Ok(rd) = std::fs::read_dir(&dir) {
-            for e in rd.flatten() {
-                if e.path().join("partition").exists() {
-                    devs.extend(read_devno(&e.path().join("dev")));
-                }
-            }
-        }
-    }
-    devs
-}
-
-/// A mount of any device in `family`: `(source, mount point)` from a mountinfo text.
-/// Matched by the `major:minor` field, and by the source's device number for filesystems
-/// (btrfs) whose field is an anonymous device.
-pub fn mounted_on(mountinfo: &str, family: &[u64]) -> Option<(String, String)> {
-    for line in mountinfo.lines() {
-        let f: Vec<&str> = line.split(' ').collect();
-        let (Some(majmin), Some(dir)) = (f.get(2), f.get(4)) else { continue };
-        let source = f.iter().position(|x| *x == "-").and_then(|i| f.get(i + 2));
-        let source = source.map(|s| unescape(s)).unwrap_or_default();
-        let by_num = majmin.split_once(':').and_then(|(a, b)| {
-            Some(family.contains(&libc::makedev(a.parse().ok()?, b.parse().ok()?)))
-        });
-        let by_src = source.starts_with('/')
-            && std::fs::metadata(&source)
-                .is_ok_and(|m| m.file_type().is_block_device() && family.contains(&m.rdev()));
-        if by_num == Some(true) || by_src {
-            return Some((source, unescape(dir)));
-        }
-    }
-    None
-}
-
-/// Why the device is in use (mounted, swap, holders, exclusively open), or `None`.
-pub fn in_use(path: &Path) -> Option<String> {
-    let rdev = std::fs::metadata(path).ok()?.rdev();
-    let fam = family(rdev);
-    if let Ok(mi) = std::fs::read_to_string("/proc/self/mountinfo") {
-        if let Some((src, dir)) = mounted_on(&mi, &fam) {
-            return Some(format!("it is mounted ({src} on {dir})"));
-        }
-    }
-    if let Ok(swaps) = std::fs::read_to_string("/proc/swaps") {
-        for line in swaps.lines().skip(1) {
-            let Some(src) = line.split_whitespace().next().map(unescape) else { continue };
-            if std::fs::metadata(&src).is_ok_and(|m| fam.contains(&m.rdev())) {
-                return Some(format!("it is in use as swap ({src})"));
-            }
-        }
-    }
-    if let Some(why) = held(rdev) {
-        return Some(why);
-    }
-    let excl = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_EXCL).open(path);
-    match excl {
-        Err(e) if e.raw_os_error() == Some(libc::EBUSY) => Some(
-            "it is claimed by another user of the device (open with O_EXCL fails with EBUSY: \
-             mounted elsewhere, a RAID/LVM/bcache member, or being formatted)"
-                .to_string(),
-        ),
-        _ => None,
-    }
-}
-
-/// Holders (dm, md, bcache …) of the device or of any partition of it.
-fn held(rdev: u64) -> Option<String> {
-    let dir = sys_dir(rdev)?;
-    let mut dirs = vec![dir.join("holders")];
-    if let Ok(rd) = std::fs::read_dir(&dir) {
-        for e in rd.flatten() {
-            if e.path().join("partition").exists() {
-                dirs.push(e.path().join("holders"));
-            }
-        }
-    }
-    for d in dirs {
-        let Ok(rd) = std::fs::read_dir(&d) else { continue };
-        let holders: Vec<String> =
-            rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
-        if !holders.is_empty() {
-            return Some(format!("it is held by {} ({})", holders.join(", "), d.display()));
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn mountinfo_match_by_devno_and_escaped_mount_point() {
-        let mi = "36 35 7:3 / /mnt/my\\040disk rw,relatime shared:1 - ext4 /dev/loop3 rw\n\
-                  37 35 0:52 / /proc rw - proc proc rw\n";
-        let fam = [libc::makedev(7, 3)];
-        let (src, dir) = mounted_on(mi, &fam).unwrap();
-        assert_eq!((src.as_str(), dir.as_str()), ("/dev/loop3", "/mnt/my disk"));
-        assert_eq!(mounted_on(mi, &[libc::makedev(7, 4)]), None);
-        // A partition of the device (259:1) mounted: found through the family.
-        let mi = "40 35 259:1 / /data rw - xfs /dev/loop3p1 rw\n";
-        assert!(mounted_on(mi, &[libc::makedev(7, 3), libc::makedev(259, 1)]).is_some());
-    }
-
-    #[test]
-    fn unescape_octal() {
-        assert_eq!(unescape("a\\040b\\011c\\\\d"), "a b\tc\\\\d");
-        assert_eq!(unescape("end\\04"), "end\\04");
-    }
 
     #[test]
     fn describe_names_usage_and_partition() {

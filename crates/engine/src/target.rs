@@ -1,4 +1,5 @@
-//! Opening what a job does I/O on: regular files (created and laid out like fio's
+//! Opening what a job does I/O on (classified once by the gate, `iolab_core::gate`): regular
+//! files (created and laid out like fio's
 //! filesetup.c `extend_file`/`setup_files`) and block devices (size via BLKGETSIZE64,
 //! [`safety::check_block_write`] before writes), and dropping their page cache (`file_invalidate_cache`,
 //! filesetup.c l.572–645: posix_fadvise DONTNEED on files, BLKFLSBUF on devices, a warning
@@ -6,6 +7,7 @@
 
 use crate::error::EngineError;
 use crate::safety;
+use iolab_core::gate;
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
@@ -89,21 +91,20 @@ pub fn open_target(
     fill: &mut dyn FnMut(&mut [u8], u64),
 ) -> Result<Target, EngineError> {
     let path = &spec.path;
-    let meta = std::fs::metadata(path).ok();
-    if meta.as_ref().is_some_and(|m| m.file_type().is_block_device()) {
+    let c = gate::classify(path).map_err(|e| gate_error(path, e))?;
+    if c.kind == gate::Kind::Block {
         return open_block(spec);
     }
-    if let Some(m) = &meta {
-        if !m.is_file() {
-            return Err(EngineError::io(
-                path,
-                "open",
-                std::io::Error::new(
-                    std::io::ErrorKind::InvalidInput,
-                    "not a regular file or block device",
-                ),
-            ));
-        }
+    let intent = match spec.writes {
+        true => gate::Intent::TargetWrite { allow_mounted_write: spec.allow_mounted_write },
+        false => gate::Intent::TargetRead,
+    };
+    gate::check_classified(&c, intent).map_err(|e| gate_error(path, e))?;
+    let meta = std::fs::metadata(path).ok();
+    if c.kind != gate::Kind::Regular && c.kind != gate::Kind::Missing {
+        let why = format!("is a {}; expected a regular file or block device", c.kind.name());
+        let e = std::io::Error::new(std::io::ErrorKind::InvalidInput, why);
+        return Err(EngineError::io(path, "open", e));
     }
     let cur = meta.as_ref().map(|m| m.len()).unwrap_or(0);
     let mut notes = Vec::new();
@@ -111,6 +112,25 @@ pub fn open_target(
     let file = open_with(path, spec, true)?;
     let size = file.metadata().map_err(|e| EngineError::io(path, "stat", e))?.len();
     Ok(Target { file, path: path.clone(), is_block: false, size, created, notes })
+}
+
+/// The gate's refusal as the engine's error: a missing device name (a typo would otherwise
+/// become a RAM-backed file in devtmpfs and a benchmark of memory), a file or device in use.
+fn gate_error(path: &Path, e: gate::GateError) -> EngineError {
+    match e {
+        gate::GateError::MissingDevice { .. } => {
+            EngineError::MissingDevice { path: path.to_path_buf() }
+        }
+        gate::GateError::InUse { reason, .. } => {
+            EngineError::InUse { path: path.to_path_buf(), reason }
+        }
+        gate::GateError::Io { source, .. } => EngineError::io(path, "resolve", source),
+        e => EngineError::io(
+            path,
+            "open",
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, e.reason()),
+        ),
+    }
 }
 
 /// A block device target: the write checks of `safety.rs` first, then its size against the
@@ -165,11 +185,6 @@ fn extend_file(
     if exists && !spec.writes {
         // A read-only job never extends a file it did not create.
         return Err(EngineError::TooSmall { path: path.clone(), actual: cur, needed: spec.needed });
-    }
-    if !exists && path.starts_with("/dev") && !path.starts_with("/dev/shm") {
-        // A typo in a device name would otherwise become a RAM-backed file in devtmpfs and a
-        // benchmark of memory.
-        return Err(EngineError::MissingDevice { path: path.clone() });
     }
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         if !parent.exists() {

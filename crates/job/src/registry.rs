@@ -22,6 +22,7 @@ use crate::spec::Job;
 use serde::Serialize;
 
 mod markdown;
+pub mod paths;
 mod table_engines;
 mod table_files;
 mod table_io;

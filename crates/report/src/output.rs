@@ -13,8 +13,10 @@
 //! Temporary files are listed in a process-wide registry until committed or dropped, so the
 //! signal path of the binary can remove them ([`remove_temporaries`]) when it must end the
 //! process without unwinding. [`check`] validates a destination before the work starts.
-//! Same rules as shell redirection (`>`) for devices, and as `rename(2)`-based editors for
-//! regular files.
+//! Same rules as shell redirection (`>`) for character devices, and as `rename(2)`-based
+//! editors for regular files. Every destination is first asked of the gate
+//! (`iolab_core::gate`, intent output): block devices, files backing a mounted loop device,
+//! missing names under `/dev` and files this process read as inputs are refused.
 
 use std::collections::hash_map::RandomState;
 use std::fs::{File, OpenOptions};
@@ -23,29 +25,20 @@ use std::io::Write;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 
 use iolab_core::input::{kind_name, shown};
 
 use crate::ReportError;
 
-/// Temporary files not yet committed or removed.
-static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 /// Symlink hops followed before giving up (Linux's own limit, MAXSYMLINKS).
 const MAX_HOPS: usize = 40;
 
-fn registry() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
-    TEMPORARIES.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Remove every registered temporary file (and forget them). For the signal path, which ends
-/// the process without running destructors; returns how many were removed.
+/// Remove every registered temporary file (and forget them): the gate's one list of
+/// temporaries and scratch files (`iolab_core::gate::scratch`). For the signal path, which
+/// ends the process without running destructors; returns how many were removed.
 pub fn remove_temporaries() -> usize {
-    let mut reg = registry();
-    let n = reg.iter().filter(|p| std::fs::remove_file(p).is_ok()).count();
-    reg.clear();
-    n
+    iolab_core::gate::scratch::remove_all()
 }
 
 /// A registered temporary (or scratch) path, removed when dropped.
@@ -58,7 +51,7 @@ pub struct TempPath {
 impl TempPath {
     /// Register `path` (not yet necessarily created) for removal on drop and on signals.
     pub fn register(path: PathBuf) -> Self {
-        registry().push(path.clone());
+        iolab_core::gate::scratch::register(&path);
         TempPath { path, keep: false }
     }
 
@@ -74,10 +67,7 @@ impl TempPath {
 }
 
 fn unregister(path: &Path) {
-    let mut reg = registry();
-    if let Some(i) = reg.iter().position(|p| p == path) {
-        reg.swap_remove(i);
-    }
+    iolab_core::gate::scratch::unregister(path);
 }
 
 impl Drop for TempPath {
@@ -132,6 +122,10 @@ pub fn resolve(path: &Path) -> Result<Destination, ReportError> {
     if path.as_os_str().is_empty() {
         return Err(bad(path, "empty path"));
     }
+    // The gate's output rules: no block device, no mounted image, no missing name under
+    // /dev, no input of this process.
+    iolab_core::gate::check(path, iolab_core::gate::Intent::Output)
+        .map_err(|e| bad(path, e.reason()))?;
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => return Err(bad(path, "is a directory")),
         Ok(m) if !m.is_file() => return Ok(Destination::Through(path.to_path_buf())),

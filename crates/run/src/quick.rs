@@ -9,10 +9,12 @@ use iolab_stats::{LatStats, RunResult};
 use std::path::{Path, PathBuf};
 
 /// The profile's jobs as fio-style arguments, and what it chose.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct QuickPlan {
-    /// The temporary file (the caller removes it however the run ends).
+    /// The temporary file, in a private scratch directory removed however the run ends (drop,
+    /// or the signal path through the gate's registry).
     pub file: PathBuf,
+    pub scratch: iolab_core::gate::scratch::ScratchDir,
     pub args: Vec<String>,
     pub direct: bool,
     pub engine: &'static str,
@@ -20,13 +22,20 @@ pub struct QuickPlan {
     pub notes: Vec<String>,
 }
 
-/// The plan for a file of `size` (fio size text) in `dir`, `secs` measured per phase.
-pub fn plan(dir: &Path, size: &str, secs: f64) -> QuickPlan {
-    let file = dir.join(format!(".iolab-quick-{}.dat", std::process::id()));
+/// The prefix of the profile's scratch directories (`.iolab-quick-PID.RANDOM/`).
+pub const SCRATCH_PREFIX: &str = ".iolab-quick-";
+
+/// The plan for a file of `size` (fio size text) in `dir`, `secs` measured per phase. The
+/// file lives in a new private directory (never a planted name or link); scratch left by a
+/// killed run is reported in the notes.
+pub fn plan(dir: &Path, size: &str, secs: f64) -> Result<QuickPlan, iolab_core::gate::GateError> {
+    use iolab_core::gate::scratch;
+    let mut notes = scratch::stale_notes(dir, SCRATCH_PREFIX);
+    let scratch = scratch::ScratchDir::create(dir, SCRATCH_PREFIX)?;
+    let file = scratch.path().join("quick.dat");
     let direct = iolab_engine::target::direct_supported(dir);
     let probe = iolab_engine::engines::uring::probe();
     let engine = if probe.is_ok() { "io_uring" } else { "psync" };
-    let mut notes = Vec::new();
     if !direct {
         notes.push(format!(
             "{}: O_DIRECT is not supported here; running buffered, so reads may come from the \
@@ -40,7 +49,7 @@ pub fn plan(dir: &Path, size: &str, secs: f64) -> QuickPlan {
         ));
     }
     let args = profile_args(&file, size, direct, engine, secs);
-    QuickPlan { file, args, direct, engine, notes }
+    Ok(QuickPlan { file, scratch, args, direct, engine, notes })
 }
 
 /// (job name, rw, bs, iodepth, label)

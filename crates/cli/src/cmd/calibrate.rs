@@ -24,6 +24,7 @@ pub fn run(Args { f: args }: Args) -> anyhow::Result<ExitCode> {
         let opts = args.options()?;
         let cal = calibrate(target, &opts)
             .with_context(|| format!("calibrating {}", target.display()))?;
+        cal.notes.iter().for_each(|n| eprintln!("iolab: {n}"));
         let mut lines = cal.summary(opts.budget_secs).into_iter();
         lines.next().iter().for_each(|l| eprintln!("iolab: {l}"));
         lines.for_each(|l| eprintln!("{l}"));

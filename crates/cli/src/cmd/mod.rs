@@ -18,6 +18,7 @@ pub mod fio;
 pub mod mrc;
 pub mod options;
 pub mod parse;
+pub mod paths;
 pub mod plot;
 pub mod preset;
 pub mod replay;

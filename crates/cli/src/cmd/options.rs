@@ -1,6 +1,7 @@
 //! `iolab options [NAME] [--status S] [--markdown] [--json]`: the option registry
 //! (`iolab_job::registry`), listed like `fio --cmdhelp`, one option in full, or as the
-//! Markdown reference that is committed as `docs/options.md`.
+//! Markdown reference that is committed as `docs/options.md`; `--paths` prints
+//! `docs/paths.md` (`cmd::paths`).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -18,6 +19,10 @@ pub struct Args {
     /// Print fio's global flags and what iolab does with each, as Markdown (docs/fio-flags.md).
     #[arg(long, conflicts_with_all = ["name", "json", "markdown"])]
     fio_flags: bool,
+    /// Print every path-taking flag and option with its gate intent, as Markdown
+    /// (docs/paths.md).
+    #[arg(long, conflicts_with_all = ["name", "json", "markdown", "fio_flags"])]
+    paths: bool,
     /// Print the registry (or the named option) as JSON.
     #[arg(long)]
     json: bool,
@@ -27,7 +32,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let text = if args.fio_flags {
+    let text = if args.paths {
+        crate::cmd::paths::markdown()
+    } else if args.fio_flags {
         iolab_job::cmdline::flags_markdown()
     } else if args.markdown {
         registry::markdown()

@@ -12,6 +12,7 @@
 
 mod bounds;
 mod firsthour;
+mod gate;
 mod presets;
 mod runner;
 mod tables;

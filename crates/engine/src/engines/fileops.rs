@@ -8,7 +8,8 @@
 //! so fio's `total_ios` is the job's I/O count while the latencies are the operations'
 //! (`FIO_NOSTATS`). `dirstat` and `dirdelete` make their directories at set-up (fio's
 //! `setup_dirs`), before the clock starts; `filecreate` and the directory engines open no
-//! target (`FIO_DISKLESSIO`).
+//! target (`FIO_DISKLESSIO`). The file engines work on files only, as fio's ("only files are
+//! supported"), asked of the gate (`iolab_core::gate`, intent file operation).
 
 use super::{Caps, Completion, EngineConfig, IoEngine, IoOp, OpKind, Queued};
 use crate::buf::BufPool;
@@ -46,6 +47,9 @@ impl FileOps {
         dirs: bool,
     ) -> Result<Box<dyn IoEngine>, EngineError> {
         let pool = BufPool::try_new(1, cfg.slot_size, 4096, name)?;
+        if !dirs {
+            cfg.paths.iter().try_for_each(|p| only_files(name, p))?;
+        }
         if dirs && op != Op::CreateDir {
             for p in &cfg.paths {
                 setup_dir(p)?;
@@ -111,6 +115,17 @@ impl FileOps {
             Ok(())
         }
     }
+}
+
+/// fio's fileoperations.c refuses anything but a file (`filetype != FIO_TYPE_FILE`: "only
+/// files are supported"), before the operation: `filedelete` on `/dev/loopN` would unlink the
+/// node. The gate classifies the path (a missing one is a file to create, except under /dev).
+fn only_files(engine: &'static str, p: &Path) -> Result<(), EngineError> {
+    let refused = |e: iolab_core::gate::GateError| {
+        let e = std::io::Error::new(std::io::ErrorKind::InvalidInput, e.reason());
+        EngineError::io(p, engine, e)
+    };
+    iolab_core::gate::check(p, iolab_core::gate::Intent::FileOp).map(|_| ()).map_err(refused)
 }
 
 /// fio's `setup_dirs`: make the directory (0700), an existing one is fine.

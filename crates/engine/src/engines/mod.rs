@@ -82,7 +82,8 @@ pub struct Caps {
 }
 
 /// A file the engine may address: its descriptor, whether it is a block device (trim uses
-/// BLKDISCARD there, FALLOC_FL_PUNCH_HOLE on files) and its path for error messages.
+/// BLKDISCARD there; a regular file answers ENOTTY, as in fio) and its path for error
+/// messages.
 ///
 /// The descriptor is owned (a `dup` of the caller's, shared by the engine's clones of this
 /// value), so the file cannot close under an engine whatever the caller does with its own
@@ -388,30 +389,20 @@ pub(crate) fn neg_errno() -> i64 {
     -(crate::error::last_os_error().raw_os_error().unwrap_or(libc::EIO) as i64)
 }
 
-/// Trim synchronously: BLKDISCARD on a block device, FALLOC_FL_PUNCH_HOLE on a file
-/// (what fio's `os_trim` does on Linux). Returns bytes trimmed or `-errno`.
+/// Trim synchronously: what fio 3.33's `os_trim` does on Linux, the BLKDISCARD ioctl on the
+/// file's descriptor. A block device discards the range; a regular file does not answer the
+/// ioctl (ENOTTY, fio's err=25) and is left untouched (punching holes into a user's file is
+/// the `falloc` engine's trim, not a plain `rw=trim`). Returns bytes trimmed or `-errno`.
 pub(crate) fn trim_sync(file: &EngineFile, offset: u64, len: u64) -> i64 {
-    if file.is_block {
-        let range: [u64; 2] = [offset, len];
-        // SAFETY: BLKDISCARD reads a [u64; 2] {start, length} from the pointer, which is
-        // valid for the duration of the call.
-        let r = unsafe { libc::ioctl(file.raw(), crate::target::BLKDISCARD as _, range.as_ptr()) };
-        if r < 0 {
-            return neg_errno();
-        }
-    } else {
-        // SAFETY: fallocate takes plain integers and a valid fd.
-        let r = unsafe {
-            libc::fallocate(
-                file.raw(),
-                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
-                offset as libc::off_t,
-                len as libc::off_t,
-            )
-        };
-        if r < 0 {
-            return neg_errno();
-        }
+    if !file.is_block {
+        return -i64::from(libc::ENOTTY);
+    }
+    let range: [u64; 2] = [offset, len];
+    // SAFETY: BLKDISCARD reads a [u64; 2] {start, length} from the pointer, which is valid for
+    // the duration of the call.
+    let r = unsafe { libc::ioctl(file.raw(), crate::target::BLKDISCARD as _, range.as_ptr()) };
+    if r < 0 {
+        return neg_errno();
     }
     len as i64
 }

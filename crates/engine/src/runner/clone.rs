@@ -167,8 +167,7 @@ struct CloneThread {
 /// The files' sizes as the workload sees them. cpuio and exec have no file and fio gives them
 /// none: one block per pass (their jobs are time_based).
 fn file_layouts(job: &Job, engine: &str, paths: &[PathBuf]) -> Vec<FileLayout> {
-    let nominal =
-        matches!(engine, "cpuio" | "exec").then(|| job.bs.read.max.max(job.bs.write.max));
+    let nominal = matches!(engine, "cpuio" | "exec").then(|| job.bs.read.max.max(job.bs.write.max));
     paths
         .iter()
         .map(|p| FileLayout {

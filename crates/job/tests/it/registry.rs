@@ -236,3 +236,24 @@ fn docs_options_md_is_current() {
         assert!(fresh.contains(&format!("\n### {}\n", o.name)), "{} missing from docs", o.name);
     }
 }
+
+/// Every option whose name suggests a path declares its gate intent (`registry::paths`), or
+/// says why it takes none; every declared one exists.
+#[test]
+fn every_path_like_option_declares_its_gate_intent() {
+    use iolab_job::registry::paths::{NOT_PATHS, PATH_OPTIONS};
+    use iolab_job::registry::{OptionType, OPTIONS};
+    let pathy = ["file", "dir", "log", "path", "pattern", "include", "redirect"];
+    let mut undeclared = Vec::new();
+    for o in OPTIONS.iter().filter(|o| matches!(o.ty, OptionType::Str | OptionType::Special)) {
+        let declared = PATH_OPTIONS.iter().any(|p| p.name == o.name)
+            || NOT_PATHS.iter().any(|(n, _)| *n == o.name);
+        if pathy.iter().any(|w| o.name.contains(w)) && !declared {
+            undeclared.push(o.name);
+        }
+    }
+    assert!(undeclared.is_empty(), "path-like options without a declared intent: {undeclared:?}");
+    for p in PATH_OPTIONS {
+        assert!(iolab_job::registry::lookup(p.name).is_some(), "{} is not an option", p.name);
+    }
+}

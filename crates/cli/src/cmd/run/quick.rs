@@ -13,9 +13,8 @@ pub fn run_quick(fio_options: &[String], flags: &super::Flags) -> anyhow::Result
     let (size, dir) = iolab_run::flags::quick_size_and_dir(fio_options)?;
     let phase_time = flags.own.phase_time.unwrap_or(3.0);
     let started = crate::cmd::meta_now(iolab_stats::RunMode::Measured, Vec::new());
-    let plan = iolab_run::quick::plan(&dir, &size, phase_time);
-    // Removed however the run ends: return, error, panic, or a signal (the registry).
-    let _scratch = iolab_report::output::TempPath::register(plan.file.clone());
+    // The scratch is removed however the run ends: return, error, panic, or a signal.
+    let plan = iolab_run::quick::plan(&dir, &size, phase_time)?;
     let opts = LoadOptions { files: vec![], cmdline: plan.args, sections: vec![] };
     let parsed = iolab_job::load(&opts).context("building the quick profile")?;
     plan.notes.iter().for_each(|n| eprintln!("iolab: {n}"));

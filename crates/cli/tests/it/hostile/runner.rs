@@ -28,6 +28,8 @@ pub enum Prep {
     File(&'static str, Vec<u8>),
     /// A copy of a file from the shared fixtures.
     Copy(PathBuf, &'static str),
+    /// `NAME -> TARGET` (the target as written, absolute or relative).
+    Symlink(&'static str, &'static str),
 }
 
 /// What the run must show.
@@ -61,6 +63,8 @@ pub enum After {
     Stdout(&'static str),
     /// The file exists and holds exactly this many bytes.
     FileLen(&'static str, u64),
+    /// Nothing exists at this absolute path (no file created under /dev).
+    Absent(&'static str),
     /// The scratch file (a snapshot taken before the run) equals this file outside it (a loop
     /// device's backing file).
     SameAs(&'static str, PathBuf),
@@ -159,6 +163,7 @@ fn prepare(w: &Path, f: &Path, preps: &[Prep]) -> Result<(), String> {
                 let src = subst(&src.clone().into_os_string(), w, f);
                 std::fs::copy(src, w.join(n)).is_ok()
             }
+            Prep::Symlink(n, to) => std::os::unix::fs::symlink(to, w.join(n)).is_ok(),
         };
         if !ok {
             return Err(format!("setup failed: {p:?}"));
@@ -176,7 +181,8 @@ fn prep_names(preps: &[Prep]) -> Vec<&'static str> {
             | Prep::Dir(n)
             | Prep::SymlinkLoop(n)
             | Prep::File(n, _)
-            | Prep::Copy(_, n) => *n,
+            | Prep::Copy(_, n)
+            | Prep::Symlink(n, _) => *n,
         })
         .collect()
 }
@@ -356,6 +362,11 @@ fn judge_after(w: &Path, p: &Probe, before: &[Option<Vec<u8>>], so: &[u8]) -> Re
             After::SameAs(n, other) => {
                 if file_bytes(&w.join(n)) != file_bytes(other) {
                     return Err(format!("{} was changed", other.display()));
+                }
+            }
+            After::Absent(p) => {
+                if std::fs::symlink_metadata(p).is_ok() {
+                    return Err(format!("{p} was created"));
                 }
             }
             After::FileLen(n, len) => {
