@@ -94,7 +94,7 @@ fn walk(cmd: &clap::Command, prefix: &str, rows: &mut Vec<Row>) {
         rows.push(Row { command: prefix.to_string(), id, syntax: syntax(a), intent });
     }
     for sub in cmd.get_subcommands() {
-        walk(sub, &format!("{prefix} {}", sub.get_name()).trim().to_string(), rows);
+        walk(sub, format!("{prefix} {}", sub.get_name()).trim(), rows);
     }
 }
 

@@ -473,9 +473,12 @@ fn path_rows() -> Vec<PathRow> {
     rows
 }
 
+/// Path slots (`<TRACE>`) and the harmless value each takes when it is not the one tested.
+type Slots = Vec<(&'static str, &'static str)>;
+
 /// A valid invocation of each command with its path arguments as slots (the syntax of the
 /// row, `<TRACE>`), and the harmless value each slot takes when it is not the one tested.
-fn template(command: &str) -> Option<(Vec<&'static str>, Vec<(&'static str, &'static str)>)> {
+fn template(command: &str) -> Option<(Vec<&'static str>, Slots)> {
     let null_run = vec!["--name=x", "--ioengine=null", "--size=64k", "--filename={W}/d"];
     let t = match command {
         "run" => ([vec!["run"], null_run].concat(), vec![]),
