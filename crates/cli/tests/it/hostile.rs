@@ -10,6 +10,7 @@
 //! removed from the list. `IOLAB_HOSTILE_STRICT=1` counts every family.
 #![allow(clippy::unwrap_used)]
 
+mod mrc;
 mod runner;
 mod tables;
 
@@ -134,6 +135,7 @@ fn hostile_inputs() {
         return;
     }
     let mut probes = tables::all();
+    probes.extend(mrc::probes());
     let mut loops = Vec::new();
     probes.extend(device_probes(&fix, &mut loops));
     assert!(probes.len() >= 300, "only {} probes", probes.len());
