@@ -113,16 +113,16 @@ fn miniature_curves_match_full_simulations_on_zipf_and_the_bundled_trace() {
     // requests over 200 k objects (the full size's figures are in the README), and the real
     // CloudPhysics trace; every policy at 8 sizes over 1-50 % of the footprint.
     let z = zipf(400_000, 40_000, 0.95, 20261128);
-    let mut all = compare("zipf0.95", &z, 0.1, 8);
-    all.extend(compare("cloudPhysicsIO", &bundled(), 0.25, 8));
+    let mut all = compare("zipf0.95", &z, 0.5, 8);
+    all.extend(compare("cloudPhysicsIO", &bundled(), 0.5, 8));
     check_accuracy(&all);
 }
 
 #[test]
 fn stated_error_covers_the_measured_error_in_nine_points_of_ten() {
-    let mut all = compare("zipf0.9", &zipf(300_000, 30_000, 0.9, 5), 0.05, 6);
-    all.extend(compare("zipf0.7", &zipf(300_000, 30_000, 0.7, 6), 0.1, 6));
-    all.extend(compare("cloudPhysicsIO", &bundled(), 0.1, 6));
+    let mut all = compare("zipf0.9", &zipf(300_000, 30_000, 0.9, 5), 0.2, 6);
+    all.extend(compare("zipf0.7", &zipf(300_000, 30_000, 0.7, 6), 0.2, 6));
+    all.extend(compare("cloudPhysicsIO", &bundled(), 0.25, 6));
     let (mut within, mut n) = (0, 0);
     for c in &all {
         for &(e, x, err) in &c.rows {
