@@ -98,3 +98,47 @@ print(f"| exact LRU MRC, all sizes, same trace | one LRU simulation: {s['wall']:
 print(f"| SHARDS 1 % MRC | exact: {e['wall']:.2f} s | {h['wall']:.2f} s (cpu {h['cpu']:.2f} s), "
       f"{h['rss_kb']/1024:.0f} MB | {e['wall']/h['wall']:.1f}x faster | keep; no bias at small sizes |")
 PY
+
+# Every policy's curve (`mrc --policy`, issue 31): the nine curves at 40 points in one process
+# against ONE native cachesim LRU run at one size, alternated; then the curves' error against
+# full simulations of the same sizes (`--exact`, run once: minutes).
+NINE=lru,fifo,clock,sieve,s3fifo,arc,2q,lirs,wtinylfu
+CURVES=$(mktemp); trap 'rm -f "$OUT" "$CURVES" ${LCSPY:-}' EXIT
+args=("curves=$IOLAB mrc $TRACE --policy=$NINE --points 40 --json")
+[ -n "$LCS" ] && args+=("libcachesim=$(lcs lru)")
+python3 scripts/bench_alternate.py "$RUNS" "${args[@]}" > "$OUT"
+python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["curves"]["stdout"])' "$OUT" > "$CURVES"
+SIZES=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))[0]; print(",".join(str(p["cache_entries"]) for p in d["points"] if p["measured"]))' "$CURVES")
+EXACT=$(mktemp); trap 'rm -f "$OUT" "$CURVES" "$EXACT" ${LCSPY:-}' EXIT
+/usr/bin/time -f '%e %M' -o "$EXACT.time" "$IOLAB" mrc "$TRACE" --policy=$NINE --sizes "$SIZES" --exact --json > "$EXACT"
+python3 - "$OUT" "$CURVES" "$EXACT" "$EXACT.time" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+est, full = json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+ex_wall, ex_rss = open(sys.argv[4]).read().split()
+c = r["curves"]
+fp = full[0]["footprint_entries"]
+errs, band = {}, {}
+for e, f in zip(est, full):
+    fm = {p["cache_entries"]: p["miss_ratio"] for p in f["points"]}
+    d = [(p["cache_entries"], abs(p["miss_ratio"] - fm[p["cache_entries"]]), p["expected_error"])
+         for p in e["points"] if p["measured"]]
+    errs[e["policy"]] = d
+    band[e["policy"]] = [x for x in d if 0.01 * fp <= x[0] <= 0.5 * fp]
+allp = [x for d in errs.values() for x in d]
+inb = [x for d in band.values() for x in d]
+cover = sum(1 for x in allp if x[1] <= x[2]) / max(len(allp), 1)
+worst = max(band, key=lambda k: max((x[1] for x in band[k]), default=0))
+me = f"{c['wall']:.2f} s (cpu {c['cpu']:.2f} s; runs {min(c['walls']):.2f}-{max(c['walls']):.2f} s), {c['rss_kb']/1024:.0f} MB, {est[0]['method']}"
+acc = (f"error vs full simulations ({ex_wall} s, {int(ex_rss)/1024:.0f} MB): 1-50 % of the footprint mean "
+       f"{sum(x[1] for x in inb)/max(len(inb),1):.4f}, max {max(x[1] for x in inb):.4f} ({worst}); all points mean "
+       f"{sum(x[1] for x in allp)/max(len(allp),1):.4f}, max {max(x[1] for x in allp):.4f}; stated error covers {cover:.0%}")
+if "libcachesim" in r:
+    l = r["libcachesim"]
+    ratio = l["wall"] / c["wall"]
+    print(f"| 9 policies' MRCs, 40 points, one process | `cachesim` LRU at one size: {l['wall']:.2f} s (runs "
+          f"{min(l['walls']):.2f}-{max(l['walls']):.2f} s) | {me}; {acc} | {ratio:.2f}x | < one cachesim run ({'met' if ratio > 1 else 'NOT met'}) |")
+else:
+    print(f"| 9 policies' MRCs, 40 points | (no libCacheSim) | {me}; {acc} | - | < one cachesim run |")
+PY
+rm -f "$EXACT.time"

@@ -14,6 +14,7 @@ pub mod error;
 pub mod fill;
 pub mod fill_report;
 pub mod mrc;
+pub mod mrc_policies;
 pub mod mrc_report;
 pub mod policy;
 pub mod sim;

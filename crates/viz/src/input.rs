@@ -4,7 +4,8 @@
 //! fio-3.33 stat.c `show_thread_status_json`: `jobs[]`; iolab's run adds `iolab_disk_series`,
 //! `iolab_advice`, its sim adds `iolab_sim`), optionally followed in the same file by iolab's
 //! JSON Lines intervals (`--output-format=json+,jsonl`: `{"time_ms","job","jobidx",…}`); a
-//! file of JSON Lines alone; `iolab mrc --json` (`points[]` of `cache_entries`/`miss_ratio`);
+//! file of JSON Lines alone; `iolab mrc --json` (`points[]` of `cache_entries`/`miss_ratio`;
+//! with `--policy`, a `policy` key, and an array of such documents for several policies);
 //! `iolab sim --object-level --output-format=json` (an array of `policy`/`cache_size`/
 //! `miss_ratio`); `iolab fill --json` (`entries`, `table[]` of `passes`/`filled_fraction`);
 //! `iolab trace stat --json` (`footprint_blocks`, `streams`); `iolab compare
@@ -112,6 +113,11 @@ impl Input {
             Kind::Compare
         } else if has("servers") && has("read") && has("write") && has("version") {
             Kind::Profile
+        } else if first.as_array().is_some_and(|a| {
+            !a.is_empty() && a.iter().all(|d| d.get("points").is_some_and(Value::is_array))
+        }) {
+            // `iolab mrc --policy=A,B --json`: one curve document per policy.
+            Kind::Mrc
         } else if first.as_array().is_some_and(|a| {
             !a.is_empty()
                 && a.iter().all(|p| p.get("policy").is_some() && p.get("miss_ratio").is_some())

@@ -116,18 +116,25 @@ fn curve_name(label: &str, what: &str) -> String {
 
 fn mrc_series(input: &Input) -> Vec<(Series, Series)> {
     let v = &input.values[0];
+    // `iolab mrc --policy=A,B`: an array of curve documents, one per policy.
+    let docs = v.as_array().map_or_else(|| vec![v], |a| a.iter().collect());
+    docs.into_iter().map(|d| mrc_doc_series(&input.label, d)).collect()
+}
+
+fn mrc_doc_series(label: &str, v: &Value) -> (Series, Series) {
     let method = text(v, "/method").unwrap_or("");
+    let policy = text(v, "/policy").unwrap_or("LRU");
     let pts = v["points"].as_array().map(Vec::as_slice).unwrap_or(&[]);
     let get = |key: &str| -> Vec<(f64, f64)> {
         pts.iter()
             .filter_map(|p| Some((num(p, "/cache_entries")?, num(p, &format!("/{key}"))?)))
             .collect()
     };
-    let name = curve_name(&input.label, &format!("LRU {method}"));
-    vec![(
+    let name = curve_name(label, &format!("{policy} {method}"));
+    (
         Series { name: name.clone(), points: get("miss_ratio") },
         Series { name, points: get("byte_miss_ratio") },
-    )]
+    )
 }
 
 fn policy_series(input: &Input) -> Vec<(Series, Series)> {

@@ -4,6 +4,8 @@
 //! * [`exact::ExactMrc`]: Mattson stack distances over a bitmap of access times with a
 //!   Fenwick tree over its cache lines (see [`stack`]), O(n log(m/512)) with one bitmap line per
 //!   access.
+//! * [`mini`]: any policy's curve by full or miniature simulations (Waldspurger et al.,
+//!   ATC'17) of a once-read, spatially sampled trace, every (policy, size) on all cores.
 //! * [`shards::Shards`]: SHARDS spatial sampling (Waldspurger et al., FAST'15) in fixed-rate and
 //!   fixed-size modes.
 //!
@@ -24,6 +26,7 @@
 
 pub mod curve;
 pub mod exact;
+pub mod mini;
 pub(crate) mod rank;
 pub mod shards;
 pub mod stack;

@@ -8,6 +8,7 @@
 
 mod common;
 mod mrc_fill;
+mod mrc_policies;
 mod policies;
 mod scenarios;
 #[path = "../../benches/support/zipf.rs"]
