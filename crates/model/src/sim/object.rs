@@ -150,3 +150,73 @@ pub fn rows_text(rows: &[ObjectRow]) -> String {
     }
     out
 }
+
+/// One (policy, cache size) pass counted by requests and by bytes: what
+/// [`simulate_objects`] counts (`requests`, `misses`, the same misses: `get_batch` and `get`
+/// agree) plus the bytes the records asked for and the bytes of those that missed (each
+/// object still takes one entry, libCacheSim's `--ignore-obj-size 1`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ObjectCounts {
+    pub requests: u64,
+    pub misses: u64,
+    pub bytes: u64,
+    pub byte_misses: u64,
+}
+
+impl ObjectCounts {
+    /// `misses / requests` (0 for no request), as [`ObjectRow::miss_ratio`].
+    pub fn miss_ratio(&self) -> f64 {
+        self.misses as f64 / self.requests.max(1) as f64
+    }
+
+    /// `byte_misses / bytes` (0 when the records carry no bytes).
+    pub fn byte_miss_ratio(&self) -> f64 {
+        self.byte_misses as f64 / self.bytes.max(1) as f64
+    }
+
+    /// Counts `recs` (the next requests, numbered from `self.requests`) through `c`.
+    pub fn add(&mut self, c: &mut dyn policy::Cache, recs: &[ObjectRequest]) {
+        for (rec, vtime) in recs.iter().zip(self.requests..) {
+            let next = rec.next_access;
+            let next_access = if next > 0 { next as u64 - 1 } else { policy::NEVER };
+            let a = Access { key: rec.obj_id, vtime, next_access, write: rec.write };
+            let miss = !c.get(&a).hit;
+            self.misses += u64::from(miss);
+            self.bytes = self.bytes.saturating_add(rec.size);
+            if miss {
+                self.byte_misses = self.byte_misses.saturating_add(rec.size);
+            }
+        }
+        self.requests += recs.len() as u64;
+    }
+}
+
+/// [`ObjectCounts`] of `policy` at `size` objects over the trace at `path` (the checks of
+/// [`simulate_objects`]: a known policy, an oracleGeneral trace for an offline one).
+pub fn count_objects(
+    path: &Path,
+    format: Option<&str>,
+    policy_name: &str,
+    size: usize,
+) -> Result<ObjectCounts, SimError> {
+    let info = policy::lookup(policy_name)?;
+    let cfg = ReaderConfig { oracle_id_unit_bytes: 1, ..ReaderConfig::default() };
+    let trace_format = iolab_trace::open(path, format, &cfg)?.format();
+    if info.offline && trace_format != "oracleGeneral" {
+        let (policy, format) = (policy_name.to_string(), trace_format.to_string());
+        return Err(SimError::NeedsOracle { policy, format });
+    }
+    let mut c = policy::build(policy_name, size)?;
+    let fill = |r: &mut dyn iolab_trace::TraceReader, recs: &mut Vec<ObjectRequest>| {
+        recs.resize(BATCH, ObjectRequest::default());
+        let k = r.read_objects(recs)?;
+        recs.truncate(k);
+        Ok::<(), SimError>(())
+    };
+    let mut counts = ObjectCounts::default();
+    iolab_trace::ahead::read_ahead(TracePath { path, format, cfg: &cfg }, fill, |recs| {
+        counts.add(c.as_mut(), recs);
+        !iolab_core::stop::requested()
+    })?;
+    Ok(counts)
+}

@@ -192,3 +192,24 @@ fn shards_rows_below_resolution_are_unmeasured_and_errors_hold() {
     assert_eq!(s.table(10)[0].size, 100);
     assert!(Shards::fixed_rate(1e-300).is_err());
 }
+
+/// `count_objects` (the Python binding's `simulate`) counts the misses `sim --object-level`
+/// counts on the bundled trace, and its bytes are the records' sizes summed.
+#[test]
+fn object_counts_match_the_object_level_rows() {
+    use iolab_model::sim::object::{count_objects, simulate_objects};
+    let path = shared().join("traces/cloudPhysicsIO.oracleGeneral.bin");
+    let bytes = std::fs::read(&path).unwrap();
+    let total: u64 = bytes
+        .chunks_exact(24)
+        .map(|r| u64::from(u32::from_le_bytes(r[12..16].try_into().unwrap())))
+        .sum();
+    for (p, size) in [("lru", 1000), ("s3fifo", 5000), ("belady", 1000)] {
+        let row = &simulate_objects(&path, None, &[p], &[size]).unwrap()[0];
+        let c = count_objects(&path, None, p, size).unwrap();
+        assert_eq!((c.requests, c.misses), (row.requests, row.misses), "{p} {size}");
+        assert_eq!(c.miss_ratio(), row.miss_ratio);
+        assert_eq!(c.bytes, total);
+        assert!(c.byte_misses > 0 && c.byte_misses < c.bytes, "{p}: {c:?}");
+    }
+}
