@@ -2,7 +2,7 @@
 //! right after a `<!-- check … -->` comment holds commands (`$ iolab …`, a trailing `\`
 //! continues a line), run in order as one `sh -e` script (so a variable set by one is seen by
 //! the next, as when pasted into one shell) in a scratch directory with the built `iolab`
-//! first on PATH and the repository's `examples/` linked in (so `examples/jobs/x.fio` works
+//! first on PATH and the repository's `examples/` linked in (and `../shared` as `shared`, so `shared/jobs/x.fio` works
 //! as it does from the repository's root); the ```` ```text ```` block after it is the
 //! expected output, an excerpt. Each expected line must appear, in order, in what the
 //! commands printed (stdout and stderr), its words exactly and each of its numbers within the
@@ -169,6 +169,12 @@ fn run_block(c: &Check, bin_dir: &Path) -> String {
     let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     std::os::unix::fs::symlink(examples_dir().canonicalize().unwrap(), d.path().join("examples"))
         .unwrap();
+    // The field job files stay outside the repository (../shared/jobs beside it); the
+    // examples name them as `shared/jobs/x.fio`.
+    let shared = examples_dir().join("../../shared");
+    if let Ok(s) = shared.canonicalize() {
+        std::os::unix::fs::symlink(s, d.path().join("shared")).unwrap();
+    }
     let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
     let script = format!("set -e\n{}\n", c.commands.join("\n"));
     let o = Command::new("sh")
