@@ -96,6 +96,19 @@ else
   fi
 fi
 
+# The Python package (crates/py): built as a user installs it, in a fresh venv, and its pytest
+# suite run (full tier, no filter). It fails the run like a failing Rust test.
+if [ "$quick" = 0 ] && [ "${#args[@]}" -eq 0 ]; then
+  echo
+  echo "=== the Python package: pip install ./crates/py in a fresh venv, then pytest ==="
+  if python3 -c 'import venv, ensurepip' 2>/dev/null; then
+    IOLAB_BIN="$PWD/target/debug/iolab" bash crates/py/test.sh 2>&1 | tail -n 40
+    py_rc=${PIPESTATUS[0]}
+    [ "$py_rc" -ne 0 ] && echo "=== the Python package's tests FAILED (rc=$py_rc) ===" && rc=1
+  else
+    echo "skip: python3 without venv/ensurepip; the Python package is not tested" | tee -a "$work/skips"
+  fi
+fi
 echo
 skips=$(sort "$work/skips" | uniq -c | sort -rn)
 if [ -n "$skips" ]; then
