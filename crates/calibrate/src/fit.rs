@@ -414,7 +414,7 @@ fn seek_and_base(
     let (e_full, e_small) = (mean_sqrt_jump(cap, cap), mean_sqrt_jump(small_span(cap), cap));
     let seek = match (small, seek_hint) {
         (Some(m), _) => ((t_full - (t_of(m, throttled) - xfer4k)) / (e_full - e_small)).max(0.0),
-        (None, Some(s)) => s.min(t_full / e_full),
+        (None, Some(s)) => s.min(t_full / e_full).max(0.0),
         (None, None) => 0.0,
     };
     (seek, (t_full - seek * e_full).max(0.0))
@@ -985,4 +985,21 @@ pub fn errors(profile: &DeviceProfile, ms: &[Measured]) -> Result<Vec<FitPoint>,
 
 fn round(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A write direction takes the read's seek coefficient as a hint; when its own QD1 point
+    /// left less time than the 4 KiB transfer (a loop device over the page cache), the hint
+    /// used to be cut to a negative coefficient (seek_sqrt_us = -20.4 seen on a loop device),
+    /// which the profile reader rightly refuses. A seek never saves time: 0 at the least.
+    #[test]
+    fn a_hinted_seek_is_never_negative() {
+        let (seek, base) = seek_and_base(&[], IoDir::Write, 1 << 30, -2e-6, Some(3e-5), false, 0.0);
+        assert_eq!((seek, base), (0.0, 0.0));
+        let (seek, _) = seek_and_base(&[], IoDir::Write, 1 << 30, 5e-3, Some(3e-5), false, 0.0);
+        assert!(seek > 0.0 && seek <= 3e-5, "{seek}");
+    }
 }
