@@ -13,6 +13,11 @@
 
 use std::fmt::Write;
 
+/// The bidirectional controls: they reorder the rest of a line.
+fn is_bidi(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+}
+
 /// A character no escape of markup makes harmless: its replacement, or `None` to keep it.
 fn neutral(c: char, o: &mut String) -> bool {
     match c {
@@ -21,11 +26,7 @@ fn neutral(c: char, o: &mut String) -> bool {
             o.push('\u{FFFD}');
             true
         }
-        '\u{202A}'..='\u{202E}'
-        | '\u{2066}'..='\u{2069}'
-        | '\u{200E}'
-        | '\u{200F}'
-        | '\u{061C}' => {
+        c if is_bidi(c) => {
             let _ = write!(o, "[U+{:04X}]", c as u32);
             true
         }
@@ -75,6 +76,12 @@ pub fn island(json: &str) -> String {
             '&' => o.push_str("\\u0026"),
             '\u{2028}' => o.push_str("\\u2028"),
             '\u{2029}' => o.push_str("\\u2029"),
+            // The bidi and C1 controls stay what they are for `JSON.parse` (the hover shows the
+            // name as given, as text), but never stand raw in the file, where an editor or a
+            // viewer of the page's source would reorder the line around them.
+            c if !matches!(c, '\t' | '\n' | '\r') && (c.is_control() || is_bidi(c)) => {
+                let _ = write!(o, "\\u{:04x}", c as u32);
+            }
             c => o.push(c),
         }
     }
@@ -85,13 +92,14 @@ pub fn island(json: &str) -> String {
 mod tests {
     use super::*;
 
-    const HOSTILE: [&str; 6] = [
+    const HOSTILE: [&str; 7] = [
         "<!--<script> j2",
         "</script><b>x",
         "\"'><img src=x onerror=alert(1)>",
         "a\u{202E}b",
         "n\0ul",
         "&amp;",
+        "c1\u{85}next",
     ];
 
     #[test]
@@ -111,7 +119,7 @@ mod tests {
         for h in HOSTILE {
             let json = serde_json::json!({ "n": h }).to_string();
             let i = island(&json);
-            assert!(!i.contains(['<', '>', '&']), "{i}");
+            assert!(!i.contains(['<', '>', '&', '\u{202E}', '\u{85}']), "{i}");
             let back: serde_json::Value = serde_json::from_str(&i).unwrap();
             assert_eq!(back["n"], h);
         }
