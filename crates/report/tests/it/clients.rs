@@ -231,3 +231,22 @@ fn merge_of_64_hosts_by_3600_intervals_is_exact_and_fast() {
     }
     assert!(took.as_secs_f64() < 1.0, "merge took {took:?}");
 }
+
+/// `iolab compare` and `iolab report` read the client document: one entry per host's job
+/// (named `<host> job`, as fio's client text leads its lines) and `All clients`.
+#[test]
+fn compare_and_report_read_the_client_document() {
+    let (hosts, _) = three_hosts();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("clients.json");
+    let bytes = render_clients_json(&hosts, true);
+    std::fs::write(&path, &bytes).unwrap();
+    let view = iolab_report::compare::read_result(&path).unwrap();
+    let names: Vec<&str> = view.jobs.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["<node0> n", "<node1> n", "<node2> n", "All clients"]);
+    assert_eq!(view.jobs[3].dirs[0].1.total_ios, 18000);
+    let page = iolab_viz::html_of("clients.json", &bytes, b"").unwrap();
+    for label in ["&lt;node0&gt; n", "&lt;node2&gt; n", "All clients"] {
+        assert!(page.contains(label), "{label} missing from the page");
+    }
+}
