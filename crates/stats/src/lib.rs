@@ -21,6 +21,7 @@ pub mod diskseries;
 pub mod diskstats;
 pub mod hist;
 pub mod histlog;
+pub mod hosts;
 pub mod livehist;
 pub mod logfz;
 pub mod recorder;
@@ -36,6 +37,7 @@ pub use hist::{
     LatHist, LatStats, Percentile, DEFAULT_PERCENTILES, FIO_DEFAULT_PERCENTILES, MIN_TAIL_SAMPLES,
 };
 pub use histlog::{HistLog, HistSample};
+pub use hosts::{HostRun, IntervalDelta, ALL_CLIENTS};
 pub use recorder::{LiveCounters, LiveSnapshot, RawInterval, Recorder, DEFAULT_INTERVAL, DIRS};
 pub use result::{
     DepthStats, DirStats, DiskUtil, ErrnoCount, GroupDir, GroupResult, IntervalPoint, IostatX,

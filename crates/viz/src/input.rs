@@ -99,7 +99,9 @@ impl Input {
     pub fn kind(&self) -> Result<Kind, VizError> {
         let first = &self.values[0];
         let has = |k: &str| first.get(k).is_some();
-        let kind = if has("jobs") && first["jobs"].is_array() {
+        let kind = if (has("jobs") && first["jobs"].is_array())
+            || (has("client_stats") && first["client_stats"].is_array())
+        {
             Kind::Run
         } else if has("time_ms") && has("job") {
             Kind::Intervals
@@ -141,7 +143,9 @@ impl Input {
     /// The run document: the last value with `jobs` (fio `--status-interval` with JSON output
     /// prints a cumulative document per interval; the last one is the final result).
     pub fn doc(&self) -> &Value {
-        let mut runs = self.values.iter().filter(|v| v.get("jobs").is_some_and(Value::is_array));
+        let mut runs = self.values.iter().filter(|v| {
+            v.get("jobs").or_else(|| v.get("client_stats")).is_some_and(Value::is_array)
+        });
         runs.next_back().unwrap_or(&self.values[0])
     }
 

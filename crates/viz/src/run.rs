@@ -44,8 +44,23 @@ pub fn section(input: &Input, n: usize) -> Section {
     s
 }
 
+/// The job entries: fio's `jobs`, or `client_stats` in a client-mode (many hosts) document.
 fn jobs(doc: &Value) -> &[Value] {
-    doc["jobs"].as_array().map(Vec::as_slice).unwrap_or(&[])
+    doc.get("jobs")
+        .or_else(|| doc.get("client_stats"))
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+}
+
+/// A job's name for tables and legends; a client-mode entry is led by its host, as fio's
+/// client text is (`<host> name`); the aggregate keeps fio's `All clients`.
+fn job_label(j: &Value) -> String {
+    let name = text(j, "/jobname").unwrap_or("?");
+    match text(j, "/hostname") {
+        Some(host) if name != "All clients" => format!("<{host}> {name}"),
+        _ => name.to_string(),
+    }
 }
 
 fn describe(doc: &Value) -> Table {
@@ -134,7 +149,7 @@ fn job_options(doc: &Value) -> Option<Table> {
         .filter_map(|j| {
             let o = j["job options"].as_object()?;
             let opts: Vec<String> = o.iter().map(|(k, v)| opt(k, v)).collect();
-            Some(vec![text(j, "/jobname").unwrap_or("?").to_string(), opts.join(" ")])
+            Some(vec![job_label(j), opts.join(" ")])
         })
         .collect();
     (!rows.is_empty()).then(|| Table {
@@ -172,7 +187,7 @@ fn summary(doc: &Value) -> Table {
     ];
     let mut rows = Vec::new();
     for j in jobs(doc) {
-        let name = text(j, "/jobname").unwrap_or("?");
+        let name = job_label(j);
         let err = num(j, "/error").unwrap_or(0.0);
         for dir in DIRS {
             let d = &j[dir];
@@ -291,8 +306,7 @@ pub fn add_intervals(s: &mut Section, input: &Input, n: usize) {
 /// interval is the difference of two (`total_ios`, `io_bytes`, `clat_ns` mean × N) over the
 /// difference of `job_runtime` (ms), in the JSON Lines shape [`add_intervals`] reads.
 fn status_intervals(input: &Input) -> Vec<Value> {
-    let docs: Vec<&Value> =
-        input.values.iter().filter(|v| v.get("jobs").is_some_and(Value::is_array)).collect();
+    let docs: Vec<&Value> = input.values.iter().filter(|v| !jobs(v).is_empty()).collect();
     let mut out = Vec::new();
     for w in docs.windows(2) {
         for (k, (a, b)) in jobs(w[0]).iter().zip(jobs(w[1])).enumerate() {
@@ -302,7 +316,7 @@ fn status_intervals(input: &Input) -> Vec<Value> {
             }
             let mut line = serde_json::json!({
                 "time_ms": num(b, "/job_runtime"),
-                "job": text(b, "/jobname").unwrap_or("?"),
+                "job": job_label(b),
                 "jobidx": k,
             });
             for dir in DIRS {
@@ -425,7 +439,7 @@ fn advice(doc: &Value) -> Vec<Advice> {
 pub fn job_dirs(doc: &Value) -> Vec<(String, &Value)> {
     let mut out = Vec::new();
     for j in jobs(doc) {
-        let name = text(j, "/jobname").unwrap_or("?");
+        let name = job_label(j);
         for dir in DIRS {
             if num(&j[dir], "/total_ios").unwrap_or(0.0) > 0.0 {
                 out.push((format!("{name} {dir}"), &j[dir]));

@@ -94,14 +94,17 @@ fn last_document(text: &str) -> Result<Value, String> {
 }
 
 fn has_jobs(v: &Value) -> bool {
-    v.get("jobs").is_some_and(Value::is_array)
+    job_array(v).is_some()
+}
+
+/// The job entries: fio's `jobs`, or `client_stats` in a client-mode (many hosts) document.
+fn job_array(v: &Value) -> Option<&Vec<Value>> {
+    v.get("jobs").or_else(|| v.get("client_stats")).and_then(Value::as_array)
 }
 
 fn parse(doc: &Value) -> Result<ResultView, String> {
-    let jobs = doc
-        .get("jobs")
-        .and_then(Value::as_array)
-        .ok_or("no \"jobs\" array: not a fio or iolab JSON result")?;
+    let jobs = job_array(doc)
+        .ok_or("no \"jobs\" or \"client_stats\" array: not a fio or iolab JSON result")?;
     let mut version = doc.get("fio version").and_then(Value::as_str).unwrap_or("?").to_string();
     let mode = jobs.first().and_then(|j| j.pointer("/iolab/mode")).and_then(Value::as_str);
     if let Some(m) = mode {
@@ -109,7 +112,12 @@ fn parse(doc: &Value) -> Result<ResultView, String> {
     }
     let mut out = ResultView { source: version, ..Default::default() };
     for (i, j) in jobs.iter().enumerate() {
-        let name = j.get("jobname").and_then(Value::as_str).unwrap_or("").to_string();
+        let mut name = j.get("jobname").and_then(Value::as_str).unwrap_or("").to_string();
+        // A client-mode entry is one host's job: name it by its host (fio's `<host>`).
+        match j.get("hostname").and_then(Value::as_str) {
+            Some(host) if name != "All clients" => name = format!("<{host}> {name}"),
+            _ => {}
+        }
         let mut view = JobView { name, dirs: Vec::new() };
         for dir in ["read", "write", "trim"] {
             let Some(d) = j.get(dir) else { continue };

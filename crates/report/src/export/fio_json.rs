@@ -11,7 +11,7 @@
 //! ignore unknown keys.
 
 use iolab_core::IoDir;
-use iolab_stats::{DirStats, LatStats, RunResult, SsMetric, SteadyStateReport};
+use iolab_stats::{DirStats, DiskUtil, LatStats, RunResult, SsMetric, SteadyStateReport};
 
 use super::{fio_percentiles, job_views, mixed_view, unified_rw, JobView};
 use crate::fio_plat::{bins, calc_dist, LatDist, LAT_M_LABELS, LAT_NU_LABELS};
@@ -88,25 +88,7 @@ pub fn fio_json(run: &RunResult, plus: bool) -> J {
     let jobs = job_views(run).iter().map(|v| job_json(run, v, &pcts, plus)).collect();
     root.put("jobs", J::Arr(jobs));
     if !run.disk_util.is_empty() {
-        let disks = run
-            .disk_util
-            .iter()
-            .map(|d| {
-                let mut o = J::obj();
-                o.put("name", d.name.as_str())
-                    .put("read_ios", d.read_ios)
-                    .put("write_ios", d.write_ios)
-                    .put("read_sectors", d.read_sectors)
-                    .put("write_sectors", d.write_sectors)
-                    .put("read_merges", d.read_merges)
-                    .put("write_merges", d.write_merges)
-                    .put("read_ticks", d.read_ticks)
-                    .put("write_ticks", d.write_ticks)
-                    .put("in_queue", d.in_queue)
-                    .put("util", d.util);
-                o
-            })
-            .collect();
+        let disks = run.disk_util.iter().map(disk_json).collect();
         root.put("disk_util", J::Arr(disks));
     }
     // iolab extensions (tools written for fio ignore unknown keys): the per-interval device
@@ -147,6 +129,23 @@ pub fn fio_json(run: &RunResult, plus: bool) -> J {
         root.put("iolab_advice", J::Arr(run.advice.iter().map(value_to_j).collect()));
     }
     root
+}
+
+/// One `disk_util` entry (stat.c `json_add_disk_util`).
+pub(super) fn disk_json(d: &DiskUtil) -> J {
+    let mut o = J::obj();
+    o.put("name", d.name.as_str())
+        .put("read_ios", d.read_ios)
+        .put("write_ios", d.write_ios)
+        .put("read_sectors", d.read_sectors)
+        .put("write_sectors", d.write_sectors)
+        .put("read_merges", d.read_merges)
+        .put("write_merges", d.write_merges)
+        .put("read_ticks", d.read_ticks)
+        .put("write_ticks", d.write_ticks)
+        .put("in_queue", d.in_queue)
+        .put("util", d.util);
+    o
 }
 
 /// A serde_json value (the advice findings) in the ordered tree.
@@ -242,7 +241,7 @@ fn dist_obj(labels: &[&str], vals: &[f64]) -> J {
     o
 }
 
-fn job_json(run: &RunResult, v: &JobView<'_>, pcts: &[f64], plus: bool) -> J {
+pub(super) fn job_json(run: &RunResult, v: &JobView<'_>, pcts: &[f64], plus: bool) -> J {
     let f = PctFlags {
         slat: v.report().slat_percentiles,
         clat: v.report().clat_percentiles,

@@ -1,5 +1,6 @@
 //! One exporter per file (hyperfine's `src/export/` layout), plus the per-job view they share.
 
+pub mod clients;
 pub mod csv;
 pub mod fio_json;
 pub mod fio_log;
