@@ -23,11 +23,15 @@ fn sizeless_trace() -> Vec<u8> {
         .collect()
 }
 
-pub fn probes() -> Vec<Probe> {
+/// A probe's name, its arguments after `mrc TRACE`, and what it must give.
+type Case = (String, Vec<String>, Oracle);
+
+/// The `--policy` list's own hostile values.
+fn policy_cases() -> Vec<Case> {
     let thousand = format!("--policy={}", vec!["lru"; 1000].join(","));
     let unknown_1000: String = (0..1000).map(|i| format!("p{i}")).collect::<Vec<_>>().join(",");
     let unknown_1000 = format!("--policy={unknown_1000}");
-    let cases: Vec<(String, Vec<String>, Oracle)> = vec![
+    vec![
         ("unknown policy".into(), vec!["--policy=lru,nope".into()], err(&["--policy", "nope"])),
         ("empty --policy".into(), vec!["--policy=".into()], err(&["--policy", "empty"])),
         (
@@ -47,6 +51,12 @@ pub fn probes() -> Vec<Probe> {
         ),
         ("1000 names (duplicates)".into(), vec![thousand], err(&["--policy", "twice"])),
         ("1000 unknown names".into(), vec![unknown_1000], err(&["--policy", "p0"])),
+    ]
+}
+
+/// Hostile values of the flags that go with `--policy`.
+fn flag_cases() -> Vec<Case> {
+    vec![
         (
             "--sample 0".into(),
             vec!["--policy=lru".into(), "--sample=0".into()],
@@ -110,9 +120,13 @@ pub fn probes() -> Vec<Probe> {
         ),
         ("--sizes 0".into(), vec!["--policy=lru".into(), "--sizes=0,10".into()], err(&["--sizes"])),
         ("--points 1".into(), vec!["--policy=lru".into(), "--points=1".into()], err(&["--points"])),
-    ];
-    let mut v: Vec<Probe> = cases
+    ]
+}
+
+pub fn probes() -> Vec<Probe> {
+    let mut v: Vec<Probe> = policy_cases()
         .into_iter()
+        .chain(flag_cases())
         .map(|(name, extra, o)| {
             let mut a = vec!["mrc".to_string(), T.to_string()];
             a.extend(extra);
