@@ -503,7 +503,7 @@ fn plot_of_a_run_an_mrc_and_a_compare() {
     let n = plot_as_report(&d, "mrc", &[&p(&d, "policies.json"), &p(&d, "lru.json")]);
     // The miss ratio of all seven curves overlaid; the byte miss ratio of the exact curve.
     assert_eq!(n, 2);
-    let svg = std::fs::read_to_string(d.join("mrc/mrc.svg")).unwrap();
+    let svg = std::fs::read_to_string(d.join("mrc/mrc-miss-ratio.svg")).unwrap();
     // The legend: one text line per curve.
     let texts: Vec<&str> = svg.lines().map(str::trim).collect();
     for pol in POLICIES.split(',') {
