@@ -37,17 +37,17 @@ pub struct Args {
     policy: Option<String>,
     /// With --policy: a full simulation at every point (default: when the trace fits the work
     /// budget, else miniature simulations).
-    #[arg(long, requires = "policy", conflicts_with = "sample")]
+    #[arg(long, conflicts_with = "sample")]
     exact: bool,
     /// With --policy: miniature simulations of the keys sampled at this rate, 0 < R <= 1.
-    #[arg(long, requires = "policy", value_name = "R", allow_negative_numbers = true)]
+    #[arg(long, value_name = "R", allow_negative_numbers = true)]
     sample: Option<f64>,
     /// With --policy: at most this many threads (default: every core).
-    #[arg(long, requires = "policy")]
+    #[arg(long)]
     threads: Option<usize>,
     /// With --policy: byte miss ratios too (missed bytes / requested bytes; the trace must have
     /// object sizes).
-    #[arg(long, requires = "policy")]
+    #[arg(long)]
     by_bytes: bool,
     #[command(flatten)]
     curve: CurveOptions,
@@ -66,6 +66,16 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     if let Some(list) = &a.policy {
         return run_policies(&a, list);
+    }
+    // Checked here rather than by clap's `requires`, whose error spans three lines.
+    let with_policy = [
+        ("--exact", a.exact),
+        ("--sample", a.sample.is_some()),
+        ("--threads", a.threads.is_some()),
+        ("--by-bytes", a.by_bytes),
+    ];
+    if let Some((flag, _)) = with_policy.iter().find(|(_, given)| *given) {
+        bail!("{flag} goes with --policy=P1,P2,… (without it the LRU curve comes from stack distances)");
     }
     let (mut block, mut builder, method) = a.curve.check()?;
     let (label, format, requests, skipped) = match &a.trace {

@@ -955,11 +955,18 @@ fn calibrate_probes() -> Vec<Probe> {
     // A run document's `iolab_predict` (viz's predict-vs-measure section) with rows of the
     // wrong shape or values: drawn from what is usable, never a panic.
     let run = r#"{"fio version":"iolab-0.1.0","jobs":[],"iolab_predict":"#;
-    for (what, pred) in [
-        ("rows not an array", r#"{"rows":"x"}"#),
+    // A number beyond any measurement (-1e308 µs) is refused, naming its place (issue 28).
+    for (what, pred, oracle) in [
+        ("rows not an array", r#"{"rows":"x"}"#, Oracle::Ok),
         (
-            "rows with strings, nulls, NaN and -1e308",
-            r#"{"profile":5,"rows":[{"groupid":"x","dir":7,"measured":null,"predicted":{"iops":"nan","p99_us":-1e308},"error":{"iops":"inf"}}]}"#,
+            "rows with strings, nulls and NaN",
+            r#"{"profile":5,"rows":[{"groupid":"x","dir":7,"measured":null,"predicted":{"iops":"nan","p99_us":null},"error":{"iops":"inf"}}]}"#,
+            Oracle::Ok,
+        ),
+        (
+            "rows with -1e308",
+            r#"{"profile":5,"rows":[{"groupid":"x","dir":7,"measured":null,"predicted":{"iops":1,"p99_us":-1e308}}]}"#,
+            err(&["r.json", "/iolab_predict/rows/0/predicted/p99_us", "-1e308"]),
         ),
     ] {
         for (cmd, args) in [
@@ -967,8 +974,13 @@ fn calibrate_probes() -> Vec<Probe> {
             ("plot", &["plot", "{W}/r.json", "--out-dir", "{W}/plots"][..]),
         ] {
             v.push(
-                Probe::new("report", format!("{cmd} of iolab_predict {what}"), args, Oracle::Ok)
-                    .prep(Prep::File("r.json", format!("{run}{pred}}}").into_bytes())),
+                Probe::new(
+                    "report",
+                    format!("{cmd} of iolab_predict {what}"),
+                    args,
+                    oracle.clone(),
+                )
+                .prep(Prep::File("r.json", format!("{run}{pred}}}").into_bytes())),
             );
         }
     }
