@@ -222,3 +222,23 @@ fn sim_backing_profile_runs_its_host_stage_and_says_so() {
     assert!((bound / 10_000.0 - 1.0).abs() < 0.02, "one thread at 100 µs per I/O: {bound}");
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// Issue 32 (newcomer scenario 5): the text's read amplification is the real ratio. A
+/// metadata-only 128 KiB-record cache makes the disk read a whole record for each 4 KiB read
+/// of a file read once in random order: 32.0x (it printed 0.0x when the per-job results were
+/// taken before the text was made).
+#[test]
+fn sim_text_prints_real_read_amplification() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let out = iolab()
+        .arg("sim")
+        .args(["--tier=ram:1GiB:lru:block=128KiB:metadata_only=true", "--backing=hdd:7200"])
+        .args(["--name=r", "--rw=randread", "--bs=4k", "--size=4m"])
+        .arg(format!("--filename={}", d.path().join("f").display()))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find(|l| l.starts_with("derived: read amplification")).unwrap();
+    assert!(line.ends_with("ram0 0.0x, hdd 32.0x"), "{line}");
+}
