@@ -117,7 +117,7 @@ fn flat_profile() -> DeviceProfile {
 
 fn read_job(bs: &str, depth: u32) -> Vec<iolab_job::Job> {
     let text = format!(
-        "[j]\nfilename=/nonexistent\nsize=64m\nrw=randread\nbs={bs}\niodepth={depth}\n\
+        "[j]\nioengine=libaio\nfilename=/nonexistent\nsize=64m\nrw=randread\nbs={bs}\niodepth={depth}\n\
          number_ios=4000\nnorandommap=1\n"
     );
     iolab_job::parse_str("j", &text).unwrap().jobs
@@ -183,7 +183,7 @@ fn fit_and_prediction_are_deterministic() {
     assert_eq!(again, fit::fit("x", cal.target.size, &cal.measured, 1, true));
     let jobs = iolab_job::parse_str(
         "j",
-        "[j]\nfilename=/nonexistent\nsize=16m\nrw=randrw\nbs=4k\niodepth=4\nnumber_ios=5000\n",
+        "[j]\nioengine=libaio\nfilename=/nonexistent\nsize=16m\nrw=randrw\nbs=4k\niodepth=4\nnumber_ios=5000\n",
     )
     .unwrap()
     .jobs;
@@ -312,7 +312,9 @@ fn the_fit_recovers_size_depth_and_mix_terms_of_a_known_device() {
     let fitted = fit::fit("known", cap, &ms, 1, true);
     assert!((fitted.mix_stretch - 0.6).abs() < 0.2, "mix_stretch {}", fitted.mix_stretch);
     let iops = |dev: &DeviceSpec, text: &str| {
-        let job = format!("[j]\nfilename=/nonexistent-known\nsize=256m\nnorandommap=1\n{text}");
+        let job = format!(
+            "[j]\nioengine=libaio\nfilename=/nonexistent-known\nsize=256m\nnorandommap=1\n{text}"
+        );
         let r = predict(&iolab_job::parse_str("j", &job).unwrap().jobs, dev).unwrap();
         iolab_calibrate::metrics::of_group(&r.groups[0], IoDir::Read).iops
     };
@@ -383,7 +385,7 @@ fn the_fit_recovers_size_dependent_transfer_sharing() {
     assert!((knots[1][1] / 2.0 - 1.0).abs() < 0.1, "1 MiB sharing {knots:?}");
     assert!(fitted.write.xfer_parallel_by_size.is_empty(), "no deep 64 KiB write point");
     let iops = |p: &DeviceProfile| {
-        let job = "[j]\nfilename=/nonexistent-known\nsize=256m\nnorandommap=1\n\
+        let job = "[j]\nioengine=libaio\nfilename=/nonexistent-known\nsize=256m\nnorandommap=1\n\
                    rw=randread\nbs=128k\niodepth=4\nnumber_ios=4000\n";
         let dev = DeviceSpec::Profile(Box::new(p.clone()));
         let r = predict(&iolab_job::parse_str("j", job).unwrap().jobs, &dev).unwrap();
@@ -434,7 +436,9 @@ fn known_throttled() -> DeviceProfile {
 
 /// The simulated median read latency of the job `text` (a job section's lines) on `p`.
 fn read_p50(p: &DeviceProfile, text: &str) -> f64 {
-    let job = format!("[j]\nfilename=/nonexistent-known\nsize=256m\nnorandommap=1\n{text}");
+    let job = format!(
+        "[j]\nioengine=libaio\nfilename=/nonexistent-known\nsize=256m\nnorandommap=1\n{text}"
+    );
     let dev = DeviceSpec::Profile(Box::new(p.clone()));
     let r = predict(&iolab_job::parse_str("j", &job).unwrap().jobs, &dev).unwrap();
     iolab_calibrate::metrics::of_group(&r.groups[0], IoDir::Read).p50_us
@@ -543,7 +547,9 @@ fn the_fit_recovers_a_cpu_bound_devices_cost_per_io_by_size() {
         assert!((k[1] / want - 1.0).abs() < 0.1, "CPU per I/O {knots:?}");
     }
     let iops = |p: &DeviceProfile, text: &str| {
-        let job = format!("[j]\nfilename=/nonexistent-known\nsize=256m\nnorandommap=1\n{text}");
+        let job = format!(
+            "[j]\nioengine=libaio\nfilename=/nonexistent-known\nsize=256m\nnorandommap=1\n{text}"
+        );
         let dev = DeviceSpec::Profile(Box::new(p.clone()));
         let r = predict(&iolab_job::parse_str("j", &job).unwrap().jobs, &dev).unwrap();
         iolab_calibrate::metrics::of_group(&r.groups[0], IoDir::Read).iops

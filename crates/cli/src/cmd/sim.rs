@@ -67,11 +67,14 @@ pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
     let mut run_meta =
         super::meta_now(iolab_stats::RunMode::Simulated, SimOptions::default().percentiles);
     run_meta.interrupted = report.interrupted;
+    // Before run_result takes the per-job results: the derived read amplification divides
+    // by the bytes they returned (taken first, every text said 0.0x).
+    let model_text = report.model_text();
     let result = jobs::run_result(&mut report, &meta, run_meta);
     let model = serde_json::to_value(&report)?;
     let html = |r: &iolab_stats::RunResult, _: &[(&str, serde_json::Value)]| sim_page(r, &model);
     let mut x = Extras {
-        after_normal: vec![format!("\n{}", report.model_text())],
+        after_normal: vec![format!("\n{model_text}")],
         sections: vec![("iolab_sim", model.clone())],
         html: Some(&html),
         ..Extras::default()

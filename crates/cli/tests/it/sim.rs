@@ -33,6 +33,8 @@ fn sim_json_has_run_shape_plus_model_sections() {
         .arg("sim")
         .args(JOB)
         .args(["--tier=ram:1MiB:lru", "--backing=hdd:7200", "--output-format=json"])
+        // An async engine: sim, as run, keeps a sync engine (psync, the default) at depth 1.
+        .arg("--ioengine=libaio")
         .arg(format!("--output={}", sim_out.display()))
         .output()
         .unwrap();
@@ -206,7 +208,7 @@ fn sim_backing_profile_runs_its_host_stage_and_says_so() {
         let out = iolab()
             .arg("sim")
             .args(["--name=h", "--rw=randread", "--bs=4k", "--size=64m", "--iodepth=16"])
-            .args(["--number_ios=20000", "--output-format=json"])
+            .args(["--number_ios=20000", "--ioengine=libaio", "--output-format=json"])
             .arg(format!("--backing={}", f.display()))
             .output()
             .unwrap();
@@ -221,4 +223,51 @@ fn sim_backing_profile_runs_its_host_stage_and_says_so() {
     assert!(free > 100_000.0, "10 µs at QD16 over 64 servers: {free}");
     assert!((bound / 10_000.0 - 1.0).abs() < 0.02, "one thread at 100 µs per I/O: {bound}");
     std::fs::remove_dir_all(d).unwrap();
+}
+
+/// Issue 32 (newcomer scenario 5): the text's read amplification is the real ratio. A
+/// metadata-only 128 KiB-record cache makes the disk read a whole record for each 4 KiB read
+/// of a file read once in random order: 32.0x (it printed 0.0x when the per-job results were
+/// taken before the text was made).
+#[test]
+fn sim_text_prints_real_read_amplification() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let out = iolab()
+        .arg("sim")
+        .args(["--tier=ram:1GiB:lru:block=128KiB:metadata_only=true", "--backing=hdd:7200"])
+        .args(["--name=r", "--rw=randread", "--bs=4k", "--size=4m"])
+        .arg(format!("--filename={}", d.path().join("f").display()))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find(|l| l.starts_with("derived: read amplification")).unwrap();
+    assert!(line.ends_with("ram0 0.0x, hdd 32.0x"), "{line}");
+}
+
+/// Issue 32: a sync engine keeps one I/O in flight in `sim` as in `run`, whatever iodepth
+/// asks, and stderr says so. psync at iodepth=32 showed 97 % of I/Os at depth 32 before.
+#[test]
+fn sim_sync_engine_runs_at_depth_one_as_run_does() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let depth_levels = |engine: &str| {
+        let out = iolab()
+            .args(["sim", "--backing=hdd:7200", "--output-format=json"])
+            .args(["--name=r", "--rw=randread", "--bs=4k", "--size=4m", "--iodepth=32"])
+            .arg(format!("--ioengine={engine}"))
+            .arg(format!("--filename={}", d.path().join("f").display()))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let lv = v["jobs"][0]["iodepth_level"].clone();
+        (lv, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (sync, note) = depth_levels("psync");
+    assert_eq!(sync["1"].as_f64(), Some(100.0), "{sync}");
+    assert_eq!(sync["32"].as_f64(), Some(0.0), "{sync}");
+    assert!(note.contains("ioengine=psync is synchronous: depth 1 in flight"), "{note}");
+    let (deep, note) = depth_levels("libaio");
+    assert!(deep["32"].as_f64().unwrap() > 90.0, "{deep}");
+    assert!(!note.contains("synchronous"), "{note}");
 }

@@ -44,6 +44,7 @@ pub fn job_workers(
     let mut layout = BackingLayout::default();
     for job in jobs {
         let after = start_after(job, &out.workers);
+        let depth = in_flight(job, &mut out.warnings);
         for clone in 0..job.numjobs.max(1) {
             thread_number += 1;
             let names = file_names(job, clone);
@@ -77,7 +78,7 @@ pub fn job_workers(
                 .collect::<Result<Vec<u64>, SimError>>()?;
             let runtime = stop.runtime;
             let source = Box::new(WorkloadSource { wl, bases });
-            let mut spec = WorkerSpec::new(job.name.clone(), source, job.iodepth.max(1) as usize);
+            let mut spec = WorkerSpec::new(job.name.clone(), source, depth);
             spec.after = after.clone();
             spec.runtime = runtime;
             spec.ramp = stop.ramp_time;
@@ -100,6 +101,24 @@ pub fn job_workers(
         }
     }
     Ok(out)
+}
+
+/// The depth `job` keeps in flight: 1 for a synchronous engine (the engine fact table's
+/// SYNC flag: psync, sync, pvsync, mmap, ...), whatever `iodepth` asks, as `iolab run` caps
+/// it (engine runner/config.rs); else `iodepth`. A capped depth is said in `warnings`.
+fn in_flight(job: &Job, warnings: &mut Vec<String>) -> usize {
+    use iolab_job::engines::{has, SYNC};
+    if !has(&job.ioengine, SYNC) {
+        return job.iodepth.max(1) as usize;
+    }
+    if job.iodepth > 1 {
+        warnings.push(format!(
+            "job '{}': ioengine={} is synchronous: depth 1 in flight, as iolab run caps it \
+             (asked iodepth={})",
+            job.name, job.ioengine, job.iodepth
+        ));
+    }
+    1
 }
 
 /// fio's ordering: the workers `job` waits for (`stonewall`: every earlier one; `wait_for`:
