@@ -111,6 +111,8 @@ flags! {
     unlink => "unlink";
     /// `exitall` (default 0): when the job ends, stop the jobs of its `exit_what` scope.
     exitall => "exitall";
+    /// `per_job_logs` (default 1): one log file per job; 0: the jobs of a prefix share one.
+    per_job_logs => "per_job_logs";
     /// `allow_file_create` (default 1).
     allow_file_create => "allow_file_create";
     allow_mounted_write => "allow_mounted_write";
@@ -212,6 +214,16 @@ const OTHER_NAMES: &[&str] = &[
 ];
 
 impl Job {
+    /// `continue_on_error` as given (`none`, `read`, `write`, `io`, `verify`, `all`, `0`, `1`).
+    pub fn continue_on_error_kind(&self) -> Option<&str> {
+        self.opt_str("continue_on_error")
+    }
+
+    /// `exit_what` as given (`group`, `stonewall`, `all`): the scope `exitall` ends.
+    pub fn exit_what(&self) -> Option<&str> {
+        self.opt_str("exit_what")
+    }
+
     /// The registry default of `name`, typed by its entry.
     fn default_value(name: &str) -> Option<OptionValue> {
         let def = registry::lookup(name)?;

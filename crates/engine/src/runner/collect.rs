@@ -57,9 +57,7 @@ impl Collected {
                             log_prio: logs.log_prio,
                             ioprio: logs.ioprio,
                             store_compressed: logs.store_compressed,
-                            per_job: !job
-                                .opt("per_job_logs")
-                                .is_some_and(|v| matches!(v, iolab_job::OptionValue::Bool(false))),
+                            per_job: job.per_job_logs(),
                         });
                     }
                     self.finished.push((c.job_idx, n as u32, jr));

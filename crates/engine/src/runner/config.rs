@@ -229,8 +229,8 @@ pub fn worker_config(
         runtime: job.runtime.filter(|r| r.0 > 0),
         ramp: job.ramp_time.filter(|r| r.0 > 0),
         interval: logs.interval(job, opts.interval),
-        stop_on_error: !matches!(job.opt_str("continue_on_error"), Some("all" | "1")),
-        continue_dirs: match job.opt_str("continue_on_error") {
+        stop_on_error: !matches!(job.continue_on_error_kind(), Some("all" | "1")),
+        continue_dirs: match job.continue_on_error_kind() {
             Some("read") => 1,
             Some("write") => 2,
             Some("io") => 3,

@@ -160,7 +160,7 @@ impl ExitScopes {
     /// The stop the job's clones hang from, and what they set at their end with exitall.
     fn for_job(&mut self, job: &Job) -> (Stop, Option<ExitSignal>) {
         let group = self.groups.entry(job.group_id).or_insert_with(|| self.segment.child()).clone();
-        let exit = job.exitall().then(|| match job.opt_str("exit_what") {
+        let exit = job.exitall().then(|| match job.exit_what() {
             Some("stonewall") => (self.segment.clone(), None),
             Some("all") => (self.segment.clone(), Some(self.all.clone())),
             _ => (group.clone(), None),

@@ -56,4 +56,8 @@ pub const NOT_PATHS: &[(&str, &str)] = &[
     ("verify_state_save", "a flag (no state file is written)"),
     ("verify_state_load", "a flag (refused)"),
     ("log_avg_msec", "a time"),
+    ("log_window_value", "which statistic a log window records (avg, max, both)"),
+    ("log_compression_cpus", "a CPU list"),
+    ("sync_file_range", "flags and a count (refused)"),
+    ("profile", "the name of one of fio's built-in profiles (refused)"),
 ];
