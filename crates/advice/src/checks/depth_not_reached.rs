@@ -22,7 +22,9 @@
 //! the rest of a newly allocated extent, journal commits, metadata). Those extra requests
 //! raise aqu-sz while the application's own I/Os still run one at a time, so when the devices
 //! did more than [`AMPLIFICATION_MIN`] requests per application I/O in the phase, the device
-//! depth is also compared per application I/O (aqu-sz divided by that ratio).
+//! depth is also compared per application I/O (aqu-sz divided by that ratio). The bar is low
+//! (1.1): under load ext4's extra requests per write fell from 2.0 to 1.46, and a bar of 1.5
+//! then compared the raw aqu-sz (3.29 against 8 issued) and missed the serialised threads.
 
 use iolab_job::engines::{self as facts, KERNEL_QUEUE, SYNC};
 use iolab_stats::{DiskUtil, JobResult, RunResult};
@@ -33,7 +35,7 @@ use crate::{Advice, Evidence, JobEvidence, Severity, WriteAlloc};
 
 pub const ID: &str = "depth_not_reached";
 pub const FRACTION: f64 = 1.0 / 3.0;
-pub const AMPLIFICATION_MIN: f64 = 1.5;
+pub const AMPLIFICATION_MIN: f64 = 1.1;
 /// The bar for asynchronous engines: the device saw at most half the depth issued.
 pub const ASYNC_FRACTION: f64 = 0.5;
 /// Share of requests merged by the block layer that is named as a cause.

@@ -196,7 +196,7 @@ fn bad_input_gets_one_line() {
     let ok = paced_run(p, "ok.json", 2000);
     let cases: &[(&[&str], &str)] = &[
         (&["text.json", "ok.json"], "text.json: no JSON object in it"),
-        (&["nojobs.json", "ok.json"], "nojobs.json: no \"jobs\" array"),
+        (&["nojobs.json", "ok.json"], "nojobs.json: no \"jobs\" or \"client_stats\" array"),
         (&["bin.json", "ok.json"], "bin.json: not UTF-8 text"),
         (&["trunc.json", "ok.json"], "trunc.json: not valid JSON"),
         (&[".", "ok.json"], "expected a regular file"),
