@@ -691,3 +691,78 @@ fn non_owner_reads_a_file_it_may_not_open_noatime() {
     assert_eq!(j["jobs"][0]["read"]["io_bytes"], 1 << 20, "{stderr}");
     assert_eq!(j["jobs"][0]["read"]["total_ios"], 16);
 }
+
+/// Waits for `child` at most `secs` seconds; kills it and fails the test when it is still
+/// running then (a hang).
+fn wait_at_most(
+    child: &mut std::process::Child,
+    secs: u64,
+    what: &str,
+) -> std::process::ExitStatus {
+    let t = std::time::Instant::now();
+    loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            return st;
+        }
+        if t.elapsed().as_secs() >= secs {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: still running after {secs} s (hung)");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// `sqthread_poll=1` (IORING_SETUP_SQPOLL): the kernel's SQ thread takes submissions as soon
+/// as the tail moves, and sleeps when idle. The reliability review's run at depth 2 and 32
+/// never ended (in-flight count wrapped below zero, and the wait ignored
+/// IORING_SQ_NEED_WAKEUP): here each depth ends at its 1 s runtime with I/O counted, and a run
+/// without a runtime ends on SIGINT, marked interrupted.
+#[test]
+fn io_uring_sqpoll_ends_at_runtime_and_on_sigint() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let base = |extra: &[&str]| {
+        let mut c = iolab();
+        c.args(["run", "--name=sq", "--size=16m", "--ioengine=io_uring", "--sqthread_poll=1"])
+            .arg(format!("--filename={}", d.path().join("sq.dat").display()))
+            .args(["--output-format=json"])
+            .args(extra)
+            .stdin(iolab_test_support::empty_stdin().unwrap());
+        c
+    };
+    for depth in ["2", "32"] {
+        let out = d.path().join(format!("qd{depth}.json"));
+        let mut child = base(&[&format!("--iodepth={depth}"), "--time_based", "--runtime=1"])
+            .arg(format!("--output={}", out.display()))
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let st = wait_at_most(&mut child, 20, &format!("sqthread_poll=1 iodepth={depth}"));
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        if !st.success() && err.contains("io_uring") {
+            iolab_test_support::skip(format!("io_uring with SQPOLL unavailable: {err}"));
+            return;
+        }
+        assert!(st.success(), "iodepth={depth}: {err}");
+        let j = json_file(&out);
+        let ios = j["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
+        assert!(ios > 100, "iodepth={depth}: {ios} reads in 1 s");
+        let runtime = j["jobs"][0]["read"]["runtime"].as_u64().unwrap();
+        assert!((900..=3000).contains(&runtime), "iodepth={depth}: runtime {runtime} ms");
+    }
+    let out = d.path().join("int.json");
+    let mut child = base(&["--iodepth=32", "--loops=100000"])
+        .arg(format!("--output={}", out.display()))
+        .stderr(iolab_test_support::sink().unwrap())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { kill(child.id() as i32, 2) };
+    let st = wait_at_most(&mut child, 10, "sqthread_poll=1 after SIGINT");
+    assert_eq!(st.code(), Some(130));
+    let j = json_file(&out);
+    assert_eq!(j["jobs"][0]["iolab"]["interrupted"], true, "{}", j["jobs"][0]["iolab"]);
+    assert!(j["jobs"][0]["read"]["total_ios"].as_u64().unwrap() > 0);
+}

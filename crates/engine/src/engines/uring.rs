@@ -82,7 +82,16 @@ pub struct Uring {
     fallbacks: Vec<String>,
     /// Most completions per reap (`iodepth_batch_complete_max`; u32::MAX: no limit).
     reap_max: u32,
+    /// SQPOLL: SQEs pushed since the last commit. The kernel's SQ thread takes SQEs as soon as
+    /// the tail moves, so the SQ's length at commit time says nothing about what was queued
+    /// (counting it lost units, and `in_flight` wrapped below zero: the wait that hung).
+    uncommitted: u32,
 }
+
+/// SQPOLL: the longest single wait for completions, ns. Each wait ends by this time and the
+/// next one checks `IORING_SQ_NEED_WAKEUP` again, so a wake-up missed to a race never turns
+/// into a wait forever.
+const SQPOLL_WAIT_NS: u32 = 10_000_000;
 
 /// Why io_uring cannot be used here ([`probe`]).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -246,6 +255,7 @@ impl Uring {
             ring_index,
             fallbacks,
             reap_max: if cfg.reap_max == 0 { u32::MAX } else { cfg.reap_max },
+            uncommitted: 0,
         })
     }
 
@@ -317,6 +327,22 @@ impl Uring {
         self.ring.params().is_setup_sqpoll()
     }
 
+    /// SQPOLL: wake the SQ thread if it sleeps (`IORING_SQ_NEED_WAKEUP` →
+    /// `IORING_ENTER_SQ_WAKEUP`, the crate's `submit_with_args`) and wait for `want`
+    /// completions for at most [`SQPOLL_WAIT_NS`] (EXT_ARG, 5.11+; older kernels wait
+    /// unbounded, with the same wake-up).
+    fn sqpoll_wait(&self, want: u32) -> std::io::Result<usize> {
+        let ts = types::Timespec::new().nsec(SQPOLL_WAIT_NS);
+        let args = types::SubmitArgs::new().timespec(&ts);
+        match self.ring.submitter().submit_with_args(want as usize, &args) {
+            Err(e) if e.raw_os_error() == Some(libc::ETIME) => Ok(0),
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+                self.ring.submit_and_wait(want as usize)
+            }
+            r => r,
+        }
+    }
+
     /// Move up to `limit` completions from the CQ to `out`; the rest stay for the next reap.
     fn drain(&mut self, out: &mut Vec<Completion>, limit: u32) -> u32 {
         let mut n = 0;
@@ -374,6 +400,11 @@ impl IoEngine for Uring {
             // that stays open for the life of the engine.
             let pushed = unsafe { self.ring.submission().push(&sqe) };
             if pushed.is_ok() {
+                if self.sqpoll() {
+                    // In the kernel's hands from now on (its thread polls the tail).
+                    self.in_flight += 1;
+                    self.uncommitted += 1;
+                }
                 return Ok(Queued::Queued);
             }
             // SQ full: submit what is there first.
@@ -382,18 +413,18 @@ impl IoEngine for Uring {
     }
 
     fn commit(&mut self) -> Result<usize, EngineError> {
+        if self.sqpoll() {
+            // The kernel thread submits (counted in `queue`); wake it when it sleeps.
+            if self.uncommitted > 0 {
+                self.ring
+                    .submit()
+                    .map_err(|e| EngineError::engine("io_uring", "io_uring_enter", e))?;
+            }
+            return Ok(std::mem::take(&mut self.uncommitted) as usize);
+        }
         let total = self.ring.submission().len();
         if total == 0 {
             return Ok(0);
-        }
-        if self.sqpoll() {
-            // The kernel thread submits; the crate wakes it when it sleeps.
-            let n = self
-                .ring
-                .submit()
-                .map_err(|e| EngineError::engine("io_uring", "io_uring_enter", e))?;
-            self.in_flight += n as u32;
-            return Ok(n);
         }
         let mut pending = total;
         while pending > 0 {
@@ -421,11 +452,8 @@ impl IoEngine for Uring {
         let mut got = self.drain(out, cap);
         let min = min.min(got + self.in_flight).min(cap);
         while got < min {
-            let r = if self.sqpoll() {
-                self.ring.submit_and_wait((min - got) as usize)
-            } else {
-                self.enter(0, min - got)
-            };
+            let r =
+                if self.sqpoll() { self.sqpoll_wait(min - got) } else { self.enter(0, min - got) };
             match r {
                 Ok(_) => {}
                 Err(e)
@@ -455,7 +483,7 @@ impl Drop for Uring {
     fn drop(&mut self) {
         let mut sink = Vec::with_capacity(self.in_flight as usize);
         while self.in_flight > 0 {
-            let r = if self.sqpoll() { self.ring.submit_and_wait(1) } else { self.enter(0, 1) };
+            let r = if self.sqpoll() { self.sqpoll_wait(1) } else { self.enter(0, 1) };
             match r {
                 Ok(_) => {}
                 Err(e)
