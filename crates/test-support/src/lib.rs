@@ -22,11 +22,13 @@
 
 mod cgroup;
 mod device;
+mod pressure;
 mod probe;
 mod stdio;
 
 pub use cgroup::Throttle;
 pub use device::{mknod_block, mknod_char, mknod_fifo, LoopDev, Mount, TmpfsLoop, Zram};
+pub use pressure::CpuPressure;
 pub use probe::{
     chromium, fio, global_lock, have, is_root, mkfs, or_skip, quick_tier, require_root, sh, skip,
     tool, which, Skip, QUICK_VAR,

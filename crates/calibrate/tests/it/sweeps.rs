@@ -22,8 +22,10 @@ fn scratch(name: &str) -> PathBuf {
 
 /// The sweeps' budget here: 21 points and their set-up. Each point's overhead beyond its run
 /// is ~0.05 s idle but reached ~0.5 s with another test suite on the 2 cores (load 3.8), where
-/// 5-6 s ran out after 10 points; 10 s holds that.
-const BUDGET: f64 = 10.0;
+/// 5-6 s ran out after 10 points; 10 s held that, but at load 8 (four compilers beside it,
+/// CPU pressure 95 %) one calibration in three ran out with 3 points left ("7.5 s spent;
+/// 3 points left need 1.2 s more"): 13 s holds that.
+const BUDGET: f64 = 13.0;
 
 fn small_opts(budget: f64) -> CalibrateOptions {
     CalibrateOptions { budget_secs: budget, new_file_size: 16 << 20, ..CalibrateOptions::default() }
@@ -35,7 +37,12 @@ fn calibrates_a_new_file_within_its_budget_and_removes_it() {
     let _quiet = crate::measuring();
     let dir = scratch("file");
     let target = dir.join("cal.dat");
+    let pressure = iolab_test_support::CpuPressure::start();
     let cal = calibrate(&target, &small_opts(BUDGET)).unwrap();
+    // QD1 IOPS include the thread's time between commands, which a busy host's scheduler
+    // sets (11k measured beside a compile where the 29 µs median alone gives 34k): the IOPS
+    // checks need a quiet host; the median latency is checked either way.
+    let busy = pressure.map_or(Some("no /proc/pressure/cpu".to_string()), |p| p.busy(0.25));
     crate::within_budget(&cal, BUDGET);
     assert_eq!(cal.measured.len(), 21, "11 read, 9 write points and the 50/50 one");
     assert!(cal.measured.iter().all(|m| m.m.ios > 0 && m.m.p50_us > 0.0));
@@ -48,14 +55,21 @@ fn calibrates_a_new_file_within_its_budget_and_removes_it() {
     assert_eq!(&back, p);
     let qd1 =
         p.points.iter().find(|x| x.rw == "randread" && x.iodepth == 1 && x.bs == 4096).unwrap();
-    assert!(qd1.iops_error.abs() < 1.0, "{qd1:?}");
+    let p50_ratio = qd1.predicted_p50_us / qd1.measured_p50_us;
+    assert!((0.5..2.0).contains(&p50_ratio), "{qd1:?}");
     // The refinement simulates the full-span QD1 point until the profile reproduces it.
     let full = p
         .points
         .iter()
         .find(|x| x.rw == "randread" && x.iodepth == 1 && x.bs == 4096 && x.span == 16 << 20)
         .unwrap();
-    assert!(full.iops_error.abs() < 0.15, "{full:?}");
+    match busy {
+        None => {
+            assert!(qd1.iops_error.abs() < 1.0, "{qd1:?}");
+            assert!(full.iops_error.abs() < 0.15, "{full:?}");
+        }
+        Some(why) => iolab_test_support::skip(format!("QD1 IOPS checks: {why}")),
+    }
     std::fs::remove_dir_all(dir).unwrap();
 }
 
