@@ -5,9 +5,11 @@ use iolab_job::cmdline::personality::{self, fio_personality};
 use std::process::ExitCode;
 
 mod cmd;
+mod memlimit;
 mod signals;
 
 fn main() -> ExitCode {
+    memlimit::hold_arenas_under_an_address_limit();
     signals::install();
     let argv = match personality::argv_text(std::env::args_os().collect()) {
         Ok(argv) => argv,

@@ -474,3 +474,40 @@ fn hostile_job_names_hide_nothing_in_the_page() {
         assert!(!dom.contains("<title>x</title>"), "{name:?}: injected script ran");
     }
 }
+
+/// `ulimit -v 300000` and `numjobs=24` (the reliability review's §6 case): half the runs
+/// aborted in a 800 KB allocation or failed to spawn a thread, because glibc reserved 64 MiB
+/// of address space per thread's malloc arena. Ten runs of 24 and 48 jobs under 300 MB of
+/// address space all end with their I/O counted.
+#[test]
+fn many_jobs_run_under_an_address_space_limit() {
+    use std::os::unix::process::CommandExt;
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    for (i, jobs) in [24, 48].iter().cycle().take(10).enumerate() {
+        let out = d.path().join(format!("r{i}.json"));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_iolab"));
+        cmd.args(["run", "--name=x", "--ioengine=null", "--size=1m", "--output-format=json"])
+            .arg(format!("--numjobs={jobs}"))
+            .arg(format!("--output={}", out.display()))
+            .stdin(empty_stdin().unwrap())
+            .stdout(sink().unwrap());
+        // SAFETY: setrlimit is async-signal-safe; the closure touches no shared state.
+        unsafe {
+            cmd.pre_exec(|| {
+                let lim = libc::rlimit { rlim_cur: 300_000 << 10, rlim_max: 300_000 << 10 };
+                if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let o = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "run {i}, numjobs={jobs}: {err}");
+        let j: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let jobs_out = j["jobs"].as_array().unwrap();
+        assert_eq!(jobs_out.len(), *jobs);
+        assert!(jobs_out.iter().all(|x| x["read"]["total_ios"] == 256), "run {i}");
+    }
+}
