@@ -71,6 +71,8 @@ struct Zones {
 struct FileState {
     start: u64,
     io_size: u64,
+    /// The file's whole size (fio `real_file_size`), where holed sequential I/O wraps.
+    file_size: u64,
     /// Absolute end of the last I/O per direction (fio `last_pos`).
     last_pos: [u64; 3],
     /// Absolute start of the last I/O per direction (fio `last_start`).
@@ -141,6 +143,9 @@ pub struct Workload {
     loops: u64,
     loops_done: u64,
     stop: StopConditions,
+    /// `io_size=` was given: a pass that finishes every file short of the bytes starts
+    /// another (fio `keep_running`: without `io_size` a job whose files are done is done).
+    wrap_files: bool,
     passes: u64,
     pacer: Option<Pacer>,
     warnings: Vec<String>,
@@ -369,6 +374,7 @@ fn file_states(
         files.push(FileState {
             start,
             io_size,
+            file_size: r.file_size,
             last_pos,
             last_start,
             lastb,
@@ -705,6 +711,7 @@ impl Workload {
             loops: p.budget.loops,
             loops_done: 0,
             stop: p.budget.stop,
+            wrap_files: job.io_size.is_some(),
             passes: 0,
             pacer: p.pacer,
             warnings: p.warnings,
@@ -861,7 +868,8 @@ impl Workload {
                     return false;
                 }
                 if !self.stop.time_based
-                    && self.per_loop_bytes.saturating_sub(self.loop_bytes) < self.max_bs
+                    && (self.per_loop_bytes.saturating_sub(self.loop_bytes) < self.max_bs
+                        || !self.wrap_files)
                 {
                     if !self.end_loop() {
                         return false;
@@ -1085,16 +1093,22 @@ impl Workload {
     fn seq_offset(&mut self, fi: usize, d: usize) -> Option<u64> {
         let f = &self.files[fi];
         let mut pos = f.last_pos[d] - f.start;
-        if pos >= f.io_size {
+        // fio: the file is done once the last I/O ended at the file's end (absolute), and
+        // the caller ends the region at `io_size` (relative).
+        if pos >= f.io_size || f.last_pos[d] >= f.file_size {
             return None;
         }
         if pos != 0 && self.seq_add != 0 {
+            // fio compares the region-relative position with the file's whole size and, past
+            // it, wraps forward I/O to `file_offset` (taken as relative): holed I/O that
+            // steps over the end wraps, one that ends exactly there is done (`rw=write:64k
+            // size=1m bs=4k` issues 16 writes, as fio 3.33, not 256). Backwards I/O wraps
+            // to the end.
             let p = pos as i64 + self.seq_add;
             pos = if p < 0 {
-                // Backwards I/O wraps to the end (fio: `io_size + ddir_seq_add`).
-                (f.io_size as i64 + self.seq_add).max(0) as u64
-            } else if p as u64 >= f.io_size {
-                0
+                (f.io_size.min(f.file_size) as i64 + self.seq_add).max(0) as u64
+            } else if p as u64 >= f.file_size {
+                f.start
             } else {
                 p as u64
             };
