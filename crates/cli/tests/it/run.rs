@@ -766,3 +766,37 @@ fn io_uring_sqpoll_ends_at_runtime_and_on_sigint() {
     assert_eq!(j["jobs"][0]["iolab"]["interrupted"], true, "{}", j["jobs"][0]["iolab"]);
     assert!(j["jobs"][0]["read"]["total_ios"].as_u64().unwrap() > 0);
 }
+
+/// A target truncated to 0 bytes mid-run ends the job with fio's error (EIO, `err=5`, "full
+/// resid"), not millions of zero-byte "reads" counted as I/O (reliability review §7: rc 0,
+/// error 0, 3.7 M reads of 0 bytes): every counted read moved its 4 KiB.
+#[test]
+fn a_target_truncated_mid_run_ends_the_job_with_eio() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let target = d.path().join("t.dat");
+    let out = d.path().join("t.json");
+    let mut child = iolab()
+        .args(["run", "--name=t", "--rw=randread", "--bs=4k", "--size=64m", "--time_based"])
+        .args(["--runtime=20", "--output-format=json"])
+        .arg(format!("--filename={}", target.display()))
+        .arg(format!("--output={}", out.display()))
+        .stdin(iolab_test_support::empty_stdin().unwrap())
+        .stderr(iolab_test_support::sink().unwrap())
+        .spawn()
+        .unwrap();
+    // Wait until the layout is done and reads run (the file has its 64 MiB), then cut it.
+    let t = std::time::Instant::now();
+    while std::fs::metadata(&target).map_or(0, |m| m.len()) < 64 << 20 {
+        assert!(t.elapsed().as_secs() < 30, "the target was never laid out");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    std::fs::OpenOptions::new().write(true).open(&target).unwrap().set_len(0).unwrap();
+    let st = wait_at_most(&mut child, 15, "a run whose target was truncated");
+    assert!(st.code().is_some(), "{st:?}");
+    let j = &json_file(&out)["jobs"][0];
+    assert_eq!(j["error"], 5, "{}", j["error"]);
+    let (ios, bytes) = (j["read"]["total_ios"].as_u64().unwrap(), j["read"]["io_bytes"].as_u64());
+    assert!(ios > 0);
+    assert_eq!(bytes, Some(ios * 4096), "every counted read moved 4 KiB");
+}
