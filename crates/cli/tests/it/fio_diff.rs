@@ -367,3 +367,39 @@ fn holed_sequential_io_ends_where_fio_ends_it() {
         }
     }
 }
+
+/// The "Run status group" line as fio sums it (stat.c `__show_run_stats`): job runtimes in
+/// whole ms (at least 1), integer bandwidths, and under `group_reporting` one entry whose
+/// range is a single value. A 1 MiB null job printed `run=0-0msec` and 6196 MiB/s beside its
+/// own `(1024KiB/1msec)`; fio prints `run=1-1msec` and 1000 MiB/s.
+#[test]
+fn the_group_line_counts_runtime_as_fio_does() {
+    let group_line = |args: &[&str]| {
+        let d = tempfile::tempdir_in(".").unwrap();
+        let o = Command::new(BIN)
+            .arg("run")
+            .args(args)
+            .current_dir(d.path())
+            .stdin(empty_stdin().unwrap())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&o.stdout).to_string();
+        text.lines().find(|l| l.trim_start().starts_with("READ: bw=")).unwrap().to_string()
+    };
+    let l = group_line(&["--name=x", "--ioengine=null", "--size=1m"]);
+    assert!(l.contains("run=1-1msec") && l.contains("bw=1000MiB/s (1049MB/s)"), "{l}");
+    assert!(l.contains("1000MiB/s-1000MiB/s"), "{l}");
+    let l = group_line(&[
+        "--name=x",
+        "--ioengine=null",
+        "--size=64m",
+        "--numjobs=3",
+        "--group_reporting",
+    ]);
+    let run = l.split("run=").nth(1).unwrap();
+    let (lo, hi) = run.trim_end_matches("msec").split_once('-').unwrap();
+    assert_eq!(lo, hi, "{l}");
+    let range = l.split(", ").nth(1).unwrap().split(' ').next().unwrap();
+    let (a, b) = range.split_once('-').unwrap();
+    assert_eq!(a, b, "{l}");
+}

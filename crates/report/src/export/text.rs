@@ -74,7 +74,7 @@ fn group_status(o: &mut String, run: &RunResult, g: &iolab_stats::GroupResult) {
         if gd.max_run_ns == 0 || unified == 1 {
             continue;
         }
-        group_line(o, label, gd);
+        group_line(o, label, &fio_group_dir(run, g, *d));
     }
     if unified != 0 {
         let m = mixed_group(run, g);
@@ -90,6 +90,44 @@ fn group_status(o: &mut String, run: &RunResult, g: &iolab_stats::GroupResult) {
             g.runtime_ns / 1_000_000
         );
     }
+}
+
+/// A group's direction as fio's `__show_run_stats` sums it: each job's runtime in whole ms
+/// (`fio_ms`, at least 1 for a job that ran), its bandwidth `io_bytes·1000/ms` in integers,
+/// the aggregate over the longest job's ms. A 1 MiB job of 0.2 ms is then 1000 MiB/s and
+/// `run=1-1msec` on both lines, as fio prints, where the ns figures gave 6196 MiB/s and
+/// `run=0-0msec` beside the job's own `(1024KiB/1msec)`.
+fn fio_group_dir(run: &RunResult, g: &iolab_stats::GroupResult, d: IoDir) -> iolab_stats::GroupDir {
+    let mut gd = g.dir(d).clone();
+    let (mut min_ms, mut max_ms, mut min_bw, mut max_bw) = (u64::MAX, 0u64, u64::MAX, 0u64);
+    let jobs: Vec<&iolab_stats::JobResult> =
+        g.jobs.iter().filter_map(|&i| run.jobs.get(i)).collect();
+    for j in &jobs {
+        let s = j.dir(d);
+        let ms = super::fio_json::fio_ms(s.runtime_ns);
+        if ms == 0 {
+            continue;
+        }
+        let bw = s.io_bytes.saturating_mul(1000) / ms;
+        (min_ms, max_ms) = (min_ms.min(ms), max_ms.max(ms));
+        (min_bw, max_bw) = (min_bw.min(bw), max_bw.max(bw));
+    }
+    if max_ms == 0 {
+        return gd;
+    }
+    // group_reporting: fio sums the jobs into one thread_stat whose runtime is the longest
+    // (stat.c sum_thread_stats), so the line's range is that one entry's.
+    if jobs.iter().any(|j| super::group_reporting(run, j)) {
+        min_ms = max_ms;
+        min_bw = gd.stats.io_bytes.saturating_mul(1000) / max_ms;
+        max_bw = min_bw;
+    }
+    gd.min_run_ns = min_ms * 1_000_000;
+    gd.max_run_ns = max_ms * 1_000_000;
+    gd.min_bw_bytes = min_bw as f64;
+    gd.max_bw_bytes = max_bw as f64;
+    gd.agg_bw_bytes = (gd.stats.io_bytes.saturating_mul(1000) / max_ms) as f64;
+    gd
 }
 
 /// One direction's line of a group block: aggregate, minimum and maximum bandwidth, bytes
