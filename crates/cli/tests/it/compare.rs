@@ -110,7 +110,9 @@ fn fio_and_iolab_json_of_one_job_line_up_row_by_row() {
     let iops = row(&j, "read", "iops");
     let (f, i) =
         (iops["sides"][0]["value"].as_f64().unwrap(), iops["sides"][1]["value"].as_f64().unwrap());
-    assert!((f - 2000.0).abs() < 40.0 && (i - 2000.0).abs() < 40.0, "fio {f}, iolab {i}");
+    // fio's rate limiter falls behind on a busy host (1956 IOPS at load 12) and never runs
+    // ahead; iolab's schedule holds the rate.
+    assert!(f > 1900.0 && f < 2040.0 && (i - 2000.0).abs() < 40.0, "fio {f}, iolab {i}");
 }
 
 /// A loop device of our own (direct I/O, over a file under the crate directory), detached on
@@ -217,4 +219,30 @@ fn bad_input_gets_one_line() {
     // Only one file: clap's usage error (exit 2).
     let o = iolab().args(["compare", "ok.json"]).current_dir(p).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// A side missing the baseline's job, or a comparison with no job at all, is never "within
+/// noise on every tested metric" (reliability review §7: `compare a.json zero.json` with
+/// `"jobs": []` said so): the summary names what is missing and JSON's `within_noise` is false.
+#[test]
+fn a_side_without_the_baselines_jobs_is_not_within_noise() {
+    let d = tempfile::tempdir().unwrap();
+    let ok = paced_run(d.path(), "ok.json", 2000);
+    let zero = d.path().join("zero.json");
+    std::fs::write(&zero, "{\"fio version\": \"fio-3.33\", \"jobs\": []}").unwrap();
+    let text = |args: &[&Path]| String::from_utf8_lossy(&compare(args, &[]).stdout).to_string();
+    let t = text(&[&ok, &zero]);
+    assert!(
+        t.contains("zero.json vs baseline: not comparable: paced (read) only in the baseline"),
+        "{t}"
+    );
+    assert!(!t.contains("within noise"), "{t}");
+    let t = text(&[&zero, &ok]);
+    assert!(t.contains("not comparable: paced (read) not in the baseline"), "{t}");
+    let t = text(&[&zero, &zero]);
+    assert!(t.contains("nothing to compare") && !t.contains("within noise"), "{t}");
+    let j = json(&compare(&[&ok, &zero], &["--output-format=json"]));
+    assert_eq!(j["within_noise"], serde_json::json!([false]));
+    let j = json(&compare(&[&ok, &ok], &["--output-format=json"]));
+    assert_eq!(j["within_noise"], serde_json::json!([true]));
 }

@@ -151,8 +151,34 @@ impl Comparison {
         Diff { pct, test }
     }
 
-    /// True when no row of side `i` differs significantly from the baseline.
+    /// True when side `i` has every row the baseline has (and no other) and none differs
+    /// significantly: a side missing a job or a direction is not "within noise", and
+    /// neither is a comparison with nothing in it.
     pub fn within_noise(&self, i: usize) -> bool {
-        self.rows.iter().all(|r| self.diff(r, i).verdict(self.alpha, self.min_pct) != "significant")
+        !self.rows.is_empty()
+            && self.unmatched(i).is_empty()
+            && self
+                .rows
+                .iter()
+                .all(|r| self.diff(r, i).verdict(self.alpha, self.min_pct) != "significant")
+    }
+
+    /// The `subject (dir)` blocks that side `i` or the baseline lacks, each once, with the
+    /// side that has it: `("x (read)", "only in the baseline")`.
+    pub fn unmatched(&self, i: usize) -> Vec<(String, &'static str)> {
+        let mut out: Vec<(String, &'static str)> = Vec::new();
+        for r in &self.rows {
+            let (a, b) = (r.values[0].is_some(), r.values.get(i).copied().flatten().is_some());
+            let side = match (a, b) {
+                (true, false) => "only in the baseline",
+                (false, true) => "not in the baseline",
+                _ => continue,
+            };
+            let key = format!("{} ({})", r.subject, r.dir);
+            if !out.iter().any(|(k, _)| *k == key) {
+                out.push((key, side));
+            }
+        }
+        out
     }
 }

@@ -105,10 +105,22 @@ fn summary(c: &Comparison, i: usize) -> String {
                 .then(|| format!("{} {} {} {} {}", r.subject, r.dir, r.metric, pct(d.pct), way))
         })
         .collect();
-    if sig.is_empty() {
+    let missing: Vec<String> =
+        c.unmatched(i).into_iter().map(|(k, side)| format!("{k} {side}")).collect();
+    let mut parts = Vec::new();
+    if !sig.is_empty() {
+        parts.push(format!("significant: {}", sig.join("; ")));
+    }
+    if !missing.is_empty() {
+        parts.push(format!("not comparable: {}", missing.join("; ")));
+    }
+    if c.rows.is_empty() {
+        parts.push("nothing to compare: neither file has a job with I/O".to_string());
+    }
+    if parts.is_empty() {
         format!("#{i} {} vs baseline: within noise on every tested metric", c.files[i])
     } else {
-        format!("#{i} {} vs baseline: significant: {}", c.files[i], sig.join("; "))
+        format!("#{i} {} vs baseline: {}", c.files[i], parts.join("; "))
     }
 }
 
