@@ -46,6 +46,10 @@ pub struct TraceError {
     pub kind: TraceErrorKind,
 }
 
+/// The [`TraceError::offset`] of an error found after a batch was decoded (the record is
+/// known, its byte offset not): displayed without the byte.
+pub const UNKNOWN_OFFSET: u64 = u64::MAX;
+
 impl TraceError {
     pub fn new(source_name: &str, record: u64, offset: u64, kind: TraceErrorKind) -> Self {
         TraceError { source_name: source_name.to_string(), record, offset, kind }
@@ -61,6 +65,8 @@ impl fmt::Display for TraceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.record == 0 {
             write!(f, "{}: {}", self.source_name, self.kind)
+        } else if self.offset == UNKNOWN_OFFSET {
+            write!(f, "{}: record {}: {}", self.source_name, self.record, self.kind)
         } else {
             write!(
                 f,

@@ -1,6 +1,7 @@
 //! The [`TraceReader`] trait, reader options, and the wrapper that gives every format the same
 //! lenient-mode, record-position and time-origin behaviour.
 
+use crate::error::UNKNOWN_OFFSET;
 use crate::{ObjectRequest, TraceError, TraceErrorKind, TraceRecord};
 use iolab_core::Nanos;
 
@@ -138,6 +139,20 @@ pub(crate) trait Parse {
     }
 }
 
+/// The largest request a record may carry: 1 TiB. Block traces store sizes in 32 bits
+/// (blktrace's `bytes`, oracleGeneral's `obj_size`); a larger one is a corrupt or hostile
+/// record, and sums of such sizes overflow byte counters (a 2^64 − 1 size after a 4 KiB
+/// record panicked `sim --trace` and `mrc`, and printed `(4095B/8msec)` in a release build).
+pub const MAX_RECORD_BYTES: u64 = 1 << 40;
+
+fn oversize(size: u64) -> TraceErrorKind {
+    TraceErrorKind::BadField {
+        field: "size",
+        expected: "at most 1 TiB (2^40 bytes) per request",
+        found: size.to_string(),
+    }
+}
+
 /// Turns a [`Parse`] into a [`TraceReader`].
 pub(crate) struct Reader<P> {
     parser: P,
@@ -183,6 +198,12 @@ impl<P: Parse> TraceReader for Reader<P> {
             rec.req.file = 0;
             rec.next_access = -1;
             match self.parser.next(rec) {
+                Ok(true) if rec.size > MAX_RECORD_BYTES || rec.req.len > MAX_RECORD_BYTES => {
+                    self.failed(oversize(rec.size.max(rec.req.len)))?;
+                }
+                Ok(true) if rec.req.offset.checked_add(rec.req.len).is_none() => {
+                    self.failed(TraceErrorKind::Overflow { what: "offset + size" })?;
+                }
                 Ok(true) => {
                     let first = *self.first_time.get_or_insert(rec.time_ns);
                     rec.req.issue_at = Some(Nanos(rec.time_ns.saturating_sub(first)));
@@ -208,8 +229,27 @@ impl<P: Parse> TraceReader for Reader<P> {
         let mut i = 0;
         while i < out.len() {
             let (n, stop) = self.parser.next_objects(&mut out[i..]);
-            i += n;
-            self.records += n as u64;
+            let mut kept = n;
+            if let Some(k) = out[i..i + n].iter().position(|o| o.size > MAX_RECORD_BYTES) {
+                if !self.lenient {
+                    // The parser stands at the batch's last record; count back from it.
+                    let record = self.parser.position().0.saturating_sub((n - 1 - k) as u64);
+                    let kind = oversize(out[i + k].size);
+                    return Err(TraceError::new(&self.source_name, record, UNKNOWN_OFFSET, kind));
+                }
+                // Lenient: the oversized records are skipped, the rest kept in order.
+                let mut w = i;
+                for r in i..i + n {
+                    if out[r].size <= MAX_RECORD_BYTES {
+                        out[w] = out[r];
+                        w += 1;
+                    }
+                }
+                kept = w - i;
+                self.skipped += (n - kept) as u64;
+            }
+            i += kept;
+            self.records += kept as u64;
             match stop {
                 Ok(true) => {}
                 Ok(false) => return Ok(i),

@@ -511,3 +511,51 @@ fn many_jobs_run_under_an_address_space_limit() {
         assert!(jobs_out.iter().all(|x| x["read"]["total_ios"] == 256), "run {i}");
     }
 }
+
+/// A record whose size or end does not fit (size 2^64 − 1 after a 4 KiB record, 2^41, an
+/// LBN whose byte offset plus size passes 2^64): every command that reads a trace ends with
+/// one line naming the record and the field, never a panic (`sim --trace` and `mrc` panicked
+/// on an add overflow; a release build printed `(4095B/8msec)`). `mrc` keys on the LBN and
+/// takes the last file whole.
+#[test]
+fn oversized_trace_records_are_one_line_errors() {
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let at = |n: &str| d.path().join(n).display().to_string();
+    let files = [
+        ("max.csv", "4096,10\n1,200,28,18446744073709551615,20\n", "field `size`"),
+        ("tib2.csv", "4096,10\n1,200,28,2199023255552,20\n", "field `size`"),
+        ("end.csv", "4096,10\n1,200,28,4096,36028797018963967\n", "offset + size"),
+    ];
+    for (name, body, want) in files {
+        std::fs::write(at(name), format!("version,time,op,size,lbn\n1,100,28,{body}")).unwrap();
+        let tp = at(name);
+        let target = at("target");
+        let out = at("out.bin");
+        let cases: Vec<Vec<&str>> = vec![
+            vec!["trace", "stat", "--format", "cloudphysics", &tp],
+            vec!["mrc", "--format", "cloudphysics", &tp],
+            vec!["sim", "--trace", &tp, "--trace-format", "cloudphysics", "--backing=ssd"],
+            vec![
+                "replay",
+                &tp,
+                "--format",
+                "cloudphysics",
+                "--filename",
+                &target,
+                "--ioengine=null",
+            ],
+            vec!["trace", "convert", "--format", "cloudphysics", "--to", "oracle", &tp, &out],
+        ];
+        for args in cases {
+            let (code, stderr, _) = measured(&args, &d.path().join("err"));
+            if args[0] == "mrc" && name == "end.csv" {
+                assert_eq!(code, 0, "{args:?}: {stderr}");
+                continue;
+            }
+            assert_eq!(code, 1, "{args:?}: {stderr}");
+            assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+            let last = stderr.trim_end().lines().last().unwrap_or("");
+            assert!(last.contains("record 3") && last.contains(want), "{args:?}: {stderr}");
+        }
+    }
+}
