@@ -414,7 +414,7 @@ def calibrate(target, budget=60.0, allow_write=False, max_depth=64, seed=0x5EED,
     file's text: write it to a file for ``predict``), ``profile`` (the same as a dict: its
     ``name`` is the target's path, ``capacity`` the bytes swept, times in microseconds, rates
     per second) and ``elapsed_s`` (seconds). A read-only calibration measures no writes: its
-    ``write_cache`` is ``"not measured"`` and its write curves are the read ones."""
+    ``write_cache`` is ``"not measured"`` and its write section is copied from the read fit."""
     budget = _real(budget, "budget", 0.0, 86400.0, lo_open=True)
     max_depth = _count(max_depth, "max_depth")
     if max_depth > 4096:
