@@ -120,6 +120,10 @@ fn sim(
     cmdline: Vec<String>,
 ) -> PyResult<PyObject> {
     use iolab_model::sim::{jobs, setup, SimOptions};
+    // A profile file (a path, or a name ending .toml), as `parse_backing_or_profile` tells.
+    if backing.contains('/') || backing.ends_with(".toml") {
+        crate::refuse_special(std::path::Path::new(&backing), "device profile")?;
+    }
     let parsed = load(path, text, cmdline)?;
     let (result, model) = released(py, "sim", || {
         let mut h = setup::hierarchy(None, &tiers, &backing).map_err(|e| err("ModelError", e))?;
@@ -150,6 +154,8 @@ fn predict(
     text: Option<String>,
     cmdline: Vec<String>,
 ) -> PyResult<PyObject> {
+    let file = if profile.is_empty() { iolab_calibrate::versus::DEFAULT_PROFILE } else { &profile };
+    crate::refuse_special(std::path::Path::new(file), "device profile")?;
     let parsed = load(path, text, cmdline)?;
     let result = released(py, "predict", || {
         let p = iolab_calibrate::versus::load(&profile).map_err(|e| err("CalibrateError", e))?;
@@ -158,10 +164,25 @@ fn predict(
     result_json(py, &result)
 }
 
-/// `iolab calibrate TARGET --budget SECS`: the fitted device profile as TOML text and as a
-/// dict, and the wall time in seconds.
+/// A FIFO, socket or character device as `calibrate`'s target: `iolab.InputError` (a
+/// `ValueError`) with the CLI's line, before anything is opened.
+fn refuse_unsweepable(target: &std::path::Path) -> PyResult<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(m) = std::fs::metadata(target) else { return Ok(()) };
+    let ft = m.file_type();
+    if ft.is_fifo() || ft.is_socket() || ft.is_char_device() {
+        let why = "not a regular file, block device or directory".to_string();
+        let path = target.display().to_string();
+        return Err(err("InputError", iolab_calibrate::CalibrateError::Target { path, why }));
+    }
+    Ok(())
+}
+
+/// `iolab calibrate TARGET --budget SECS --size BYTES`: the fitted device profile as TOML
+/// text and as a dict, and the wall time in seconds. `size` is the size of a file iolab
+/// creates (a new path or a directory).
 #[pyfunction]
-#[pyo3(signature = (target, budget, allow_write=false, max_depth=64, seed=0x5eed))]
+#[pyo3(signature = (target, budget, allow_write=false, max_depth=64, seed=0x5eed, size=256 << 20))]
 fn calibrate(
     py: Python<'_>,
     target: PathBuf,
@@ -169,9 +190,12 @@ fn calibrate(
     allow_write: bool,
     max_depth: u32,
     seed: u64,
+    size: u64,
 ) -> PyResult<(String, PyObject, f64)> {
+    refuse_unsweepable(&target)?;
     let opts = iolab_calibrate::CalibrateOptions {
         budget_secs: budget,
+        new_file_size: size,
         allow_write,
         max_depth,
         seed,

@@ -63,6 +63,16 @@ pub(crate) fn check_input(path: &std::path::Path, what: &'static str) -> PyResul
         .map_err(|e| err("InputError", e))
 }
 
+/// A path the call would read as a file, refused up front as `iolab.InputError` (a
+/// `ValueError`) with the CLI's line when it exists and is not a regular file (a FIFO, a
+/// socket, a device, a directory); a missing path is left to the call, whose error names it.
+pub(crate) fn refuse_special(path: &std::path::Path, what: &'static str) -> PyResult<()> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => check_input(path, what),
+        _ => Ok(()),
+    }
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     trace::register(m)?;

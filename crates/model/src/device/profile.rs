@@ -212,8 +212,9 @@ const MAX_US: f64 = 1e9;
 /// The highest rate a profile may give (IOPS or bytes/s).
 const MAX_RATE: f64 = 1e15;
 
-/// `write_cache`'s values (empty: not measured).
-const WRITE_CACHE: [&str; 3] = ["", "write-back", "write-through"];
+/// `write_cache`'s values: a read-only calibration writes `not measured` (an empty value
+/// means the same).
+const WRITE_CACHE: [&str; 4] = ["", "not measured", "write-back", "write-through"];
 
 /// Commands remembered for [`DeviceProfile::mix_stretch`].
 pub const MIX_WINDOW: usize = 8;
@@ -295,7 +296,8 @@ impl DeviceProfile {
         }
         if !WRITE_CACHE.contains(&self.write_cache.as_str()) {
             return Err(format!(
-                "write_cache = {:?}: expected \"write-back\" or \"write-through\"",
+                "write_cache = {:?}: expected \"write-back\", \"write-through\" or \"not \
+                 measured\"",
                 self.write_cache
             ));
         }
@@ -860,6 +862,8 @@ mod tests {
         assert!(e.contains("[read] max_iops = 1e-300: expected 0 or 1e-3 to 1e15"), "{e}");
         let e = edit("write_cache", "\"bogus\"").unwrap_err();
         assert!(e.contains("write_cache = \"bogus\": expected"), "{e}");
+        // What a read-only calibration writes (`fit`): its profile must load for --predict.
+        edit("write_cache", "\"not measured\"").unwrap();
         let e = edit("xfer_bytes_per_sec", "1e-300").unwrap_err();
         assert!(e.contains("[read] xfer_bytes_per_sec = 1e-300"), "{e}");
         let e = edit("host_idle_us", "-1").unwrap_err();
