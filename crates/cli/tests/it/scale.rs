@@ -131,3 +131,19 @@ fn the_soft_descriptor_limit_is_raised_toward_the_hard_one() {
     assert!(err.contains(&folded), "{err}");
     assert_eq!(err.lines().filter(|l| l.contains("laid out")).count(), 1, "{err}");
 }
+
+/// A one-file job runs under `ulimit -n 32` (the reliability review §7: 64 descriptors were
+/// kept spare, so nothing ran below 74), and so do its 16 files under 64: every I/O done.
+#[test]
+fn a_file_job_runs_under_a_small_descriptor_limit() {
+    for (limit, nrfiles) in [("-n 32", 1), ("-n 64", 16)] {
+        let d = tempfile::tempdir_in(".").unwrap();
+        let out = run_limited(limit, d.path(), nrfiles);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "ulimit {limit}, nrfiles={nrfiles}: {err}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let want = 65_536u64.min(4096 * u64::from(nrfiles));
+        assert_eq!(v["jobs"][0]["read"]["io_bytes"], want, "ulimit {limit}");
+        assert_eq!(v["jobs"][0]["error"], 0);
+    }
+}
