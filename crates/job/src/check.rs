@@ -119,7 +119,6 @@ fn verify(job: &Job, kind: VerifyKind) -> Result<(), JobErrorKind> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
 
     fn err(text: &str) -> String {
         let p = crate::parse_str("j.fio", &format!("[j]\nfilename=f\nsize=1m\n{text}\n"));
