@@ -22,9 +22,6 @@ use iolab_core::{Nanos, PerDir};
 const DEF_ZIPF: f64 = 1.1;
 const DEF_PARETO: f64 = 0.2;
 
-/// Engines fio has only on Windows; parsing succeeds, running refuses.
-const WINDOWS_ONLY_ENGINES: &[&str] = &["windowsaio"];
-
 /// The `kb_base` in force for this job: the last `kb_base` set before this option.
 pub fn kb_base(job: &Job) -> KbBase {
     job.kb_base()
@@ -675,16 +672,12 @@ fn ss_expected(e: &iolab_stats::steady::SsParseError) -> String {
 pub(crate) fn set_ioengine(
     job: &mut Job,
     v: Option<&str>,
-    warn: &mut Vec<String>,
+    _warn: &mut Vec<String>,
 ) -> Result<(), JobErrorKind> {
     let name = "ioengine";
+    // An engine iolab does not run (windowsaio, rbd, …) is refused by `check::runnable`
+    // once the section is read, so a later ioengine= in the section can still replace it.
     let e = need(name, v)?.trim();
-    if WINDOWS_ONLY_ENGINES.contains(&e) {
-        warn.push(format!(
-            "ioengine={e} is Windows-only; the job parses, but `iolab run` will refuse it \
-             (use libaio or io_uring on Linux)"
-        ));
-    }
     job.ioengine = e.to_string();
     Ok(())
 }

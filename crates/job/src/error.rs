@@ -103,6 +103,10 @@ pub enum JobErrorKind {
          expected at most {max}, fio's limit (REAL_MAX_JOBS, --max-jobs)"
     )]
     TooManyJobs { total: u64, max: u32 },
+    /// A check across the job's options (`check::runnable`) failed; `message` names the
+    /// option (the buffer and verify options' own grammar lives in `iolab_data`).
+    #[error("job '{}': {message}", q(job))]
+    Data { job: String, message: String },
     #[error("no jobs defined; expected at least one [job] section or --name=")]
     NoJobs,
 }

@@ -15,6 +15,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod apply;
+pub mod check;
 pub mod cmdline;
 mod data;
 pub mod describe;

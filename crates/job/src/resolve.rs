@@ -104,6 +104,10 @@ pub fn apply_entry(
         // accessor reads it), so a value it refuses is an error, not text the accessor would
         // read as the default (`log_hist_msec=nan` ran silently).
         Err(k) if def.set.is_none() && v.is_some() && is_number(def.ty) => return Err(err(k)),
+        // A flag is 0/1, true/false or a number whatever reads it (`disk_util=maybe` and
+        // `refill_buffers=nan` were kept as text: `parse` accepted them, `run` refused one
+        // and read the other as off).
+        Err(k) if def.ty == registry::OptionType::Bool => return Err(err(k)),
         // apply accepted it with its own grammar; keep the text
         Err(_) if def.status == Status::Supported => {
             OptionValue::Str(v.unwrap_or_default().to_string())
@@ -285,6 +289,7 @@ pub fn resolve(
             let mut msgs = Vec::new();
             apply::finish(&mut job, &mut msgs);
             engine_option_check(&job, &mut msgs);
+            crate::check::runnable(&job).map_err(|k| JobError::new(s.location.clone(), k))?;
             let loc = s.location.to_string();
             warnings.extend(job_warnings);
             warnings.extend(msgs.into_iter().map(|message| Warning {

@@ -131,6 +131,56 @@ fn sparse_loop_device_reads_zeros_until_prefilled() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
+/// The newcomer review's scenario 3 on a filesystem of the test's own: libaio QD8 random
+/// reads of a sparse file on ext4 over a loop device. The filesystem answers the holes
+/// without device I/O, so the device's queue stays empty: `depth_not_reached` names the
+/// never-written blocks as the cause, not ext4's block mapping or a thread short of CPU.
+#[test]
+fn depth_shortfall_on_a_sparse_file_names_the_never_written_blocks() {
+    if !is_root() {
+        eprintln!("skipped: loop devices and mount need root");
+        return;
+    }
+    let d = scratch("holes");
+    let img = d.join("backing.img");
+    std::fs::File::create(&img).unwrap().set_len(256 << 20).unwrap();
+    let Some(lo) = Loop::attach(&img, true) else {
+        eprintln!("skipped: losetup --direct-io=on failed");
+        return;
+    };
+    let mnt = d.join("mnt");
+    std::fs::create_dir_all(&mnt).unwrap();
+    let dev = Path::new(&lo.0);
+    let Some(m) = mkfs("ext4", dev, &[]).and_then(|()| Mount::new(dev, &mnt, &[])).ok() else {
+        eprintln!("skipped: mkfs.ext4 or mount failed");
+        return;
+    };
+    let f = mnt.join("sparse.dat");
+    std::fs::File::create(&f).unwrap().set_len(128 << 20).unwrap();
+    let fname = format!("--filename={}", f.display());
+    let args = [
+        "--name=holes",
+        &fname,
+        "--rw=randread",
+        "--bs=4k",
+        "--ioengine=libaio",
+        "--iodepth=8",
+        "--direct=1",
+        "--runtime=1",
+        "--time_based",
+    ];
+    let (out, _) = iolab(&args, &[]);
+    drop(m);
+    drop(lo);
+    std::fs::remove_dir_all(&d).unwrap();
+    assert!(out.contains("[zero_reads]"), "{out}");
+    let depth = out.split("[depth_not_reached]").nth(1).unwrap_or_else(|| panic!("{out}"));
+    let depth = depth.split("  warning [").next().unwrap_or(depth);
+    let depth = depth.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(depth.contains("reads of never-written"), "{depth}");
+    assert!(!depth.contains("block mapping at") && !depth.contains("short of CPU"), "{depth}");
+}
+
 /// `runnable-threads-vs-aio.fio` (runtime shortened to 1 s per phase) on ext4 on a loop device:
 /// the device view reports the depth each phase reached, and the eight sync threads writing a
 /// new (sparse) file are flagged as serialised, naming ext4's i_rwsem.

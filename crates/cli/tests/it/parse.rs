@@ -40,15 +40,17 @@ fn parse_prints_jobs_and_warnings() {
     assert_eq!(jobs[0]["runtime"], 5_000_000_000u64);
 }
 
+/// `iolab run` refuses windowsaio, so `iolab parse` does too (issue 35), in one line.
 #[test]
-fn parse_windows_engine_warns_on_stderr() {
+fn parse_refuses_a_windows_engine_as_run_does() {
     let out =
         iolab().arg("parse").arg(shared_job("seed-windows-physicaldrive.fio")).output().unwrap();
-    assert!(out.status.success());
+    assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("windowsaio is Windows-only"), "{stderr}");
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(v["warnings"][0]["message"].as_str().unwrap().contains("windowsaio"));
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("'ioengine': bad value 'windowsaio'"), "{stderr}");
+    assert!(stderr.contains("libaio or io_uring on Linux"), "{stderr}");
+    assert!(out.stdout.is_empty());
 }
 
 #[test]

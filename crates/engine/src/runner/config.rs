@@ -394,7 +394,9 @@ mod tests {
         let p = w("rw=write\nverify=crc32c\ndo_verify=0\n").unwrap();
         assert_eq!((p.stamp, p.phase), (true, false));
         assert!(w("rw=read\nverify=md5\n").unwrap().inline);
-        assert!(w("rw=trimwrite\nverify=md5\n").is_err());
-        assert!(w("rw=write\nverify=md5\nverify_only\ntime_based\nruntime=1\n").is_err());
+        // Refused when the job is read (iolab_job::check), before any plan.
+        for t in ["rw=trimwrite\nverify=md5\n", "rw=write\nverify=md5\nverify_only\ntime_based\n"] {
+            assert!(iolab_job::parse_str("t.fio", &format!("[j]\n{t}")).is_err(), "{t}");
+        }
     }
 }

@@ -42,15 +42,9 @@ fn qsort_mode_runs_and_cpuload_0_is_refused_as_fio() {
     let q = cpu_job(&["--cpuload=50", "--cpumode=qsort"]);
     assert_eq!(q.error, 0);
     assert!(q.read.total_ios >= 1);
-    let d = tempfile::tempdir_in(".").unwrap();
-    let jobs =
-        load(&[], &["--name=b", "--ioengine=cpuio", "--time_based", "--runtime=1"], d.path());
-    let out = iolab_engine::runner::run_jobs(
-        &jobs,
-        &iolab_engine::runner::RunOptions::default(),
-        std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
-        None,
-    );
-    let Err(e) = out else { panic!("cpuload=0 ran") };
+    // Refused when the job is read (`iolab parse` as well as `run`), naming the option.
+    let e = iolab_job::parse_str("b.fio", "[b]\nioengine=cpuio\ntime_based\nruntime=1\n")
+        .map(|_| ())
+        .unwrap_err();
     assert!(e.to_string().contains("cpuload"), "{e}");
 }

@@ -59,13 +59,9 @@ fn a_program_outliving_the_runtime_is_terminated_and_no_program_is_refused() {
         j.notes
     );
     assert!(!std::path::Path::new(&format!("{name}.stdout")).exists(), "std_redirect=0");
-    let jobs = load(&[], &["--name=x", "--ioengine=exec", "--time_based", "--runtime=1"], d.path());
-    let out = iolab_engine::runner::run_jobs(
-        &jobs,
-        &iolab_engine::runner::RunOptions::default(),
-        std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
-        None,
-    );
-    let Err(e) = out else { panic!("exec without program ran") };
+    // Without a program the job is refused when it is read (`iolab parse` as well as `run`).
+    let e = iolab_job::parse_str("x.fio", "[x]\nioengine=exec\ntime_based\nruntime=1\n")
+        .map(|_| ())
+        .unwrap_err();
     assert!(e.to_string().contains("program"), "{e}");
 }

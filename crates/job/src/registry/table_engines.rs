@@ -213,6 +213,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     .help("Share of pvsync2 I/Os with RWF_HIPRI.", "pvsync2 only."),
     opt("cpuload", Int, Engine, Supported)
         .engine(&["cpuio"])
+        .min_val(1)
         .help("Percentage of CPU the cpuio engine burns.", "cpuio only."),
     opt("cpumode", Str, Engine, Supported)
         .def("noop")

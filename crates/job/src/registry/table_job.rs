@@ -69,7 +69,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         "fio renames the forked process so `ps`/`top` show it. iolab workers are threads of \
             one process and keep their name.",
     ),
-    opt("numjobs", Int, Process, Supported).set(a::set_numjobs).def("1").help(
+    opt("numjobs", Int, Process, Supported).set(a::set_numjobs).def("1").min_val(1).help(
         "Run this many clones of the job in parallel.",
         "Each clone has its own offsets (different seed per clone), its own files unless \
             `filename` is given (then they share), and its own report line unless \
