@@ -174,7 +174,12 @@ fn full_simulation_counts_misses_and_missed_bytes_per_request() {
 }
 
 /// Misses of `p` at `size` entries over `keys`, each key mapped through `key` first.
-fn replay(keys: &[(u64, u64)], p: &PolicyInfo, size: usize, mut key: impl FnMut(u64) -> u64) -> u64 {
+fn replay(
+    keys: &[(u64, u64)],
+    p: &PolicyInfo,
+    size: usize,
+    mut key: impl FnMut(u64) -> u64,
+) -> u64 {
     let mut c = (p.ctor)(size);
     let mut misses = 0u64;
     for (i, &(k, _)) in keys.iter().enumerate() {
