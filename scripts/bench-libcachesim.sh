@@ -6,10 +6,12 @@
 #     every object size 1), cache = 200,000 objects, against libCacheSim;
 #   * iolab's exact LRU MRC (all sizes) against one iolab LRU simulation of the same trace
 #     (goal: <= 2 simulations), and SHARDS 1 % against the exact MRC.
-# libCacheSim is its native `cachesim` when one is on PATH, else the Python package
+# libCacheSim is its native `cachesim` (the binary named by $CACHESIM, else `cachesim` on PATH;
+# built by hand, this script builds none), else the Python package
 # (`pip install 'libcachesim<0.4'`, the 0.3.x binding); the script says which. The trace is
 # written once by the seeded `zipf_trace` example, so both tools read the same bytes.
-# Usage: scripts/bench-libcachesim.sh [REQUESTS] [OBJECTS] [CACHE] [ALPHA] [RUNS]
+# Usage: [CACHESIM=path] [ONLY=curves] scripts/bench-libcachesim.sh [REQUESTS] [OBJECTS] [CACHE] [ALPHA] [RUNS]
+# ONLY=curves runs only the last row (every policy's curve against one cachesim LRU run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REQ=${1:-20000000}; OBJ=${2:-2000000}; CACHE=${3:-200000}; ALPHA=${4:-0.9}; RUNS=${5:-5}
@@ -21,10 +23,12 @@ cargo build -q --release -p iolab-model --example zipf_trace
 [ -f "$TRACE" ] || "$TD"/release/examples/zipf_trace "$TRACE" "$REQ" "$OBJ" "$ALPHA" "$SEED"
 IOLAB="$TD/release/iolab"
 
-if command -v cachesim >/dev/null; then
-  LCS="native cachesim ($(command -v cachesim))"
+CACHESIM=${CACHESIM:-$(command -v cachesim || true)}
+if [ -n "$CACHESIM" ]; then
+  [ -x "$CACHESIM" ] || { echo "CACHESIM=$CACHESIM: not an executable" >&2; exit 2; }
+  LCS="native cachesim ($CACHESIM)"
   # run from the temp dir: cachesim writes a <trace>.cachesim result file into its cwd
-  lcs() { echo "cd ${TMPDIR:-/tmp} && cachesim $TRACE oracleGeneral $1 $CACHE --ignore-obj-size 1"; }
+  lcs() { echo "cd '${TMPDIR:-/tmp}' && '$CACHESIM' '$TRACE' oracleGeneral $1 $CACHE --ignore-obj-size 1"; }
 elif python3 -c 'import libcachesim' 2>/dev/null; then
   LCS="Python libcachesim $(python3 -c 'import importlib.metadata as m; print(m.version("libcachesim"))')"
   LCSPY=$(mktemp --suffix=.py); trap 'rm -f "$LCSPY"' EXIT
@@ -52,6 +56,7 @@ OUT=$(mktemp); trap 'rm -f "$OUT" ${LCSPY:-}' EXIT
 echo
 echo "| path | anchor | iolab | ratio now | goal |"
 echo "|---|---|---|---|---|"
+if [ "${ONLY:-}" != curves ]; then
 for P in lru s3fifo; do
   args=("iolab=$(sim $P)")
   [ -n "$LCS" ] && args+=("libcachesim=$(lcs $P)")
@@ -98,6 +103,7 @@ print(f"| exact LRU MRC, all sizes, same trace | one LRU simulation: {s['wall']:
 print(f"| SHARDS 1 % MRC | exact: {e['wall']:.2f} s | {h['wall']:.2f} s (cpu {h['cpu']:.2f} s), "
       f"{h['rss_kb']/1024:.0f} MB | {e['wall']/h['wall']:.1f}x faster | keep; no bias at small sizes |")
 PY
+fi
 
 # Every policy's curve (`mrc --policy`, issue 31): the nine curves at 40 points in one process
 # against ONE native cachesim LRU run at one size, alternated; then the curves' error against

@@ -4,10 +4,10 @@
 //!
 //! The trace is read once into a [`Sample`]: the requests whose key hashes below a threshold
 //! (SHARDS spatial sampling, [`super::shards::shards_hash`], rate `R = T / 2^64`), each as a
-//! dense key id and its bytes. A key is sampled on every access or on none. Then every
-//! (policy, cache size) pair replays the sample through the policy at `round(C·R)` entries,
-//! on all cores ([`run`]); the pairs are independent, so the results do not depend on the
-//! thread count.
+//! dense key id (for the per-key counts) and its bytes. A key is sampled on every access or on
+//! none. Then every (policy, cache size) pair replays the sample, with the trace's own keys,
+//! through the policy at `round(C·R)` entries, on all cores ([`run`]); the pairs are
+//! independent, so the results do not depend on the thread count.
 //!
 //! * Rate: while the sample grows past its budget the threshold halves and the requests of
 //!   the keys above it are dropped (SHARDS fixed-size applied to requests), so the memory is
@@ -220,7 +220,10 @@ pub fn simulate(p: &PolicyInfo, scaled: usize, s: &Sample, next: Option<&[u64]>)
     let (mut misses, mut miss_bytes) = (0u64, 0u64);
     for (i, (&id, &b)) in s.ids.iter().zip(&s.bytes).enumerate() {
         let next_access = next.and_then(|n| n.get(i).copied()).unwrap_or(policy::NEVER);
-        let a = Access { key: u64::from(id), vtime: i as u64, next_access, write: false };
+        // The trace's own key, not the dense id: a policy that reads key bits (smq's hotspot
+        // blocks of 16 neighbouring keys) sees the trace's neighbours, as a full simulation.
+        let key = s.keys[id as usize];
+        let a = Access { key, vtime: i as u64, next_access, write: false };
         if !c.get(&a).hit {
             misses += 1;
             miss_bytes = miss_bytes.saturating_add(b);
