@@ -403,3 +403,24 @@ fn the_group_line_counts_runtime_as_fio_does() {
     let (a, b) = range.split_once('-').unwrap();
     assert_eq!(a, b, "{l}");
 }
+
+/// fio reads a unitless `--status-interval` as whole seconds: `0.2` is "status interval too
+/// small" and exit 1 under both (iolab in fio's place ran it); `100ms` runs under both.
+#[test]
+fn a_fractional_status_interval_is_refused_as_fio_refuses_it() {
+    let Some((f, i)) = both(&["--name=x", "--ioengine=null", "--size=1m", "--status-interval=0.2"])
+    else {
+        return;
+    };
+    for (who, o) in [("fio", &f), ("iolab", &i)] {
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{who}: {err}");
+        assert!(err.contains("status interval too small"), "{who}: {err}");
+    }
+    let Some((f, i)) =
+        both(&["--name=x", "--ioengine=null", "--size=1m", "--status-interval=100ms"])
+    else {
+        return;
+    };
+    assert_eq!((f.status.code(), i.status.code()), (Some(0), Some(0)));
+}
