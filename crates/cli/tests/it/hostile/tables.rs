@@ -806,7 +806,7 @@ fn dropin_probes() -> Vec<Probe> {
             "--size=1m",
             "--time_based",
             "--runtime=1200ms",
-            "--status-interval=0.5",
+            "--status-interval=500ms",
             f.as_str(),
         ];
         v.push(Probe::new("dropin", format!("fio --status-interval {fmt}"), &a, Oracle::Ok));
