@@ -8,10 +8,12 @@ use std::process::ExitCode;
 
 pub use iolab_job::cmdline::globals::Globals;
 
-/// fio's global flags as fio reads them, output formats checked against iolab's exporters.
-pub fn globals(flags: &[(String, Option<String>)]) -> anyhow::Result<Globals> {
+/// fio's global flags as fio reads them (`fio`: as fio itself, else with iolab's own
+/// readings, such as fractional `--status-interval` seconds), output formats checked against
+/// iolab's exporters.
+pub fn globals(flags: &[(String, Option<String>)], fio: bool) -> anyhow::Result<Globals> {
     let known = |f: &str| iolab_report::exporter(f).map(|_| ()).map_err(|e| e.to_string());
-    Ok(iolab_job::cmdline::globals::globals(flags, &known)?)
+    Ok(iolab_job::cmdline::globals::globals(flags, &known, fio)?)
 }
 
 /// What fio prints before a normal-format run (`fio_text::normal_header`, fio's `num2str`).

@@ -77,37 +77,6 @@ pub fn run(_: Args) -> anyhow::Result<ExitCode> {
     run_args(&super::raw_args()?, Personality::Iolab)
 }
 
-/// fio reads a unitless `--status-interval` as whole seconds (init.c `check_str_time`: `0.2`
-/// is 0, "status interval too small", exit 1; `1.5` is 1 s); iolab's own flag keeps the
-/// fraction.
-fn fio_whole_seconds(
-    flags: &[(String, Option<String>)],
-    g: &mut super::fio::Globals,
-) -> anyhow::Result<()> {
-    let Some(v) =
-        flags.iter().rev().find(|(n, _)| n == "status-interval").and_then(|f| f.1.as_deref())
-    else {
-        return Ok(());
-    };
-    let Some((int, frac)) = v.split_once('.') else { return Ok(()) };
-    let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
-    if !digits(int) || !digits(frac) {
-        return Ok(());
-    }
-    let secs = match int {
-        "" => 0,
-        _ => match int.parse::<u64>() {
-            Ok(s) => s,
-            Err(_) => return Ok(()),
-        },
-    };
-    if secs == 0 {
-        bail!("fio: status interval too small");
-    }
-    g.status_interval = Some(std::time::Duration::from_secs(secs));
-    Ok(())
-}
-
 /// `iolab run` with `rest` as its arguments, speaking as `who`.
 pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
     let fio = matches!(who, Personality::Fio { .. });
@@ -123,10 +92,7 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
     if let (true, Some(a)) = (fio, split.other.first()) {
         bail!("fio: unrecognized option '{a}'");
     }
-    let mut g = super::fio::globals(&split.flags)?;
-    if fio {
-        fio_whole_seconds(&split.flags, &mut g)?;
-    }
+    let g = super::fio::globals(&split.flags, fio)?;
     if let Some(a) = &g.action {
         let argv0 = match &who {
             Personality::Fio { argv0 } => argv0.as_str(),

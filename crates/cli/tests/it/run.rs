@@ -165,9 +165,7 @@ fn ctrl_c_still_writes_a_valid_result_marked_interrupted() {
         .stderr(iolab_test_support::sink().unwrap())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    // SAFETY: kill(2) on our own child's pid.
-    unsafe { kill(child.id() as i32, 2) };
+    sigint_after_1500_ms(&child);
     let t = std::time::Instant::now();
     let st = child.wait().unwrap();
     assert!(t.elapsed().as_secs() < 10, "did not stop promptly");
@@ -179,6 +177,13 @@ fn ctrl_c_still_writes_a_valid_result_marked_interrupted() {
 
 extern "C" {
     fn kill(pid: i32, sig: i32) -> i32;
+}
+
+/// SIGINT to `child` 1.5 s after it started (its run under way).
+fn sigint_after_1500_ms(child: &std::process::Child) {
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { kill(child.id() as i32, 2) };
 }
 
 #[test]
@@ -763,9 +768,7 @@ fn io_uring_sqpoll_ends_at_runtime_and_on_sigint() {
         .stderr(iolab_test_support::sink().unwrap())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    // SAFETY: kill(2) on our own child's pid.
-    unsafe { kill(child.id() as i32, 2) };
+    sigint_after_1500_ms(&child);
     let st = wait_at_most(&mut child, 10, "sqthread_poll=1 after SIGINT");
     assert_eq!(st.code(), Some(130));
     let j = json_file(&out);

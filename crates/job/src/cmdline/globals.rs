@@ -150,6 +150,7 @@ fn output_formats(
 pub fn globals(
     flags: &[(String, Option<String>)],
     known: &dyn Fn(&str) -> Result<(), String>,
+    fio: bool,
 ) -> Result<Globals, FlagError> {
     let mut g = Globals::default();
     for (name, value) in flags {
@@ -167,7 +168,7 @@ pub fn globals(
                 _ => Err(FlagError::NeedsArgument(name_s())),
             }
         };
-        apply_flag(&mut g, name, value.as_deref(), need, known)?;
+        apply_flag(&mut g, name, value.as_deref(), need, known, fio)?;
     }
     Ok(g)
 }
@@ -178,6 +179,7 @@ fn apply_flag(
     value: Option<&str>,
     need: impl Fn() -> Result<String, FlagError>,
     known: &dyn Fn(&str) -> Result<(), String>,
+    fio: bool,
 ) -> Result<(), FlagError> {
     match name {
         "output" => g.output = Some(need()?.into()),
@@ -213,7 +215,9 @@ fn apply_flag(
                 _ => g.eta,
             };
         }
-        "eta-newline" | "eta-interval" | "status-interval" => apply_interval(g, name, &need()?)?,
+        "eta-newline" | "eta-interval" | "status-interval" => {
+            apply_interval(g, name, &need()?, fio)?
+        }
         "alloc-size" | "max-jobs" => {
             let v = need()?;
             v.trim().parse::<u64>().map_err(|source| FlagError::WholeNumber {
@@ -233,8 +237,22 @@ fn apply_flag(
     Ok(())
 }
 
+/// A unitless decimal `N.F` read as fio reads it: its whole seconds `N` (empty is 0); `None`
+/// for anything else.
+fn whole_seconds(v: &str) -> Option<u64> {
+    let (int, frac) = v.split_once('.')?;
+    let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+    if !digits(int) || !digits(frac) {
+        return None;
+    }
+    if int.is_empty() {
+        return Some(0);
+    }
+    int.parse().ok()
+}
+
 /// fio's `--eta-interval`, `--eta-newline` and `--status-interval` (times, with fio's minima).
-fn apply_interval(g: &mut Globals, name: &str, v: &str) -> Result<(), FlagError> {
+fn apply_interval(g: &mut Globals, name: &str, v: &str, fio: bool) -> Result<(), FlagError> {
     match name {
         "eta-newline" | "eta-interval" => {
             let t = fio_time(name, v)?;
@@ -251,12 +269,14 @@ fn apply_interval(g: &mut Globals, name: &str, v: &str) -> Result<(), FlagError>
             g.eta_interval = Some(t);
         }
         _ => {
-            // iolab's own `--status-interval=0.5` (seconds with a fraction) was accepted before
-            // the fio flag table took over; fio's parser refuses fractions outside ( … ).
+            // iolab's own `--status-interval=0.5` keeps the fraction; fio (init.c
+            // `check_str_time`) reads a unitless decimal as whole seconds: `0.2` is 0, "too
+            // small", and `1.5` is 1 s.
             let secs = v.parse::<f64>().ok().filter(|s| (0.1..=86_400.0).contains(s));
-            let t = match secs {
-                Some(s) => Duration::from_secs_f64(s),
-                None => fio_time(name, v)?,
+            let t = match (fio, whole_seconds(v), secs) {
+                (true, Some(s), _) => Duration::from_secs(s),
+                (_, _, Some(s)) => Duration::from_secs_f64(s),
+                _ => fio_time(name, v)?,
             };
             if t < Duration::from_millis(1) {
                 return Err(FlagError::Bad(format!(
