@@ -22,6 +22,7 @@ use super::fio_json::{disk_json, job_json, value_to_j};
 use super::{fio_percentiles, job_views};
 use crate::json::J;
 use crate::num::ctime;
+use crate::ReportError;
 
 /// The merged document as fio's client JSON (`plus`: json+ with `bins`).
 pub fn clients_json(hosts: &[HostRun], plus: bool) -> J {
@@ -82,6 +83,31 @@ pub fn clients_text(hosts: &[HostRun]) -> String {
         o.push_str(&super::text::render(&all));
     }
     o
+}
+
+/// Several hosts' runs in every format of the comma-separated `formats`, in order: `normal`
+/// fio's client text, `json`/`json+` fio's client JSON, `html` the page of that JSON (a
+/// chart per host, as `iolab report` draws a client document). fio's client mode has no
+/// other format, and neither has this: the rest are refused by name.
+pub fn render_hosts(hosts: &[HostRun], formats: &str) -> Result<Vec<u8>, ReportError> {
+    let mut out = Vec::new();
+    for fmt in formats.split(',') {
+        match fmt {
+            "normal" => out.extend(clients_text(hosts).into_bytes()),
+            "json" | "json+" => out.extend(render_clients_json(hosts, fmt == "json+")),
+            "html" => {
+                let doc = render_clients_json(hosts, true);
+                out.extend(super::html::doc_page("run")(&doc)?);
+            }
+            other => {
+                return Err(ReportError::UnknownFormat {
+                    name: format!("{} (for several hosts)", other.escape_default()),
+                    expected: "normal, json, json+, html".into(),
+                })
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// client.c `json_object_add_client_info`.

@@ -250,3 +250,20 @@ fn compare_and_report_read_the_client_document() {
         assert!(page.contains(label), "{label} missing from the page");
     }
 }
+
+#[test]
+fn render_hosts_gives_each_format_in_order_and_refuses_the_rest_by_name() {
+    use iolab_report::export::clients::render_hosts;
+    let (hosts, _) = three_hosts();
+    let out = String::from_utf8(render_hosts(&hosts, "normal,json").unwrap()).unwrap();
+    let json_at = out.find("{\n").expect("the JSON after the text");
+    assert!(out[..json_at].contains("<node1> n: (groupid=0"), "{out}");
+    let v: Value = serde_json::from_str(&out[json_at..]).unwrap();
+    assert_eq!(v["client_stats"].as_array().unwrap().len(), 4);
+    assert!(v["client_stats"][3]["read"]["clat_ns"].get("bins").is_none(), "json has no bins");
+    let page = render_hosts(&hosts, "html").unwrap();
+    assert!(page.starts_with(b"<!DOCTYPE html>"));
+    let e = render_hosts(&hosts, "terse").unwrap_err().to_string();
+    assert!(e.contains("terse (for several hosts)") && e.contains("json+"), "{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
+}
