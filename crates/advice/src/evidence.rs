@@ -90,6 +90,20 @@ pub struct JobEvidence {
     /// nr_requests`, and SCSI's `device/queue_depth`).
     #[serde(default)]
     pub queue_limits: Vec<QueueLimit>,
+    /// The loop devices among `devices` and what backs each (the device view names the
+    /// backing file and shows the device under it, which carries the loop device's I/O).
+    #[serde(default)]
+    pub loop_backing: Vec<LoopBacking>,
+}
+
+/// A loop device serving a job, its backing file and the devices under that file.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoopBacking {
+    pub device: String,
+    /// `/sys/block/loopN/loop/backing_file`; `None` when the kernel did not say.
+    pub file: Option<std::path::PathBuf>,
+    /// Kernel names of the devices under the backing file (empty for tmpfs).
+    pub under: Vec<String>,
 }
 
 /// A device's own queue limits (block layer and, for SCSI, the LUN's).

@@ -3,9 +3,9 @@
 //! pasted log (the one-line header is left whole so it can be grepped).
 
 use iolab_stats::diskseries::iostat_line;
-use iolab_stats::{DiskUtil, RunResult};
+use iolab_stats::{DiskUtil, JobResult, RunResult};
 
-use crate::evidence::{foreign_io, mean_issued_depth};
+use crate::evidence::{foreign_io, mean_issued_depth, JobEvidence};
 use crate::{Advice, Evidence, Severity};
 
 const WIDTH: usize = 100;
@@ -86,6 +86,7 @@ pub fn render_device_view(r: &RunResult, ev: &Evidence) -> String {
         ));
         for d in devs.iter().filter(|d| names.contains(&&d.name)) {
             s.push_str(&format!("  {}\n", iostat_line(d)));
+            backing_lines(&mut s, &d.name, &jobs, devs);
         }
         let mine: Vec<&DiskUtil> = devs.iter().filter(|d| names.contains(&&d.name)).collect();
         if let Some(f) = foreign_io(&jobs, &mine) {
@@ -94,6 +95,27 @@ pub fn render_device_view(r: &RunResult, ev: &Evidence) -> String {
         }
     }
     s
+}
+
+/// Under a loop device: its backing file, and the devices under that file with their own
+/// figures (the loop device's I/O reaches the host's disk through the file system there, so
+/// that disk's line is what backs the loop device's, shared with whatever else uses it).
+fn backing_lines(
+    s: &mut String,
+    dev: &str,
+    jobs: &[(&JobResult, &JobEvidence)],
+    devs: &[DiskUtil],
+) {
+    let Some(b) = jobs.iter().flat_map(|(_, e)| &e.loop_backing).find(|b| b.device == dev) else {
+        return;
+    };
+    let file = b.file.as_ref().map_or("an unnamed file".into(), |f| f.display().to_string());
+    let under =
+        if b.under.is_empty() { "no block device (tmpfs?)".into() } else { b.under.join(", ") };
+    s.push_str(&format!("    {dev} is backed by {file}, on {under}\n"));
+    for d in devs.iter().filter(|d| b.under.contains(&d.name)) {
+        s.push_str(&format!("    {} (backing {dev}; shared with other I/O)\n", iostat_line(d)));
+    }
 }
 
 fn wrap_into(out: &mut String, label: &str, text: &str) {

@@ -262,6 +262,7 @@ impl RunWatch {
             if let Some(d) = &topo.device {
                 if !e.devices.contains(&d.name) {
                     e.devices.push(d.name.clone());
+                    e.loop_backing.extend(loop_backing(d));
                 }
             }
         }
@@ -285,6 +286,14 @@ impl RunWatch {
         e.write_alloc = t.write_alloc;
         e
     }
+}
+
+/// A loop device's backing file and the devices under it (`None` for other kinds).
+fn loop_backing(d: &iolab_stats::topology::DevNode) -> Option<crate::evidence::LoopBacking> {
+    let iolab_stats::topology::DevKind::Loop { backing_file } = &d.kind else { return None };
+    let mut under = Vec::new();
+    d.children.iter().for_each(|c| c.flatten_into(&mut under));
+    Some(crate::evidence::LoopBacking { device: d.name.clone(), file: backing_file.clone(), under })
 }
 
 /// The devices' figures in `result.disk_util`: the series' summaries when the runner left it

@@ -125,8 +125,14 @@ fn sparse_loop_device_reads_zeros_until_prefilled() {
     let mut pre = base.to_vec();
     pre.push("--prefill");
     let (out, err) = iolab(&pre, &[]);
-    assert!(err.contains("prefilled [0, 67108864)"), "{err}");
+    let both = format!("{out}{err}");
+    assert_eq!(both.matches("prefilled [0, 67108864)").count(), 1, "said once: {both}");
+    assert!(out.contains("note: ") && out.contains("prefilled [0, 67108864)"), "{out}");
     assert!(!out.contains("[zero_reads]"), "{out}");
+    // The device view names what backs the loop device and shows the disk under it.
+    let img = std::fs::canonicalize(&img).unwrap();
+    let backed = format!("{dev} is backed by {}, on ", img.display());
+    assert!(out.contains(&backed), "{out}");
     drop(lo);
     std::fs::remove_dir_all(&d).unwrap();
 }

@@ -59,8 +59,12 @@ pub fn measure(
     finish::complete(&mut result, &parsed.jobs, &opts.cmdline, started, interrupted);
     result.warnings.extend(parsed.warnings.iter().map(|w| w.to_string()));
     if !flags.fio {
+        // The text on stdout carries the result's notes: on stderr only when it does not, so
+        // a person reads each once.
+        let text_shown = flags.normal() && flags.g.output.is_none();
         let job_notes = iolab_report::export::text::job_notes(&result);
-        for n in watched.notes.iter().chain(&result.notes).chain(&job_notes) {
+        let in_text = result.notes.iter().chain(&job_notes).filter(|_| !text_shown);
+        for n in watched.notes.iter().chain(in_text) {
             eprintln!("iolab: {n}");
         }
     }
