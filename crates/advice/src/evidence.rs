@@ -94,6 +94,10 @@ pub struct JobEvidence {
     /// backing file and shows the device under it, which carries the loop device's I/O).
     #[serde(default)]
     pub loop_backing: Vec<LoopBacking>,
+    /// The block I/O throttles (cgroup io.max / blkio.throttle) on `devices` that this run
+    /// was under.
+    #[serde(default)]
+    pub throttles: Vec<crate::throttle::Throttle>,
 }
 
 /// A loop device serving a job, its backing file and the devices under that file.

@@ -30,6 +30,7 @@ pub mod checks;
 pub mod evidence;
 pub mod from_job;
 pub mod render;
+pub mod throttle;
 pub mod watch;
 pub mod zeroprobe;
 

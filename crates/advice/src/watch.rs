@@ -283,6 +283,7 @@ impl RunWatch {
         // loop) and never quiesces the queue, so its latency is not closed-loop.
         e.latency_closed_loop = false;
         e.queue_limits = e.devices.iter().map(|d| QueueLimit::read(d)).collect();
+        e.throttles = crate::throttle::read(&e.devices);
         e.write_alloc = t.write_alloc;
         e
     }

@@ -77,7 +77,16 @@ fn group_advice(r: &RunResult, ev: &Evidence, gid: u32, jobs: &Jobs<'_>) -> Opti
     let all_async =
         !jobs.is_empty() && jobs.iter().all(|(_, e)| facts::has(&e.ioengine, KERNEL_QUEUE));
     let bar = if all_async { ASYNC_FRACTION } else { FRACTION };
-    let (title, cause) = if let Some(c) = never_written(jobs).filter(|_| issued >= 2.0) {
+    let throttled = throttle_cause(jobs, &devs, issued);
+    let (title, cause) = if !throttled.is_empty() && issued >= 2.0 && seen <= bar * issued {
+        // A throttle holds the bios above the device whatever else is going on (holes
+        // included): it is the cause, and what to do is about it.
+        let title = format!("issued depth {issued:.2}, the device saw {seen:.2}");
+        let what = "Run outside the throttled cgroup to measure the device; keep the throttle \
+                    to measure the service it shapes, and read latency as the throttle's \
+                    queueing, not the device's.";
+        return Some(advice(gid, title, evidence, throttled.join("; "), what.into()));
+    } else if let Some(c) = never_written(jobs).filter(|_| issued >= 2.0) {
         // Reads of holes: the filesystem answers them from its block map and the device never
         // sees them, so any shortfall there is theirs, not a lock's or the CPU's.
         if devs.is_empty() || seen > bar * issued {
@@ -92,7 +101,11 @@ fn group_advice(r: &RunResult, ev: &Evidence, gid: u32, jobs: &Jobs<'_>) -> Opti
     } else {
         return None;
     };
-    Some(Advice {
+    Some(advice(gid, title, evidence, cause, what_to_do(jobs)))
+}
+
+fn advice(gid: u32, title: String, evidence: String, cause: String, what: String) -> Advice {
+    Advice {
         id: ID,
         severity: Severity::Warning,
         subject: format!("group {gid}"),
@@ -103,8 +116,8 @@ fn group_advice(r: &RunResult, ev: &Evidence, gid: u32, jobs: &Jobs<'_>) -> Opti
              latency-bound operating point; IOPS will not scale with iodepth or numjobs. \
              Likely cause: {cause}."
         ),
-        what_to_do: what_to_do(jobs),
-    })
+        what_to_do: what,
+    }
 }
 
 /// Share of sampled reads (over the group) that returned all-zero blocks above which the
@@ -304,6 +317,34 @@ fn device_cause(
         );
     }
     c.join("; ")
+}
+
+/// The cgroup block I/O throttle on a device serving the jobs: blk-throttle holds the bios
+/// above the device's queue until the group's budget allows them, so the queue stays short
+/// whatever depth is issued, and the run measures the throttle.
+fn throttle_cause(jobs: &Jobs<'_>, devs: &[&iolab_stats::DiskUtil], issued: f64) -> Vec<String> {
+    let mut seen: Vec<&crate::throttle::Throttle> = Vec::new();
+    for t in jobs.iter().flat_map(|(_, e)| &e.throttles) {
+        if !seen.iter().any(|s| s.device == t.device && s.cgroup == t.cgroup) {
+            seen.push(t);
+        }
+    }
+    seen.iter()
+        .map(|t| {
+            let rate = devs.iter().find(|d| d.name == t.device).map_or(String::new(), |d| {
+                format!(" (it did {:.0} r/s and {:.0} w/s)", d.iostat.r_s, d.iostat.w_s)
+            });
+            format!(
+                "the block I/O throttle of cgroup {} caps {} at {}{rate}: blk-throttle holds \
+                 the bios above the device's queue until the group's budget allows them, so \
+                 {issued:.2} in flight reach the device a few at a time and the run measures \
+                 the throttle, not the device",
+                t.cgroup.display(),
+                t.device,
+                t.describe()
+            )
+        })
+        .collect()
 }
 
 /// For an async engine with no specific cause: how long an I/O was in flight for the engine

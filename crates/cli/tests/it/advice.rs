@@ -356,3 +356,39 @@ fn advice_regenerates_the_blocks_the_engine_wrote() {
         assert_eq!(first_diff, None, "{extra}: regenerated data differs from the file");
     }
 }
+
+/// The newcomer review's scenario 4: a loop device behind a cgroup block I/O throttle. QD16
+/// libaio reads at 400 IOPS reach the device a few at a time; `depth_not_reached` names the
+/// throttle (its cgroup, device and limit) as the cause, not the filesystem or the CPU.
+#[test]
+fn a_depth_shortfall_behind_a_throttle_names_the_throttle() {
+    use iolab_test_support::{or_skip, Throttle};
+    let Some(lo) = or_skip(LoopDev::new_in(Path::new("."), 64 << 20, true)) else { return };
+    let Some(mm) = or_skip(lo.majmin()) else { return };
+    let Some(th) = or_skip(Throttle::new("depth", &mm, [400, 0, 0, 0])) else { return };
+    let dev = lo.device().display().to_string();
+    let cmd = format!(
+        "echo $$ > {} && exec {} run --name=capped --filename={dev} --rw=randread --bs=4k \
+         --direct=1 --ioengine=libaio --iodepth=16 --runtime=2 --time_based",
+        th.procs().display(),
+        env!("CARGO_BIN_EXE_iolab")
+    );
+    let o = Command::new("sh").args(["-c", &cmd]).output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    let iops: f64 = out
+        .split("IOPS=")
+        .nth(1)
+        .and_then(|s| s.split(',').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap();
+    assert!((300.0..=440.0).contains(&iops), "the throttle held the run: {iops} IOPS\n{out}");
+    assert!(out.contains("[depth_not_reached]"), "{out}");
+    let name = dev.trim_start_matches("/dev/");
+    let cause =
+        format!("the block I/O throttle of cgroup {} caps {name} at riops=400", th.dir().display());
+    assert!(
+        out.replace('\n', " ").split_whitespace().collect::<Vec<_>>().join(" ").contains(&cause),
+        "{out}"
+    );
+}
