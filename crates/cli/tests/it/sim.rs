@@ -271,3 +271,28 @@ fn sim_sync_engine_runs_at_depth_one_as_run_does() {
     assert!(deep["32"].as_f64().unwrap() > 90.0, "{deep}");
     assert!(!note.contains("synchronous"), "{note}");
 }
+
+/// The newcomer review's "file 0 has no size" on a device job: `sim` sizes a job without
+/// `size=` from the block device it names (a loop device of our own, 24 MiB: a sequential
+/// read of 1 MiB blocks is 24 reads), and, where the named device does not exist here, from
+/// the backing device's capacity (the 7.2K preset's 1 TB: 953,674 reads of 1 MiB, rounded
+/// down to whole blocks).
+#[test]
+fn a_device_job_without_size_is_sized_by_the_device_or_the_backing() {
+    use iolab_test_support::{or_skip, LoopDev};
+    let read_ios = |file: &str| -> u64 {
+        let o = iolab()
+            .args(["sim", "--name=dev", "--rw=read", "--bs=1m", "--backing=hdd:7200"])
+            .arg(format!("--filename={file}"))
+            .arg("--output-format=json")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["jobs"][0]["read"]["total_ios"].as_u64().unwrap()
+    };
+    let missing = format!("/dev/iolab-missing-{}", std::process::id());
+    assert_eq!(read_ios(&missing), 1_000_000_000_000 >> 20);
+    let Some(lo) = or_skip(LoopDev::new_sized(24 << 20)) else { return };
+    assert_eq!(read_ios(&lo.device().display().to_string()), 24);
+}

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use iolab_job::Job;
+use iolab_stats::topology::{dev_major, dev_minor};
 
 use super::jobs::{self, JobMeta};
 use super::{run, SimOptions, SimReport};
@@ -55,15 +56,44 @@ pub fn hierarchy(
     Hierarchy::new(tiers, backing)
 }
 
-/// The jobs through `h` (declared file sizes, as nothing exists yet); returns the report,
-/// each clone's place in the result and the warnings (one line each, for stderr).
+/// The jobs through `h`; returns the report, each clone's place in the result and the
+/// warnings (one line each, for stderr). Files take their declared sizes (a regular file is
+/// predicted as the job would lay it out, whatever exists now); a job without a size on a
+/// block device takes the device's size, read from sysfs (the node is never opened), or,
+/// where the named device does not exist here (a prediction for another machine), the
+/// backing device's capacity (a preset's, or the calibrated target's in a profile).
 pub fn simulate_jobs(
     h: &mut Hierarchy,
     jobs: &[Job],
     file_names: &dyn Fn(&Job, u32) -> Vec<PathBuf>,
 ) -> Result<(SimReport, Vec<JobMeta>, Vec<String>), SimError> {
-    let w = jobs::job_workers(jobs, file_names, &|_| 0)?;
+    let capacity = h.backing_capacity();
+    let size = |p: &Path| device_size(p).unwrap_or_else(|| missing_device(p, capacity));
+    let w = jobs::job_workers(jobs, file_names, &size)?;
     // A calibrated backing profile brings its host stage, as `run --predict` runs it.
     let opts = SimOptions { host: super::HostCpu::of_backing(h), ..SimOptions::default() };
     Ok((run(h, w.workers, opts), w.meta, w.warnings))
+}
+
+/// The size of the block device at `p` from `/sys/dev/block/MAJ:MIN/size` (512-byte sectors,
+/// block/genhd.c `part_size_show`); `None` for anything else.
+fn device_size(p: &Path) -> Option<u64> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let m = std::fs::metadata(p).ok()?;
+    if !m.file_type().is_block_device() {
+        return None;
+    }
+    let (maj, min) = (dev_major(m.rdev()), dev_minor(m.rdev()));
+    let text = std::fs::read_to_string(format!("/sys/dev/block/{maj}:{min}/size")).ok()?;
+    text.trim().parse::<u64>().ok()?.checked_mul(512)
+}
+
+/// A name under `/dev` that does not exist here: the backing device's capacity; 0 (declared
+/// sizes only) for any other path.
+fn missing_device(p: &Path, capacity: u64) -> u64 {
+    if p.starts_with("/dev") && std::fs::symlink_metadata(p).is_err() {
+        capacity
+    } else {
+        0
+    }
 }

@@ -90,6 +90,11 @@ pub struct Hierarchy {
 const GRAIN: u64 = 4096;
 
 impl Hierarchy {
+    /// The backing device's capacity in bytes (a preset's, a profile's measured target).
+    pub fn backing_capacity(&self) -> u64 {
+        self.backing.device.capacity()
+    }
+
     pub fn new(tiers: Vec<TierSpec>, backing: BackingSpec) -> Result<Self, crate::ModelError> {
         spec::validate_chain(&tiers, &backing)?;
         let mut out = Vec::new();
