@@ -296,3 +296,31 @@ fn a_device_job_without_size_is_sized_by_the_device_or_the_backing() {
     let Some(lo) = or_skip(LoopDev::new_sized(24 << 20)) else { return };
     assert_eq!(read_ios(&lo.device().display().to_string()), 24);
 }
+
+/// Issue 32 (newcomer scenario 5, RAID write-back): a write-only job's derived lines speak of
+/// writes. 8 MiB written once through a 64 MiB volatile write-back tier (a RAID controller's
+/// RAM) with end_fsync: every byte reaches the disk once (1.00x, nothing absorbed); without
+/// end_fsync it all stays dirty in the tier (the disk wrote 0 %); no line talks about reads.
+#[test]
+fn sim_text_of_a_write_only_job_speaks_of_writes() {
+    let d = tempfile::tempdir_in(".").unwrap();
+    let text = |fsync: &str| {
+        let out = iolab()
+            .arg("sim")
+            .args(["--tier=ram:64MiB:lru:writeback", "--backing=hdd:7200"])
+            .args(["--name=w", "--rw=write", "--bs=64k", "--size=8m", fsync])
+            .arg(format!("--filename={}", d.path().join("f").display()))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let synced = text("--end_fsync=1");
+    assert!(!synced.contains("derived: read") && !synced.contains("reads served"), "{synced}");
+    let amp = synced.lines().find(|l| l.starts_with("derived: write amplification")).unwrap();
+    assert!(amp.ends_with("ram0 1.00x, hdd 1.00x"), "{amp}");
+    assert!(synced.contains("the tiers absorbed 0.0% of the written bytes (hdd wrote 100.0%"));
+    let dirty = text("--end_fsync=0");
+    assert!(dirty.contains("the tiers absorbed 100.0% of the written bytes (hdd wrote 0.0%"));
+    assert!(dirty.contains("derived: dirty data left at the end: 8388608 B"), "{dirty}");
+}

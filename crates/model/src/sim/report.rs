@@ -76,6 +76,11 @@ pub struct Derived {
     pub warm_fraction: f64,
     /// Bytes left dirty in all tiers at the end.
     pub dirty_bytes: u64,
+    /// Per device (tiers then backing): bytes it wrote per byte the workload wrote.
+    pub write_amplification: Vec<(String, f64)>,
+    /// Bytes the workload wrote and read (the sums over jobs).
+    pub written_bytes: u64,
+    pub returned_bytes: u64,
 }
 
 impl SimReport {
@@ -83,14 +88,13 @@ impl SimReport {
     /// as warm (0.9 in the text).
     pub fn derived(&self, warm_fraction: f64) -> Derived {
         let returned: u64 = self.results.iter().map(|j| j.read.io_bytes).sum();
-        let read_amplification = self
-            .devices
-            .iter()
-            .map(|d| {
-                let a = if returned == 0 { 0.0 } else { d.read_bytes as f64 / returned as f64 };
-                (d.name.clone(), a)
-            })
-            .collect();
+        let written: u64 = self.results.iter().map(|j| j.write.io_bytes).sum();
+        let per = |of: u64, bytes: &dyn Fn(&DevReport) -> u64| -> Vec<(String, f64)> {
+            let ratio = |d: &DevReport| if of == 0 { 0.0 } else { bytes(d) as f64 / of as f64 };
+            self.devices.iter().map(|d| (d.name.clone(), ratio(d))).collect()
+        };
+        let read_amplification = per(returned, &|d| d.read_bytes);
+        let write_amplification = per(written, &|d| d.write_bytes);
         let mut left = 1.0;
         let mut read_served = Vec::new();
         for t in &self.tiers {
@@ -111,6 +115,9 @@ impl SimReport {
             warm_s,
             warm_fraction,
             dirty_bytes: self.tiers.iter().map(|t| t.dirty_bytes).sum(),
+            write_amplification,
+            written_bytes: written,
+            returned_bytes: returned,
         }
     }
 
@@ -128,6 +135,34 @@ impl SimReport {
 
     fn derived_text(&self, s: &mut String) {
         let d = self.derived(0.9);
+        if d.returned_bytes > 0 {
+            Self::read_text(&d, s);
+        }
+        if d.written_bytes > 0 {
+            let amp: Vec<String> =
+                d.write_amplification.iter().map(|(n, a)| format!("{n} {a:.2}x")).collect();
+            s.push_str(&format!(
+                "derived: write amplification (device bytes written per byte written): {}\n",
+                amp.join(", ")
+            ));
+            if let (Some((name, a)), false) = (d.write_amplification.last(), self.tiers.is_empty())
+            {
+                s.push_str(&format!(
+                    "derived: the tiers absorbed {:.1}% of the written bytes ({name} wrote {:.1}% \
+                     of them by the end: the rest was overwritten in a tier or is still dirty)\n",
+                    (1.0 - a).max(0.0) * 100.0,
+                    a * 100.0
+                ));
+            }
+        }
+        if d.returned_bytes == 0 && d.written_bytes == 0 {
+            s.push_str("derived: no data was read or written\n");
+        }
+        s.push_str(&format!("derived: dirty data left at the end: {} B\n", d.dirty_bytes));
+    }
+
+    /// The read side of the derived figures (only when the workload read).
+    fn read_text(d: &Derived, s: &mut String) {
         let amp: Vec<String> =
             d.read_amplification.iter().map(|(n, a)| format!("{n} {a:.1}x")).collect();
         s.push_str(&format!(
@@ -146,7 +181,6 @@ impl SimReport {
                 None => format!("derived: tier {n} never hit on reads (no warm-up time)\n"),
             });
         }
-        s.push_str(&format!("derived: dirty data left at the end: {} B\n", d.dirty_bytes));
     }
 
     /// Sum over jobs of one direction's bytes / the simulation's length, in bytes/s.
