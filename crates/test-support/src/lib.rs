@@ -28,7 +28,7 @@ mod stdio;
 
 pub use cgroup::Throttle;
 pub use device::{mknod_block, mknod_char, mknod_fifo, LoopDev, Mount, TmpfsLoop, Zram};
-pub use pressure::CpuPressure;
+pub use pressure::{thread_cpu_time, CpuPressure};
 pub use probe::{
     chromium, fio, global_lock, have, is_root, mkfs, or_skip, quick_tier, require_root, sh, skip,
     tool, which, Skip, QUICK_VAR,

@@ -52,6 +52,17 @@ impl CpuPressure {
     }
 }
 
+/// CPU time the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`): a single-threaded
+/// computation's cost without the time other processes held the CPU, for budgets that must
+/// hold on a busy machine.
+pub fn thread_cpu_time() -> std::time::Duration {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant the kernel knows.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

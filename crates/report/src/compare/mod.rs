@@ -16,6 +16,7 @@
 //! one is used.
 
 mod flags;
+mod quantile;
 mod read;
 mod render;
 mod welch;
@@ -73,8 +74,11 @@ pub struct Row {
     pub better: Better,
     /// The value on each side, in file order; `None` where that side lacks it.
     pub values: Vec<Option<f64>>,
-    /// The interval samples on each side, where the format keeps them.
+    /// The samples of each side's noise test, where the format keeps them.
     pub samples: Vec<Option<Samples>>,
+    /// Each side's 95 % confidence interval, where the noise is judged by one (latency
+    /// percentiles: [`quantile::ci95`]).
+    pub cis: Vec<Option<(f64, f64)>>,
 }
 
 /// The verdict of one side against the baseline for one row.
@@ -83,20 +87,33 @@ pub struct Diff {
     /// (side − baseline) / baseline, in percent; `None` when either is missing or the
     /// baseline is zero.
     pub pct: Option<f64>,
-    /// Welch's test, when both sides have at least two interval samples.
+    /// Welch's test, when both sides have at least two samples.
     pub test: Option<Welch>,
+    /// For a percentile: whether the two sides' 95 % confidence intervals are apart.
+    pub apart: Option<bool>,
+    /// A latency difference under [`LAT_FLOOR_US`]: never significant, whatever its percent.
+    pub small: bool,
 }
+
+/// Latency differences under this many µs are `negligible` at most: a timer read, a
+/// context switch and a cache miss are of that order, and a null engine's or a RAM disk's
+/// sub-µs latencies differ by 50 % from run to run for those reasons alone.
+pub const LAT_FLOOR_US: f64 = 1.0;
 
 impl Diff {
     /// `within noise`, `significant`, `negligible` (beyond noise but smaller than `min_pct`
     /// percent), or why there is no verdict.
     pub fn verdict(&self, alpha: f64, min_pct: f64) -> &'static str {
-        match (&self.pct, &self.test) {
-            (None, _) => "n/a",
-            (Some(_), None) => "no samples",
-            (Some(p), Some(t)) if t.p < alpha && p.abs() >= min_pct => "significant",
-            (Some(_), Some(t)) if t.p < alpha => "negligible",
-            (Some(_), Some(_)) => "within noise",
+        let beyond = match (&self.test, self.apart) {
+            (Some(t), _) => t.p < alpha,
+            (None, Some(apart)) => apart,
+            (None, None) => return if self.pct.is_none() { "n/a" } else { "no samples" },
+        };
+        match self.pct {
+            None => "n/a",
+            Some(p) if beyond && p.abs() >= min_pct && !self.small => "significant",
+            Some(_) if beyond => "negligible",
+            Some(_) => "within noise",
         }
     }
 }
@@ -148,7 +165,13 @@ impl Comparison {
             (Some(x), Some(y)) => welch(x, y),
             _ => None,
         };
-        Diff { pct, test }
+        let apart = match (row.cis.first().copied().flatten(), row.cis.get(i).copied().flatten()) {
+            (Some(a), Some(b)) => Some(a.1 < b.0 || b.1 < a.0),
+            _ => None,
+        };
+        let small = row.unit == "us"
+            && matches!((a, b), (Some(a), Some(b)) if (b - a).abs() < LAT_FLOOR_US);
+        Diff { pct, test, apart, small }
     }
 
     /// True when side `i` has every row the baseline has (and no other) and none differs
@@ -167,8 +190,17 @@ impl Comparison {
     /// side that has it: `("x (read)", "only in the baseline")`.
     pub fn unmatched(&self, i: usize) -> Vec<(String, &'static str)> {
         let mut out: Vec<(String, &'static str)> = Vec::new();
+        // A block is present on a side when any of its metrics is (a side without `slat_ns`
+        // still has the job).
+        let has = |r: &Row, side: usize| {
+            self.rows.iter().any(|o| {
+                o.subject == r.subject
+                    && o.dir == r.dir
+                    && o.values.get(side).copied().flatten().is_some()
+            })
+        };
         for r in &self.rows {
-            let (a, b) = (r.values[0].is_some(), r.values.get(i).copied().flatten().is_some());
+            let (a, b) = (has(r, 0), has(r, i));
             let side = match (a, b) {
                 (true, false) => "only in the baseline",
                 (false, true) => "not in the baseline",

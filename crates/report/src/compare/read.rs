@@ -23,6 +23,11 @@ pub struct DirView {
     pub clat_mean_ns: Option<f64>,
     /// clat percentiles keyed by fio's names (`50.000000`, `99.000000`, `99.900000`).
     pub clat_pct_ns: BTreeMap<String, f64>,
+    /// Per-I/O mean, standard deviation and count of submission, completion and total
+    /// latency (fio's `slat_ns`, `clat_ns`, `lat_ns`), in µs.
+    pub slat: Option<Samples>,
+    pub clat: Option<Samples>,
+    pub lat: Option<Samples>,
     pub total_ios: u64,
 }
 
@@ -141,6 +146,13 @@ fn samples(v: &Value, mean: &str, sd: &str, n: &str) -> Option<Samples> {
     Some(Samples { mean: num(v, mean)?, sd: num(v, sd)?, n })
 }
 
+/// A latency block's per-I/O statistics in µs (`mean`, `stddev`, `N`); `None` when it has no
+/// samples.
+fn per_io(v: Option<&Value>) -> Option<Samples> {
+    let s = samples(v?, "mean", "stddev", "N")?;
+    (s.n > 0).then_some(Samples { mean: s.mean / 1e3, sd: s.sd / 1e3, n: s.n })
+}
+
 fn dir_view(d: &Value) -> Result<DirView, String> {
     let total_ios = d.get("total_ios").and_then(Value::as_u64).ok_or("no total_ios")?;
     let clat = d.get("clat_ns");
@@ -156,6 +168,9 @@ fn dir_view(d: &Value) -> Result<DirView, String> {
         bw_samples: samples(d, "bw_mean", "bw_dev", "bw_samples"),
         clat_mean_ns: clat.and_then(|c| num(c, "mean")),
         clat_pct_ns,
+        slat: per_io(d.get("slat_ns")),
+        clat: per_io(clat),
+        lat: per_io(d.get("lat_ns")),
         total_ios,
     })
 }
@@ -219,23 +234,35 @@ fn job_keys(r: &ResultView) -> Vec<String> {
         .collect()
 }
 
-type Metric = (&'static str, &'static str, Better, fn(&DirView) -> (Option<f64>, Option<Samples>));
+/// One metric of a direction: its value, the samples its noise test uses, and a 95 %
+/// confidence interval where the noise is judged by one instead (latency percentiles).
+type Measure = (Option<f64>, Option<Samples>, Option<(f64, f64)>);
+type Metric = (&'static str, &'static str, Better, fn(&DirView) -> Measure);
 
-/// The metrics per direction: value and interval samples.
+/// The metrics per direction: throughput with its interval samples, the latency means with
+/// their per-I/O statistics, the completion-latency percentiles with their confidence
+/// intervals.
 const METRICS: &[Metric] = &[
-    ("iops", "IO/s", Better::Higher, |d| (Some(d.iops), d.iops_samples)),
+    ("iops", "IO/s", Better::Higher, |d| (Some(d.iops), d.iops_samples, None)),
     ("bw", "MiB/s", Better::Higher, |d| {
         let mib = |s: Samples| Samples { mean: s.mean / 1024.0, sd: s.sd / 1024.0, n: s.n };
-        (Some(d.bw_bytes / 1048576.0), d.bw_samples.map(mib))
+        (Some(d.bw_bytes / 1048576.0), d.bw_samples.map(mib), None)
     }),
-    ("clat mean", "us", Better::Lower, |d| (d.clat_mean_ns.map(|x| x / 1e3), None)),
-    ("clat p50", "us", Better::Lower, |d| (pct(d, "50.000000"), None)),
-    ("clat p99", "us", Better::Lower, |d| (pct(d, "99.000000"), None)),
-    ("clat p99.9", "us", Better::Lower, |d| (pct(d, "99.900000"), None)),
+    ("slat mean", "us", Better::Lower, |d| (d.slat.map(|s| s.mean), d.slat, None)),
+    ("clat mean", "us", Better::Lower, |d| (d.clat_mean_ns.map(|x| x / 1e3), d.clat, None)),
+    ("lat mean", "us", Better::Lower, |d| (d.lat.map(|s| s.mean), d.lat, None)),
+    ("clat p50", "us", Better::Lower, |d| pct(d, 50.0)),
+    ("clat p99", "us", Better::Lower, |d| pct(d, 99.0)),
+    ("clat p99.9", "us", Better::Lower, |d| pct(d, 99.9)),
 ];
 
-fn pct(d: &DirView, key: &str) -> Option<f64> {
-    d.clat_pct_ns.get(key).map(|x| x / 1e3)
+/// Percentile `p` of the completion latency (µs) and its 95 % confidence interval.
+fn pct(d: &DirView, p: f64) -> Measure {
+    let listed: Vec<(f64, f64)> =
+        d.clat_pct_ns.iter().filter_map(|(k, v)| Some((k.parse::<f64>().ok()?, v / 1e3))).collect();
+    let value = listed.iter().find(|(q, _)| (q - p).abs() < 1e-9).map(|(_, v)| *v);
+    let n = d.clat.map_or(d.total_ios, |s| s.n);
+    (value, None, value.and_then(|_| super::quantile::ci95(&listed, p, n)))
 }
 
 /// Every row: jobs by key and direction, then devices by name.
@@ -271,6 +298,7 @@ pub(super) fn rows(results: &[ResultView]) -> Vec<Row> {
                 better: *better,
                 values: got.iter().map(|g| g.and_then(|g| g.0)).collect(),
                 samples: got.iter().map(|g| g.and_then(|g| g.1)).collect(),
+                cis: got.iter().map(|g| g.and_then(|g| g.2)).collect(),
             });
         }
     }
@@ -299,6 +327,7 @@ fn device_rows(results: &[ResultView]) -> Vec<Row> {
             better: Better::Neither,
             values: per.iter().map(|d| d.and_then(|d| v(d).0)).collect(),
             samples: per.iter().map(|d| d.and_then(|d| v(d).1)).collect(),
+            cis: vec![None; per.len()],
         };
         rows.push(row("aqu-sz", "", |d| (d.aqu, d.aqu_samples)));
         rows.push(row("util", "%", |d| (d.util, d.util_samples)));

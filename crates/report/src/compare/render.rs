@@ -8,7 +8,10 @@ use std::path::PathBuf;
 use super::{Better, CompareError, Comparison, Diff, Row};
 use crate::json::J;
 
-const TEST_NAME: &str = "Welch's t-test on per-interval samples, two-sided";
+const TEST_NAME: &str = "Welch's t-test, two-sided: on per-interval samples for IOPS and \
+                         bandwidth, on per-I/O mean, stddev and N for latency means; latency \
+                         percentiles: 95 % confidence intervals from order statistics, apart \
+                         or not";
 
 /// Four significant digits with an SI suffix, as fio's text does for rates.
 fn short(x: f64) -> String {
@@ -34,6 +37,8 @@ fn verdict_text(d: &Diff, c: &Comparison) -> String {
     match (d.verdict(c.alpha, c.min_pct), &d.test) {
         (v, Some(t)) if t.p < 0.001 => format!("{v} (p<0.001)"),
         (v, Some(t)) => format!("{v} (p={:.3})", t.p),
+        (v, None) if d.apart == Some(true) => format!("{v} (CIs apart)"),
+        (v, None) if d.apart == Some(false) => format!("{v} (CIs overlap)"),
         (v, _) => v.to_string(),
     }
 }
@@ -58,8 +63,11 @@ pub fn render_text(c: &Comparison) -> String {
     }
     let _ = writeln!(
         s,
-        "noise: {TEST_NAME}, alpha {}; beyond noise but under {}% is negligible",
-        c.alpha, c.min_pct
+        "noise: {TEST_NAME}, alpha {}; beyond noise but under {}% (or, for latency, under \
+         {} µs) is negligible",
+        c.alpha,
+        c.min_pct,
+        super::LAT_FLOOR_US
     );
     let mut last = (String::new(), "");
     for row in &c.rows {
@@ -87,8 +95,9 @@ pub fn render_text(c: &Comparison) -> String {
     }
     let _ = writeln!(
         s,
-        "(latency percentiles have no per-interval samples in fio's or iolab's JSON: their \
-         differences carry no noise verdict)"
+        "(a latency percentile's noise: the order statistics of ranks n·q ± 1.96·√(n·q·(1−q)), \
+         widened to the listed percentiles around them, on each side; no samples: too few \
+         I/Os for the interval)"
     );
     s
 }
@@ -138,7 +147,7 @@ pub fn render_json(c: &Comparison) -> String {
         })
         .collect();
     root.put("files", J::Arr(files)).put("test", TEST_NAME).put("alpha", c.alpha);
-    root.put("min_diff_pct", c.min_pct);
+    root.put("min_diff_pct", c.min_pct).put("latency_floor_us", super::LAT_FLOOR_US);
     let rows = c.rows.iter().map(|r| row_json(c, r)).collect();
     root.put("rows", J::Arr(rows));
     let within = (1..c.files.len()).map(|i| J::Bool(c.within_noise(i))).collect();
@@ -163,6 +172,9 @@ fn row_json(c: &Comparison, r: &Row) -> J {
             if let Some(x) = r.samples[i] {
                 s.put("samples", x.n).put("sample_mean", x.mean).put("sample_sd", x.sd);
             }
+            if let Some((lo, hi)) = r.cis.get(i).copied().flatten() {
+                s.put("value_ci95_low", lo).put("value_ci95_high", hi);
+            }
             if i > 0 {
                 let d = c.diff(r, i);
                 if let Some(p) = d.pct {
@@ -171,6 +183,9 @@ fn row_json(c: &Comparison, r: &Row) -> J {
                 if let Some(t) = d.test {
                     s.put("t", t.t).put("df", t.df).put("p", t.p);
                     s.put("ci95_low", t.ci95.0).put("ci95_high", t.ci95.1);
+                }
+                if let Some(a) = d.apart {
+                    s.put("cis_apart", a);
                 }
                 s.put("verdict", d.verdict(c.alpha, c.min_pct));
             }

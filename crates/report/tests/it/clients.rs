@@ -217,10 +217,16 @@ fn merge_of_64_hosts_by_3600_intervals_is_exact_and_fast() {
         })
         .collect();
     let refs: Vec<&[IntervalDelta]> = hosts.iter().map(|h| h.as_slice()).collect();
-    let t0 = Instant::now();
+    let (t0, c0) = (Instant::now(), iolab_test_support::thread_cpu_time());
     let merged = merge_intervals(&refs);
-    let took = t0.elapsed();
-    println!("merge of 64 hosts x 3600 intervals: {:.3} s", took.as_secs_f64());
+    let (wall, took) = (t0.elapsed(), iolab_test_support::thread_cpu_time() - c0);
+    // The budget is on the merging thread's CPU time, which another process's load does not
+    // stretch (wall time is printed beside it).
+    println!(
+        "merge of 64 hosts x 3600 intervals: {:.3} s CPU, {:.3} s wall",
+        took.as_secs_f64(),
+        wall.as_secs_f64()
+    );
     assert_eq!(merged.len(), 3600);
     for (k, m) in merged.iter().enumerate() {
         let want: u64 = hosts.iter().map(|h| h[k].ios[0]).sum();

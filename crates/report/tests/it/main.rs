@@ -8,6 +8,7 @@
 
 mod clients;
 mod common;
+mod compare_latency;
 mod json;
 mod logs;
 mod text;
