@@ -59,12 +59,12 @@ pub fn measure(
     finish::complete(&mut result, &parsed.jobs, &opts.cmdline, started, interrupted);
     result.warnings.extend(parsed.warnings.iter().map(|w| w.to_string()));
     if !flags.fio {
-        // The text on stdout carries the result's notes: on stderr only when it does not, so
-        // a person reads each once.
+        // The text on stdout carries the run's notes: on stderr only when it does not, so a
+        // person reads each once. A job's notes (its failure among them) always go to stderr.
         let text_shown = flags.normal() && flags.g.output.is_none();
         let job_notes = iolab_report::export::text::job_notes(&result);
-        let in_text = result.notes.iter().chain(&job_notes).filter(|_| !text_shown);
-        for n in watched.notes.iter().chain(in_text) {
+        let run_notes = result.notes.iter().filter(|_| !text_shown);
+        for n in watched.notes.iter().chain(run_notes).chain(&job_notes) {
             eprintln!("iolab: {n}");
         }
     }
