@@ -21,9 +21,9 @@ pub struct SimFlags {
     /// ssd:4GiB:smq:writeback:block=256KiB. Repeat for a chain.
     #[cfg_attr(feature = "clap", arg(long = "tier"))]
     pub tiers: Vec<String>,
-    /// The device under the last tier: KIND[:PRESET][:SIZE][:sparse], e.g. hdd:7200, hdd:10k;
-    /// profile:PRESET (a preset in profile form); or a device profile FILE.toml (`iolab
-    /// calibrate`).
+    /// The device under the last tier: KIND[:PRESET][:SIZE][:sparse][:ncq=N], e.g. hdd:7200,
+    /// hdd:10k:ncq=32; profile:PRESET (a preset in profile form); or a device profile FILE.toml
+    /// (`iolab calibrate`).
     #[cfg_attr(feature = "clap", arg(long, default_value = "hdd:7200"))]
     pub backing: String,
     /// A TOML hierarchy ([[tier]] tables and a [backing] table) instead of --tier/--backing.
@@ -166,7 +166,10 @@ pub fn help() -> String {
   POLICY: {}.
 Tier keys (key=value after the positional parts):
 {}
-Backing: KIND[:PRESET][:SIZE][:sparse]; PRESET: {}.
+Backing: KIND[:PRESET][:SIZE][:sparse][:ncq=N]; PRESET: {}.
+  ncq=N (hdd): the drive reorders up to N queued commands by shortest positioning time, as
+  SATA NCQ (32) and SAS TCQ do; the presets queue nothing (ncq=1) unless given. With ncq=32
+  a 7.2K drive's random 4 KiB reads go 78 -> 103 -> 155 -> 185 IOPS at QD 1, 4, 16, 32.
 
 Examples:
   iolab sim --list

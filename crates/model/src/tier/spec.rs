@@ -297,8 +297,8 @@ pub fn parse_backing_or_profile(arg: &str) -> Result<BackingSpec, ModelError> {
     })
 }
 
-/// Parses `KIND[:PRESET][:SIZE][:sparse]` for the backing store (`hdd:7200`, `hdd:10k:600GB`,
-/// `nvme:2TB`).
+/// Parses `KIND[:PRESET][:SIZE][:sparse][:ncq=N]` for the backing store (`hdd:7200`,
+/// `hdd:10k:600GB`, `nvme:2TB`, `hdd:7200:ncq=32`).
 pub fn parse_backing(spec: &str) -> Result<BackingSpec, ModelError> {
     let parts: Vec<&str> = spec.split(':').map(str::trim).collect();
     let kind = parts.first().copied().unwrap_or("").to_ascii_lowercase();
@@ -314,10 +314,13 @@ pub fn parse_backing(spec: &str) -> Result<BackingSpec, ModelError> {
     }
     let mut device = kind_device(&kind, spec)?;
     let mut sparse = false;
+    let mut ncq = None;
     for p in &parts[1..] {
         let pl = p.to_ascii_lowercase();
         if pl == "sparse" {
             sparse = true;
+        } else if let Some(v) = pl.strip_prefix("ncq=") {
+            ncq = Some(ncq_depth(v, spec)?);
         } else if pl.starts_with(|c: char| c.is_ascii_digit() || c == '-')
             && size(p, spec).is_ok_and(|b| b >= 1 << 20)
         {
@@ -333,7 +336,37 @@ pub fn parse_backing(spec: &str) -> Result<BackingSpec, ModelError> {
             })?;
         }
     }
+    if let Some(n) = ncq {
+        match &mut device {
+            DeviceSpec::Hdd(h) => h.ncq_depth = n,
+            _ => {
+                return Err(ModelError::BadParam {
+                    name: "ncq".into(),
+                    value: n.to_string(),
+                    why: format!(
+                        "command queueing is modelled for hdd backings, not in `{}`",
+                        spec.escape_default()
+                    ),
+                })
+            }
+        }
+    }
     Ok(BackingSpec { name: kind, device, sparse })
+}
+
+/// `ncq=N`: how many queued commands an HDD may reorder (SATA NCQ 32, SAS TCQ up to 256).
+fn ncq_depth(v: &str, spec: &str) -> Result<usize, ModelError> {
+    match v.parse::<usize>() {
+        Ok(n) if (1..=256).contains(&n) => Ok(n),
+        _ => Err(ModelError::BadParam {
+            name: "ncq".into(),
+            value: v.escape_default().to_string(),
+            why: format!(
+                "expected 1 (no reordering) to 256 queued commands in `{}`",
+                spec.escape_default()
+            ),
+        }),
+    }
 }
 
 /// Rejects a chain whose cache is larger than what it caches.
@@ -427,6 +460,14 @@ mod tests {
         assert!(e("ram:-5GiB").contains("`-5GiB`"));
         assert!(e("ram:1GiB:lru:writesometimes").contains("`writesometimes`"));
         assert!(parse_backing("hdd:5400rpm").unwrap_err().to_string().contains("`5400rpm`"));
+        let q = parse_backing("hdd:10k:ncq=64").unwrap();
+        assert!(matches!(q.device, DeviceSpec::Hdd(h) if h.ncq_depth == 64 && h.rpm == 10_000));
+        assert!(
+            matches!(parse_backing("hdd:7200").unwrap().device, DeviceSpec::Hdd(h) if h.ncq_depth == 1)
+        );
+        for bad in ["hdd:ncq=0", "hdd:ncq=257", "hdd:ncq=x", "nvme:ncq=8"] {
+            assert!(parse_backing(bad).unwrap_err().to_string().contains("`ncq`"), "{bad}");
+        }
         let big = parse_tier("ram:2TB", 0).unwrap();
         let err = validate_chain(&[big], &parse_backing("hdd:7200").unwrap()).unwrap_err();
         assert!(err.to_string().contains("larger than the backing store"), "{err}");

@@ -278,8 +278,40 @@ fn html_probes() -> Vec<Probe> {
 }
 
 /// Every probe of these families.
+/// `--backing=hdd:...:ncq=N`: out-of-range, negative, NaN, overflowing and binary values,
+/// and the key on a device that does not queue; each a one-line error naming `ncq`.
+fn ncq_probes() -> Vec<Probe> {
+    let values = ["0", "257", "-1", "nan", "1e3", "18446744073709551616", "\u{1}\u{ff}", ""];
+    let mut v: Vec<Probe> = values
+        .iter()
+        .map(|n| {
+            let arg = format!("--backing=hdd:7200:ncq={n}");
+            let o = Oracle::Err(vec!["ncq".into(), "1 (no reordering) to 256".into()]);
+            Probe::new(
+                "numbers",
+                format!("sim --backing ncq={n:?}"),
+                &["sim", &arg, "--name=x", "--size=1m"],
+                o,
+            )
+            .limit(10.0)
+        })
+        .collect();
+    let o = Oracle::Err(vec!["ncq".into(), "hdd backings".into()]);
+    v.push(
+        Probe::new(
+            "numbers",
+            "sim --backing ssd:ncq=32",
+            &["sim", "--backing=ssd:ncq=32", "--name=x", "--size=1m"],
+            o,
+        )
+        .limit(10.0),
+    );
+    v
+}
+
 pub fn probes() -> Vec<Probe> {
     let mut v = bomb_probes();
+    v.extend(ncq_probes());
     v.extend(result_probes());
     v.extend(profile_probes());
     v.extend(html_probes());
