@@ -54,10 +54,33 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 fn stat(a: StatArgs) -> anyhow::Result<ExitCode> {
     let bs = check_block_size(a.s.block_size()?)?;
-    let mut r = a.opts.open(&a.trace)?;
-    let mut stack = StackDistance::new();
     let name = a.trace.display().to_string();
-    let s = ops::stat(&mut *r, &name, bs, a.s.stream_window, &mut |k| stack.access(k))?;
+    let mut cfg = a.opts.config()?;
+    let mut run = |cfg: &iolab_trace::ReaderConfig| -> Result<_, ops::OpError> {
+        let mut r = iolab_trace::open(&a.trace, a.opts.format.as_deref(), cfg)?;
+        let format = r.format();
+        let mut stack = StackDistance::new();
+        let s = ops::stat(&mut *r, &name, bs, a.s.stream_window, &mut |k| stack.access(k));
+        Ok((format, s))
+    };
+    let (format, mut s) = run(&cfg)?;
+    // An oracleGeneral obj_id is a sector number only when the producer made it one; hashed
+    // 64-bit ids (libCacheSim's converters) do not fit as sectors. Those are read again as
+    // object keys, and the statistics say what no longer applies.
+    let hashed = |s: &Result<_, ops::OpError>| {
+        matches!(s, Err(ops::OpError::Trace(e))
+            if matches!(e.kind, iolab_trace::TraceErrorKind::Overflow { what: "obj_id" }))
+    };
+    if format == "oracleGeneral" && hashed(&s) && a.trace.as_os_str() != "-" {
+        eprintln!(
+            "iolab: {name}: obj_id values too large for sector numbers (hashed 64-bit ids): read \
+             as object keys of one byte each; offsets, streams and sequentiality below do not \
+             describe a disk"
+        );
+        cfg.oracle_id_unit_bytes = 1;
+        s = run(&cfg)?.1;
+    }
+    let s = s?;
     let doc = ops::stat_doc(&a.trace, &s);
     let text = |_: &_| ops::stat_text(&a.trace, &s);
     let page = iolab_report::export::html::doc_page("trace stat");

@@ -27,3 +27,4 @@ mod scale;
 mod signals;
 mod sim;
 mod sim_flush;
+mod trace_stat;
