@@ -56,7 +56,7 @@ fn stat(a: StatArgs) -> anyhow::Result<ExitCode> {
     let bs = check_block_size(a.s.block_size()?)?;
     let name = a.trace.display().to_string();
     let mut cfg = a.opts.config()?;
-    let mut run = |cfg: &iolab_trace::ReaderConfig| -> Result<_, ops::OpError> {
+    let run = |cfg: &iolab_trace::ReaderConfig| -> Result<_, ops::OpError> {
         let mut r = iolab_trace::open(&a.trace, a.opts.format.as_deref(), cfg)?;
         let format = r.format();
         let mut stack = StackDistance::new();
