@@ -48,6 +48,16 @@ fn scratch_target(
     size: u64,
 ) -> Result<Resolved, CalibrateError> {
     let notes = scratch::stale_notes(dir, prefix);
+    // The sweep lays the file out first: refused before any write when it cannot fit.
+    if let Some(free) = scratch::free_bytes(dir).filter(|&f| f < size) {
+        return Err(bad(
+            dir,
+            format!(
+                "a new {size}-byte file needs that much free space and the filesystem has {free} \
+                 bytes free: nothing was written (lower --size)"
+            ),
+        ));
+    }
     let sd = ScratchDir::create(dir, prefix).map_err(|e| bad(dir, e.reason()))?;
     let path = sd.path().join(name);
     let t = Target { path, size, created: true, block_device: false, writable: true };

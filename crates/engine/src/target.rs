@@ -198,6 +198,13 @@ fn extend_file(
         .open(path)
         .map_err(|e| EngineError::io(path, "create", e))?;
     if spec.layout {
+        if let Err(e) = room_for(path, spec.needed - cur) {
+            if !exists {
+                // The empty file this call created goes with the refusal.
+                let _ = std::fs::remove_file(path);
+            }
+            return Err(e);
+        }
         lay_out(&f, path, cur, spec.needed, fill)?;
         notes.push(format!("{}: laid out {} bytes", path.display(), spec.needed - cur));
     } else {
@@ -240,6 +247,24 @@ fn block_size(file: &File, path: &Path) -> Result<u64, EngineError> {
         return Err(EngineError::io(path, "ioctl(BLKGETSIZE64)", crate::error::last_os_error()));
     }
     Ok(size)
+}
+
+/// Refuses a layout of `bytes` more than the file's filesystem has free for this user
+/// (`iolab_core::gate::scratch::free_bytes`), before the first write: a `size=1p` job on a
+/// small filesystem would otherwise fill it until ENOSPC and then fail. fio does not check;
+/// it fails at ENOSPC with the filesystem full.
+fn room_for(path: &Path, bytes: u64) -> Result<(), EngineError> {
+    let Some(free) = iolab_core::gate::scratch::free_bytes(path) else {
+        return Ok(()); // No answer (some FUSE filesystems): the writes will tell.
+    };
+    if bytes <= free {
+        return Ok(());
+    }
+    let why = format!(
+        "laying out the job's region needs {bytes} more bytes, and the filesystem has {free} \
+         free: nothing was written (lower size= or filesize=, or free space)"
+    );
+    Err(EngineError::io(path, "layout", std::io::Error::other(why)))
 }
 
 /// Write `[from, to)` with the job's data in 1 MiB chunks, then fsync (fio's `create_fsync`

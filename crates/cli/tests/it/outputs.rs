@@ -368,3 +368,32 @@ fn output_format_on_mrc_fill_and_trace_stat_equals_the_shorthands() {
     let both = run(&["trace", "stat", t, "--json", "--output-format=html"]);
     assert_eq!(both.status.code(), Some(2), "{}", stderr(&both));
 }
+
+/// The reliability review: `calibrate mnt/n.dat --size=1p` on a small filesystem laid the file
+/// out until ENOSPC before failing. A layout that cannot fit is refused before the first
+/// write, naming the bytes needed and free, for `run` (a new file, a read job laid out first)
+/// and `calibrate` (a new file): a 16 MiB tmpfs of our own stays empty.
+#[test]
+fn a_layout_larger_than_the_free_space_is_refused_before_writing() {
+    use iolab_test_support::Mount;
+    let d = tempfile::tempdir_in(".").unwrap();
+    let mnt = d.path().join("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    let Some(_m) =
+        or_skip(Mount::new(Path::new("tmpfs"), &mnt, &["-t", "tmpfs", "-o", "size=16m"]))
+    else {
+        return;
+    };
+    let run = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_iolab")).args(args).output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let file = format!("--filename={}", mnt.join("r.dat").display());
+    let err = run(&["run", "--name=x", &file, "--size=64m", "--rw=read"]);
+    assert!(err.contains("needs 67108864 more bytes") && err.contains("16777216 free"), "{err}");
+    let new = mnt.join("n.dat").display().to_string();
+    let err = run(&["calibrate", &new, "--size=1p", "--budget=5s"]);
+    assert!(err.contains("a new 1125899906842624-byte file needs that much free space"), "{err}");
+    assert_eq!(std::fs::read_dir(&mnt).unwrap().count(), 0, "nothing was left on the tmpfs");
+}

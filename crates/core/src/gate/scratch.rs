@@ -135,6 +135,22 @@ fn dead(pid: i32) -> bool {
     r != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
 }
 
+/// Bytes free for an unprivileged writer on the filesystem holding `path` (`statvfs`:
+/// `f_bavail × f_frsize`); `None` when the filesystem does not say. A file iolab lays out is
+/// checked against it before the first write, so a `size=1p` job on a small filesystem is
+/// refused instead of filling it until ENOSPC.
+pub fn free_bytes(path: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: an all-zero statvfs is a valid value for statvfs to overwrite.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a NUL-terminated path and `st` is writable for the call.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+}
+
 /// Files in `dir` named `PREFIX<pid>…` whose process is gone: scratch files a killed run
 /// left. Reported, never reused.
 pub fn stale(dir: &Path, prefix: &str) -> Vec<PathBuf> {
