@@ -177,6 +177,10 @@ pub fn server_handshake(
     write_msg(w, &Msg::Challenge { version: VERSION, nonce: hex(&nonce_s), proof }, peer)?;
     let proof = match read_msg(r, MAX_HELLO, peer, "awaiting the proof")? {
         Msg::Proof { proof } => proof,
+        Msg::Refused { why } => {
+            let why = format!("the client refused this server's proof ({why})");
+            return Err(RemoteError::Auth { peer: peer.into(), why });
+        }
         m => return Err(refuse(w, unexpected(peer, &m, "instead of the proof"))),
     };
     if !secret.verify(LABEL_CLIENT, &nonce_s, &nonce_c, &proof) {
@@ -211,6 +215,9 @@ pub fn client_handshake(
         let why = "the server's proof does not match this secret (a wrong secret, or not \
                    this server)"
             .to_string();
+        // Tell the server why before hanging up, so its log names the cause.
+        let told = "its proof does not match the client's secret".to_string();
+        let _ = write_msg(w, &Msg::Refused { why: told }, peer);
         return Err(RemoteError::Auth { peer: peer.into(), why });
     }
     let proof = secret.prove(LABEL_CLIENT, &nonce_s, &nonce_c);

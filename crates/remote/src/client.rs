@@ -115,7 +115,7 @@ pub struct HostLine {
 /// `--client`'s value: an existing file is a hostfile (one `host[:port] [--option=value…]`
 /// per line, `#` comments), anything else a comma-separated list of hosts.
 pub fn parse_hosts(value: &str) -> Result<Vec<HostLine>, RemoteError> {
-    let err = |why: String| RemoteError::Host { spec: value.escape_default().to_string(), why };
+    let err = |why: String| RemoteError::Host { spec: "--client".into(), why };
     let path = Path::new(value);
     let lines = if !value.is_empty() && path.is_file() {
         hostfile(path)?
@@ -134,7 +134,7 @@ pub fn parse_hosts(value: &str) -> Result<Vec<HostLine>, RemoteError> {
 
 fn hostfile(path: &Path) -> Result<Vec<HostLine>, RemoteError> {
     let at = |n: usize, why: String| RemoteError::Host {
-        spec: format!("hostfile {} line {n}", path.display()),
+        spec: format!("--client: hostfile {} line {n}", path.display()),
         why,
     };
     let f = std::fs::File::open(path).map_err(|e| at(0, e.to_string()))?;

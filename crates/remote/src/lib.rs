@@ -54,6 +54,6 @@ pub enum RemoteError {
     Unexpected { peer: String, got: String, when: String },
     #[error("{peer}: refused: {why}")]
     Refused { peer: String, why: String },
-    #[error("host {spec}: {why}")]
+    #[error("{spec}: {why}")]
     Host { spec: String, why: String },
 }

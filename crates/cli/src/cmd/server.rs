@@ -21,7 +21,6 @@ use iolab_remote::client::{OnLoss, Outcome, Plan};
 use iolab_remote::proto::{JobFile, DEFAULT_PORT};
 use iolab_remote::server::{self, ServerConfig, SharedWriter};
 
-#[path = "server/client.rs"]
 mod client;
 pub use client::intercept;
 
@@ -64,8 +63,8 @@ pub fn serve(
     allow_destroy: bool,
     stdio: bool,
 ) -> anyhow::Result<ExitCode> {
-    let secret = Secret::from_file(secret_file)?;
     let addr = (!stdio).then(|| listen_addr(listen)).transpose()?;
+    let secret = Secret::from_file(secret_file)?;
     let cfg = ServerConfig {
         secret,
         handshake_timeout: Duration::from_secs(10),

@@ -35,7 +35,11 @@ fn a_wrong_secret_fails_on_both_sides_and_never_reaches_a_job() {
     assert!(matches!(c, Err(RemoteError::Auth { .. })), "{c:?}");
     // The client saw the server's proof fail and hung up without proving anything.
     let e = sv.unwrap_err();
-    assert_eq!(e.to_string(), "client: connection closed awaiting the proof");
+    assert_eq!(
+        e.to_string(),
+        "client: authentication failed: the client refused this server's proof (its proof does \
+         not match the client's secret)"
+    );
 }
 
 #[test]

@@ -92,7 +92,36 @@ fn prepare(args: &[String], files: &[JobFile], allow_destroy: bool) -> anyhow::R
     g.eta = Eta::Never;
     let flags = Flags { g, formats: "json".into(), own, fio: false, preset };
     match load_jobs(split, &flags)? {
-        Some((opts, parsed, _)) => Ok(Ready { opts, parsed, flags, _dir: dir }),
+        Some((opts, parsed, _)) => {
+            if !allow_destroy {
+                guard_devices(&parsed, flags.own.prefill)?;
+            }
+            Ok(Ready { opts, parsed, flags, _dir: dir })
+        }
         None => bail!("--parse-only is not run on a server"),
     }
+}
+
+/// A server started without --allow-destroy writes no block device: a job that may write
+/// (write or trim, `--prefill`, an iolog replay) and names one is refused, even a blank
+/// device a local run would write. (The local run's own checks still follow.)
+fn guard_devices(parsed: &iolab_job::Parsed, prefill: bool) -> anyhow::Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    for j in &parsed.jobs {
+        let replays = ["read_iolog", "replay_redirect"].iter().any(|o| j.options.contains_key(*o));
+        if !(j.rw.has_write() || j.rw.has_trim() || prefill || replays) {
+            continue;
+        }
+        for p in iolab_run::finish::job_paths(j) {
+            if std::fs::metadata(&p).is_ok_and(|m| m.file_type().is_block_device()) {
+                bail!(
+                    "--allow-destroy: this server was not started with --allow-destroy and \
+                     writes no block device (job <{}> would write {})",
+                    j.name,
+                    p.display()
+                );
+            }
+        }
+    }
+    Ok(())
 }

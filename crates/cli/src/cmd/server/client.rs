@@ -167,6 +167,19 @@ fn coordinate(client: &str, t: &Taken, fio: bool) -> anyhow::Result<ExitCode> {
     if outcome.hosts.is_empty() {
         bail!("every host was lost; no result");
     }
+    if !fio {
+        let skews: Vec<String> = outcome
+            .hosts
+            .iter()
+            .map(|h| format!("{}:{} {:+.3} ms", h.hostname, h.port, h.start_skew_ns as f64 / 1e6))
+            .collect();
+        eprintln!(
+            "iolab: {} host(s); slowest handshake {:.2} ms; start skew {}",
+            outcome.hosts.len(),
+            outcome.handshake.as_secs_f64() * 1e3,
+            skews.join(", ")
+        );
+    }
     let out = super::render(&outcome, &formats)?;
     iolab_report::render::write(&out, g.output.as_deref())?;
     let failed = outcome.hosts.iter().any(|h| iolab_run::finish::failed(&h.result));
