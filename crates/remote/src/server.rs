@@ -8,7 +8,8 @@
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
 
@@ -217,17 +218,20 @@ fn job(
     wait_until(at_ns);
     let start_skew_ns = now_ns() - at_ns;
     (cfg.log)(&format!("{peer}: running, start skew {start_skew_ns} ns"));
-    let done = Arc::new(AtomicBool::new(false));
+    // The beat thread sleeps on a channel: dropping `stop` wakes it at once when the run ends.
+    let (stop, stopped) = std::sync::mpsc::channel::<()>();
     let beats = {
-        let (w, done, peer) = (w.clone(), done.clone(), peer.to_string());
+        let (w, peer) = (w.clone(), peer.to_string());
         std::thread::spawn(move || {
-            while !done.load(Ordering::SeqCst) && send(&w, &Msg::Beat, &peer).is_ok() {
-                std::thread::sleep(BEAT);
+            while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(BEAT) {
+                if send(&w, &Msg::Beat, &peer).is_err() {
+                    return;
+                }
             }
         })
     };
     let outcome = prepared.run();
-    done.store(true, Ordering::SeqCst);
+    drop(stop);
     let _ = beats.join();
     let msg = match outcome {
         Ok(result) => Msg::Done { result: Box::new(result), start_skew_ns },

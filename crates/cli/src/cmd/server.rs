@@ -32,9 +32,9 @@ pub struct Args {
     #[arg(long, default_value = "127.0.0.1:8765", value_name = "ADDR:PORT")]
     listen: String,
     /// The shared secret: a regular file readable by its owner only (chmod 600), at least 16
-    /// bytes; the same on every host and on the client.
+    /// bytes; the same on every host and on the client. Required.
     #[arg(long, value_name = "FILE")]
-    secret_file: PathBuf,
+    secret_file: Option<PathBuf>,
     /// Let clients' jobs write block devices (they must also ask with --allow-destroy).
     /// Without it this server refuses any job that would write a device.
     #[arg(long)]
@@ -53,7 +53,10 @@ Examples:
   iolab run job.fio --client=10.0.0.5,10.0.0.6 --secret-file=/etc/iolab/secret";
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    serve(&a.listen, &a.secret_file, a.allow_destroy, a.stdio)
+    let Some(secret) = &a.secret_file else {
+        bail!("--secret-file=FILE is required: a server runs jobs only for clients that prove the shared secret");
+    };
+    serve(&a.listen, secret, a.allow_destroy, a.stdio)
 }
 
 /// Serve until a signal (or, with `stdio`, for one session).

@@ -48,22 +48,25 @@ impl Server {
             .spawn()
             .unwrap();
         let log = Arc::new(Mutex::new(Vec::new()));
-        let (l, err) = (log.clone(), child.stderr.take().unwrap());
+        let err = child.stderr.take().unwrap();
+        // Owned by the server at once: its drop kills and reaps the child on every path.
+        let mut srv = Server { child, addr: String::new(), log: log.clone() };
         std::thread::spawn(move || {
             for line in BufReader::new(err).lines().map_while(Result::ok) {
-                l.lock().unwrap().push(line);
+                log.lock().unwrap().push(line);
             }
         });
         let t0 = Instant::now();
         loop {
-            let found = log.lock().unwrap().iter().find_map(|l| {
+            let found = srv.log.lock().unwrap().iter().find_map(|l| {
                 l.strip_prefix("iolab server: listening on ")
                     .map(|r| r.split(' ').next().unwrap().to_string())
             });
             if let Some(addr) = found {
-                return Server { child, addr, log };
+                srv.addr = addr;
+                return srv;
             }
-            assert!(t0.elapsed() < Duration::from_secs(20), "server did not start: {:?}", log);
+            assert!(t0.elapsed() < Duration::from_secs(20), "server did not start: {}", srv.log());
             std::thread::sleep(Duration::from_millis(20));
         }
     }

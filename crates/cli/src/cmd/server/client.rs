@@ -187,10 +187,13 @@ fn coordinate(client: &str, t: &Taken, fio: bool) -> anyhow::Result<ExitCode> {
     Ok(if failed || lost { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
+/// A fio global flag and its value.
+type FlagValue = (String, Option<String>);
+
 /// The output flags the coordinator keeps (`--output`, `--output-format`, `--minimal`,
 /// `--append-terse`, `--terse-version`) apart from the arguments every host gets;
 /// `--status-interval` is refused.
-fn split_output(args: &[String]) -> anyhow::Result<(Vec<String>, Vec<(String, Option<String>)>)> {
+fn split_output(args: &[String]) -> anyhow::Result<(Vec<String>, Vec<FlagValue>)> {
     const LOCAL: &[&str] = &["output", "output-format", "minimal", "append-terse", "terse-version"];
     let mut forward = Vec::new();
     let mut local = Vec::new();
