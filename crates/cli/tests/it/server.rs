@@ -38,10 +38,16 @@ pub struct Server {
 impl Server {
     /// Start on `ip` with a free port; wait (at most 20 s) for its "listening on" line.
     pub fn start(ip: &str, secret: &Path, extra: &[&str]) -> Server {
-        let mut child = iolab()
-            .args(["server", &format!("--listen={ip}:0")])
+        let mut cmd = iolab();
+        cmd.arg("server").args(extra);
+        Server::spawn(cmd, &format!("--listen={ip}:0"), secret)
+    }
+
+    /// `cmd` (an `iolab server` command line, perhaps wrapped) with `listen` and the secret.
+    fn spawn(mut cmd: Command, listen: &str, secret: &Path) -> Server {
+        let mut child = cmd
+            .arg(listen)
             .arg(format!("--secret-file={}", secret.display()))
-            .args(extra)
             .stdin(empty_stdin().unwrap())
             .stdout(iolab_test_support::sink().unwrap())
             .stderr(Stdio::piped())
@@ -457,4 +463,100 @@ fn a_hostfile_gives_each_host_its_own_options() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1));
     assert!(err.contains("refused") && err.contains("bogus-option"), "{err}");
+}
+
+/// A network namespace joined to this one by a veth pair, deleted on drop (which removes the
+/// pair too). Traffic goes only to the namespace this test made.
+struct NetNs {
+    name: String,
+    host_if: String,
+    peer_ip: String,
+}
+
+impl NetNs {
+    fn new() -> Result<NetNs, String> {
+        if !iolab_test_support::is_root() {
+            return Err("network namespaces need root".into());
+        }
+        let ip = iolab_test_support::which("ip").ok_or("no `ip` (iproute2)")?;
+        let id = std::process::id() % 60_000;
+        let (a, b) = (id / 250 % 250, id % 250);
+        let net = format!("10.{}.{a}", 200 + b % 50);
+        let host_ip = format!("{net}.1");
+        let ns = NetNs {
+            name: format!("iolab-t{id}"),
+            host_if: format!("iolv{id}"),
+            peer_ip: format!("{net}.2"),
+        };
+        let (n, h, p) = (ns.name.as_str(), ns.host_if.as_str(), format!("{}p", ns.host_if));
+        let steps: Vec<Vec<String>> = [
+            vec!["netns", "add", n],
+            vec!["link", "add", h, "type", "veth", "peer", "name", &p],
+            vec!["link", "set", &p, "netns", n],
+            vec!["addr", "add", &format!("{host_ip}/30"), "dev", h],
+            vec!["link", "set", h, "up"],
+            vec!["-n", n, "addr", "add", &format!("{}/30", ns.peer_ip), "dev", &p],
+            vec!["-n", n, "link", "set", &p, "up"],
+            vec!["-n", n, "link", "set", "lo", "up"],
+        ]
+        .iter()
+        .map(|v| v.iter().map(|s| s.to_string()).collect())
+        .collect();
+        for s in steps {
+            let o = Command::new(&ip).args(&s).output().map_err(|e| e.to_string())?;
+            if !o.status.success() {
+                return Err(format!(
+                    "ip {}: {}",
+                    s.join(" "),
+                    String::from_utf8_lossy(&o.stderr).trim()
+                ));
+            }
+        }
+        Ok(ns)
+    }
+
+    fn link(&self, state: &str) {
+        let o = Command::new("ip").args(["link", "set", &self.host_if, state]).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+}
+
+impl Drop for NetNs {
+    fn drop(&mut self) {
+        let _ = Command::new("ip").args(["link", "del", &self.host_if]).output();
+        let _ = Command::new("ip").args(["netns", "del", &self.name]).output();
+    }
+}
+
+/// A server in a namespace of its own behind a veth pair; the link goes down 1.5 s into a
+/// 4 s run: that host is lost after --host-timeout, the other's numbers stay, exit 1.
+#[test]
+fn a_link_taken_down_mid_run_loses_that_host_only() {
+    let ns = match NetNs::new() {
+        Ok(ns) => ns,
+        Err(why) => return iolab_test_support::skip(why),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let s = secret(dir.path(), "secret", "namespace secret of 32 bytes....");
+    let local = Server::start("127.0.0.2", &s, &[]);
+    let mut cmd = Command::new("ip");
+    cmd.args(["netns", "exec", &ns.name, env!("CARGO_BIN_EXE_iolab"), "server"]);
+    let remote = Server::spawn(cmd, &format!("--listen={}:0", ns.peer_ip), &s);
+    let mut c = client(&format!("{},{}", local.addr, remote.addr), &s, TIMED);
+    c.arg("--host-timeout=1.5");
+    c.stdout(Stdio::piped()).stderr(Stdio::piped()).stdin(empty_stdin().unwrap());
+    let child = c.spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    ns.link("down");
+    let o = wait_output(child, Duration::from_secs(30));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains(&format!("host {} (rank 1) lost", remote.addr)), "{err}");
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let e = entries(&doc);
+    assert_eq!(e.len(), 1);
+    assert_eq!(e[0]["hostname"], "127.0.0.2");
+    assert_eq!(doc["iolab_partial"], true);
+    assert_eq!(doc["iolab_lost_hosts"][0]["hostname"], ns.peer_ip.as_str());
+    drop(remote);
 }
