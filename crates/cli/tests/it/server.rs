@@ -560,3 +560,37 @@ fn a_link_taken_down_mid_run_loses_that_host_only() {
     assert_eq!(doc["iolab_lost_hosts"][0]["hostname"], ns.peer_ip.as_str());
     drop(remote);
 }
+
+/// `--client=ssh://user@host` runs `ssh … host iolab server --stdio --secret-file=F`: here a
+/// stand-in `ssh` on PATH runs the server locally with those arguments, so the whole ssh path
+/// of the client is exercised without an ssh daemon.
+#[test]
+fn ssh_hosts_run_the_server_over_stdio() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = secret(dir.path(), "secret", "ssh stand-in secret, 32 bytes...");
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let log = dir.path().join("ssh.args");
+    let script = format!(
+        "#!/bin/sh\necho \"$@\" >> '{}'\nshift 5\nexec '{}' \"$@\"\n",
+        log.display(),
+        env!("CARGO_BIN_EXE_iolab")
+    );
+    std::fs::write(bin.join("ssh"), script).unwrap();
+    std::fs::set_permissions(bin.join("ssh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let mut c = client("ssh://me@alpha,ssh://beta", &s, NULL_JOB);
+    c.env("PATH", path);
+    let (o, _) = bounded(c, Duration::from_secs(60));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let e = entries(&doc);
+    let hosts: Vec<(&str, u64)> =
+        e.iter().map(|e| (e["hostname"].as_str().unwrap(), e["port"].as_u64().unwrap())).collect();
+    assert_eq!(hosts, [("alpha", 0), ("beta", 0), ("beta", 0)]);
+    assert_eq!(e[2]["read"]["total_ios"], 32768);
+    let args = std::fs::read_to_string(&log).unwrap();
+    let want =
+        format!("-o BatchMode=yes -- me@alpha iolab server --stdio --secret-file={}", s.display());
+    assert!(args.lines().any(|l| l == want), "{args}");
+}
