@@ -24,6 +24,7 @@ pub mod preset;
 pub mod replay;
 pub mod report;
 pub mod run;
+pub mod server;
 pub mod sim;
 pub mod trace;
 
@@ -58,6 +59,8 @@ enum Command {
     Preset(preset::Args),
     /// Trace statistics and format conversion.
     Trace(trace::Args),
+    /// Run clients' jobs here after they prove the shared secret (`run --client` there).
+    Server(server::Args),
     /// Real I/O from a block trace.
     Replay(replay::Args),
     /// Miss-ratio curve of a trace or a job, exact or sampled.
@@ -130,6 +133,7 @@ fn dispatch(cli: Cli) -> Result<anyhow::Result<ExitCode>, ExitCode> {
         Command::Compare(a) => compare::run(a),
         Command::Report(a) => report::run(a),
         Command::Plot(a) => plot::run(a),
+        Command::Server(a) => server::run(a),
     })
 }
 

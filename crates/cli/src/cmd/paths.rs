@@ -38,6 +38,7 @@ const DECLARED: &[(&str, &str, Intent)] = &[
     ("report", "output", Intent::Output),
     ("plot", "results", Intent::Input),
     ("plot", "out_dir", Intent::Output),
+    ("server", "secret_file", Intent::Input),
 ];
 
 /// The intent of each fio global flag that takes a path (`run`, `sim`, `parse`, `fio`).

@@ -28,6 +28,7 @@ use iolab_stats::RunResult;
 
 mod measure;
 mod quick;
+pub mod remote;
 
 #[derive(clap::Args)]
 #[command(after_help = HELP)]
@@ -80,6 +81,9 @@ pub fn run(_: Args) -> anyhow::Result<ExitCode> {
 /// `iolab run` with `rest` as its arguments, speaking as `who`.
 pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
     let fio = matches!(who, Personality::Fio { .. });
+    if let Some(code) = super::server::intercept(rest, fio)? {
+        return Ok(code);
+    }
     let (rest, preset) = if fio { (rest.to_vec(), None) } else { super::preset::take(rest)? };
     let (split, own) = if fio {
         (iolab_job::split_fio_args(&rest, &[]), RunFlags::default())

@@ -149,10 +149,10 @@ fn argv0_fio_speaks_fio_version_and_refuses_like_fio() {
     let out = Command::new(&link).args(["--bogus", "--name=x"]).output().expect("run");
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("fio: unrecognized option '--bogus'"));
-    // Multi-host flags are refused by name.
+    // --client talks to iolab's authenticated servers only: without a secret it is refused.
     let out = Command::new(&link).args(["--client=h", "j.fio"]).output().expect("run");
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--client: not supported"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--client: needs --secret-file"));
     // --readonly refuses a writing job before any I/O, with fio's words.
     let out = Command::new(&link)
         .args(["--readonly", "--name=w", "--rw=write", "--ioengine=null", "--size=4k"])

@@ -16,6 +16,7 @@ mod gate;
 mod mrc;
 mod presets;
 mod runner;
+mod server;
 mod tables;
 
 use iolab_test_support::{is_root, LoopDev};
@@ -157,6 +158,7 @@ fn hostile_inputs() {
     let mut loops = Vec::new();
     probes.extend(device_probes(&fix, &mut loops));
     probes.extend(bounds::probes());
+    probes.extend(server::probes());
     assert!(probes.len() >= 300, "only {} probes", probes.len());
     quick_tier_only(&mut probes);
     let root = tmp.path().join("scratch");

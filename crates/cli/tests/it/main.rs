@@ -24,6 +24,7 @@ mod presets;
 mod report;
 mod run;
 mod scale;
+mod server;
 mod signals;
 mod sim;
 mod sim_flush;

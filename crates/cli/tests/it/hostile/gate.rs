@@ -505,6 +505,7 @@ fn template(command: &str) -> Option<(Vec<&'static str>, Slots)> {
             (vec!["report", "<RESULTS>", "--output={W}/r.html"], vec![("<RESULTS>", "{F}/r.json")])
         }
         "plot" => (vec!["plot", "<RESULTS>", "--out-dir={W}/p"], vec![("<RESULTS>", "{F}/r.json")]),
+        "server" => (vec!["server", "--listen=127.0.0.1:0"], vec![]),
         _ => return None,
     };
     Some(t)

@@ -1,0 +1,220 @@
+//! The many-host flags of `iolab run` and fio's personality, taken out of the argument list
+//! before the local run reads it: `--client`, `--secret-file`, `--host-timeout`,
+//! `--on-host-loss`, and fio's `--server` (the fio personality's way to start a server).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use iolab_remote::auth::Secret;
+use iolab_remote::client::{parse_hosts, OnLoss};
+use iolab_run::flags::RunFlags;
+
+/// The flags this module takes (each `--x=V` or `--x V`; `--server`'s value only with `=`).
+const TAKEN: &[&str] = &["client", "secret-file", "host-timeout", "on-host-loss"];
+
+/// The many-host flags found, and the arguments left.
+#[derive(Default)]
+struct Taken {
+    client: Option<String>,
+    server: Option<String>,
+    secret_file: Option<PathBuf>,
+    host_timeout: Option<String>,
+    on_host_loss: Option<String>,
+    rest: Vec<String>,
+}
+
+fn take(args: &[String], fio: bool) -> anyhow::Result<Taken> {
+    let mut t = Taken::default();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let body = a.strip_prefix("--").filter(|_| a != "--");
+        let (key, inline) =
+            match body.map(|b| b.split_once('=').map_or((b, None), |(k, v)| (k, Some(v)))) {
+                Some(kv) => kv,
+                None => {
+                    t.rest.push(a.clone());
+                    continue;
+                }
+            };
+        if fio && key == "server" {
+            set(&mut t.server, "server", inline.unwrap_or("").to_string())?;
+            continue;
+        }
+        if !TAKEN.contains(&key) {
+            t.rest.push(a.clone());
+            continue;
+        }
+        let value = match inline {
+            Some(v) => v.to_string(),
+            None => it.next().cloned().with_context(|| format!("--{key}: needs a value"))?,
+        };
+        let slot = match key {
+            "client" => &mut t.client,
+            "host-timeout" => &mut t.host_timeout,
+            "on-host-loss" => &mut t.on_host_loss,
+            _ => {
+                if t.secret_file.is_some() {
+                    bail!("--secret-file: given twice");
+                }
+                t.secret_file = Some(PathBuf::from(value));
+                continue;
+            }
+        };
+        set(slot, key, value)?;
+    }
+    Ok(t)
+}
+
+fn set(slot: &mut Option<String>, key: &str, value: String) -> anyhow::Result<()> {
+    if slot.is_some() {
+        bail!("--{key}: given twice");
+    }
+    *slot = Some(value);
+    Ok(())
+}
+
+/// `--host-timeout`: seconds (`10`, `2.5`, `10s`, `500ms`), more than 0 and at most a day.
+fn host_timeout(v: Option<&str>) -> anyhow::Result<Duration> {
+    let Some(v) = v else { return Ok(Duration::from_secs(10)) };
+    let bad = || {
+        anyhow::anyhow!(
+            "--host-timeout='{}': expected seconds above 0 and at most 86400 (10, 2.5, 500ms)",
+            v.escape_default()
+        )
+    };
+    let (num, scale) = match v.strip_suffix("ms") {
+        Some(n) => (n, 1e-3),
+        None => (v.strip_suffix('s').unwrap_or(v), 1.0),
+    };
+    let secs = num.parse::<f64>().map_err(|_| bad())? * scale;
+    if !secs.is_finite() || secs <= 0.0 || secs > 86_400.0 {
+        return Err(bad());
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// The many-host flags taken out of `rest`: `Some(exit)` when they ran a server or the
+/// job on several hosts, `None` for a local run (the argument list is then untouched).
+pub fn intercept(rest: &[String], fio: bool) -> anyhow::Result<Option<ExitCode>> {
+    let t = take(rest, fio)?;
+    if let Some(listen) = &t.server {
+        let Some(secret) = &t.secret_file else {
+            bail!("--server: needs --secret-file=FILE (fio's server has no authentication; iolab's has)")
+        };
+        if t.client.is_some() {
+            bail!("--server and --client: one process is one or the other");
+        }
+        let listen = if listen.is_empty() { "127.0.0.1:8765" } else { listen };
+        let allow = t.rest.iter().any(|a| a == "--allow-destroy");
+        let stdio = t.rest.iter().any(|a| a == "--stdio");
+        if let Some(a) = t.rest.iter().find(|a| *a != "--allow-destroy" && *a != "--stdio") {
+            bail!("--server: '{a}' is not a server flag (--allow-destroy, --stdio, --secret-file)");
+        }
+        return super::serve(listen, secret, allow, stdio).map(Some);
+    }
+    let Some(client) = &t.client else {
+        for (name, given) in [
+            ("secret-file", t.secret_file.is_some()),
+            ("host-timeout", t.host_timeout.is_some()),
+            ("on-host-loss", t.on_host_loss.is_some()),
+        ] {
+            if given {
+                bail!("--{name}: only with --client=HOST[,HOST…]|HOSTFILE");
+            }
+        }
+        return Ok(None);
+    };
+    coordinate(client, &t, fio).map(Some)
+}
+
+/// Run the job on every host of `client` and write one document.
+fn coordinate(client: &str, t: &Taken, fio: bool) -> anyhow::Result<ExitCode> {
+    let on_loss = match t.on_host_loss.as_deref() {
+        None | Some("fail") => OnLoss::Fail,
+        Some("continue") => OnLoss::Continue,
+        Some(v) => bail!("--on-host-loss='{}': expected fail or continue", v.escape_default()),
+    };
+    let timeout = host_timeout(t.host_timeout.as_deref())?;
+    let secret_file = t
+        .secret_file
+        .clone()
+        .context("--client: needs --secret-file=FILE (the secret shared with the servers)")?;
+    let hosts = parse_hosts(client)?;
+    let (forward, local) = split_output(&t.rest)?;
+    let g = super::super::fio::globals(&local, fio)?;
+    let formats = g.ordered_formats().join(",");
+    if let Some(f) =
+        formats.split(',').find(|f| !matches!(*f, "normal" | "json" | "json+" | "html"))
+    {
+        bail!("--output-format={f}: with --client the formats are normal, json, json+ and html (fio's client mode has no other)");
+    }
+    if let Some(p) = &g.output {
+        iolab_report::output::check(p, &[])?;
+    }
+    let (split, _) = super::super::split_own::<RunFlags>("run", &forward)?;
+    let files = super::job_files(&split.job_files)?;
+    let secret = Secret::from_file(&secret_file)?;
+    let plan = super::plan(forward, files, secret_file, timeout, on_loss);
+    let outcome = iolab_remote::coordinator::run_hosts(&hosts, &plan, &secret)?;
+    for l in &outcome.lost {
+        eprintln!(
+            "iolab: host {}:{} (rank {}) lost: {}; the result is partial",
+            l.hostname, l.port, l.rank, l.why
+        );
+    }
+    if outcome.hosts.is_empty() {
+        bail!("every host was lost; no result");
+    }
+    if !fio {
+        let skews: Vec<String> = outcome
+            .hosts
+            .iter()
+            .map(|h| format!("{}:{} {:+.3} ms", h.hostname, h.port, h.start_skew_ns as f64 / 1e6))
+            .collect();
+        eprintln!(
+            "iolab: {} host(s); slowest handshake {:.2} ms; start skew {}",
+            outcome.hosts.len(),
+            outcome.handshake.as_secs_f64() * 1e3,
+            skews.join(", ")
+        );
+    }
+    let out = super::render(&outcome, &formats)?;
+    iolab_report::render::write(&out, g.output.as_deref())?;
+    let failed = outcome.hosts.iter().any(|h| iolab_run::finish::failed(&h.result));
+    let lost = !outcome.lost.is_empty() && on_loss == OnLoss::Fail;
+    Ok(if failed || lost { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// A fio global flag and its value.
+type FlagValue = (String, Option<String>);
+
+/// The output flags the coordinator keeps (`--output`, `--output-format`, `--minimal`,
+/// `--append-terse`, `--terse-version`) apart from the arguments every host gets;
+/// `--status-interval` is refused.
+fn split_output(args: &[String]) -> anyhow::Result<(Vec<String>, Vec<FlagValue>)> {
+    const LOCAL: &[&str] = &["output", "output-format", "minimal", "append-terse", "terse-version"];
+    let mut forward = Vec::new();
+    let mut local = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let Some(body) = a.strip_prefix("--") else {
+            forward.push(a.clone());
+            continue;
+        };
+        let (key, value) =
+            body.split_once('=').map_or((body, None), |(k, v)| (k, Some(v.to_string())));
+        if key == "status-interval" {
+            bail!("--status-interval: not available with --client (each host's result comes at the end)");
+        }
+        if !LOCAL.contains(&key) {
+            forward.push(a.clone());
+            continue;
+        }
+        let takes = matches!(key, "output" | "output-format" | "terse-version");
+        let value = if takes && value.is_none() { it.next().cloned() } else { value };
+        local.push((key.to_string(), value));
+    }
+    Ok((forward, local))
+}
