@@ -27,6 +27,17 @@ else
   unset IOLAB_TEST_QUICK
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/iolab-test.XXXXXX")
+# MPI (issue 29): with an MPI library (mpicc) and mpirun the suite builds and tests iolab with
+# its `mpi` feature (crates/cli/tests/it/mpi.rs runs mpirun); without, it says why not.
+features=()
+mpi_skip=""
+if command -v mpicc >/dev/null && command -v mpirun >/dev/null; then
+  features=(--features iolab-cli/mpi)
+  echo "=== with the mpi feature (mpicc and mpirun found) ==="
+else
+  mpi_skip="skip: no mpicc/mpirun (apt-get install openmpi-bin libopenmpi-dev libclang-dev): built and tested without the mpi feature"
+  echo "$mpi_skip"
+fi
 log="$work/log"
 start=$(date +%s)
 
@@ -59,7 +70,7 @@ if cargo nextest --version >/dev/null 2>&1 && [ -z "${IOLAB_TEST_NO_NEXTEST:-}" 
   profile=default
   [ "$quick" = 1 ] && profile=quick
   # nextest's own lines go to stderr; both go to the terminal and the log.
-  cargo nextest run --workspace --no-fail-fast --profile "$profile" \
+  cargo nextest run --workspace "${features[@]}" --no-fail-fast --profile "$profile" \
     --color "${CARGO_TERM_COLOR:-auto}" "${args[@]}" 2>&1 | tee "$log"
   rc=${PIPESTATUS[0]}
   # nextest does not run doctests (the examples in the crates' docs): cargo does, after it
@@ -83,7 +94,7 @@ else
   runner="cargo test"
   # --nocapture: the skip lines reach the log; the terminal gets cargo's lines (compiling,
   # each binary as it starts) and each binary's result line as it ends.
-  cargo test --workspace --no-fail-fast "${args[@]}" -- --nocapture 2>&1 | tee "$log" \
+  cargo test --workspace "${features[@]}" --no-fail-fast "${args[@]}" -- --nocapture 2>&1 | tee "$log" \
     | grep --line-buffered -E '^\s+(Compiling|Finished|Running|Doc-tests) |^test result:|^error(\[|:)|^warning: unused'
   rc=${PIPESTATUS[0]}
   grep -E '^\s*(note: )?skip(ped)?[: ]' "$log" | sed -E 's/^\s+//' >"$work/skips" || true
@@ -109,6 +120,7 @@ if [ "$quick" = 0 ] && [ "${#args[@]}" -eq 0 ]; then
     echo "skip: python3 without venv/ensurepip; the Python package is not tested" | tee -a "$work/skips"
   fi
 fi
+[ -n "$mpi_skip" ] && echo "$mpi_skip" >>"$work/skips"
 echo
 skips=$(sort "$work/skips" | uniq -c | sort -rn)
 if [ -n "$skips" ]; then

@@ -53,6 +53,9 @@ pub struct RunFlags {
     /// iolab-profile.toml) and show the prediction beside the measurement.
     #[cfg_attr(feature = "clap", arg(long, value_name = "PROFILE.toml", num_args = 0..=1, require_equals = true, default_missing_value = ""))]
     pub predict: Option<String>,
+    /// Under mpirun (`crate::hosts`).
+    #[cfg_attr(feature = "clap", command(flatten))]
+    pub mpi: crate::hosts::MpiFlags,
 }
 
 impl RunFlags {

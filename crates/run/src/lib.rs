@@ -3,7 +3,8 @@
 //! ([`quick`]), the live line and the periodic `--status-interval` reports rendered above the
 //! engine ([`progress`], [`status`]), fio's per-job log files ([`logs`]), the iolog of the
 //! requests a run issues ([`iolog`]) and what a result records besides the numbers
-//! ([`finish`]). The binary, the Python binding or a server mode call a run through here.
+//! ([`finish`]); several hosts under MPI ([`hosts`], the transport behind the `mpi` feature).
+//! The binary, the Python binding or a server mode call a run through here.
 //!
 //! ```no_run
 //! use iolab_engine::runner::RunOptions;
@@ -17,6 +18,7 @@
 pub mod error;
 pub mod finish;
 pub mod flags;
+pub mod hosts;
 pub mod iolog;
 pub mod logs;
 pub mod progress;

@@ -76,8 +76,9 @@ pub fn run_shown(
         Show::Every(t) => (Some(t), true),
         Show::Off => (None, false),
     };
-    // SIGINT, SIGTERM and SIGHUP stop every worker: a run's `Stop` reads the request.
-    let stop = iolab_core::stop::Stop::new();
+    // SIGINT, SIGTERM and SIGHUP stop every worker: a run's `Stop` reads the request. A
+    // caller's own stop (MPI's stonewall across ranks) also ends it.
+    let stop = opts.stop.clone().unwrap_or_default();
     let progress = Arc::new(Progress::default());
     let done = Arc::new(AtomicBool::new(false));
     let ticker = show.then(|| {

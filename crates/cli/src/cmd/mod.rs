@@ -151,6 +151,15 @@ pub fn split_own<F: Args + FromArgMatches>(
     rest: &[String],
 ) -> anyhow::Result<(SplitArgs, F)> {
     iolab_job::cmdline::clap_split::split_own(name, rest).map_err(|e| {
+        // A value parser's own message names the flag and quotes the value, bounded
+        // (`--mpi-stonewall=ff… (102400 bytes): expected …`); clap's wrapper around it would
+        // repeat the raw value, however long.
+        let own = std::error::Error::source(&e).map(|s| s.to_string());
+        if let (clap::error::ErrorKind::ValueValidation, Some(m)) = (e.kind(), own) {
+            if m.starts_with("--") {
+                return anyhow::anyhow!("{}", m.lines().next().unwrap_or_default());
+            }
+        }
         let text = e.to_string();
         let first = text.lines().next().unwrap_or_default();
         anyhow::anyhow!("{}", first.trim_start_matches("error: "))

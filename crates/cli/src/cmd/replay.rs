@@ -21,6 +21,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    iolab_run::hosts::refuse_command("replay")?;
     let c = a.c;
     c.validate()?;
     iolab_report::render::check_formats(&a.output_format, false)?;

@@ -27,6 +27,7 @@ use iolab_run::progress::{run_shown, Show};
 use iolab_stats::RunResult;
 
 mod measure;
+mod mpi;
 mod quick;
 pub mod remote;
 
@@ -66,6 +67,9 @@ struct Flags {
     own: RunFlags,
     fio: bool,
     preset: Option<super::preset::Taken>,
+    /// Under MPI: this rank's place and the stop the other ranks may set (`run/mpi.rs`).
+    place: iolab_engine::runner::RankPlace,
+    stop: Option<iolab_core::stop::Stop>,
 }
 
 impl Flags {
@@ -114,12 +118,15 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
     }
     let formats = g.ordered_formats().join(",");
     iolab_report::render::check_formats(&formats, true)?;
-    let flags = Flags { g, formats, own, fio, preset };
+    let flags = Flags { g, formats, own, fio, preset, place: Default::default(), stop: None };
     // The start time is now, before the jobs are laid out (fio's `timestamp`).
     let started = super::meta_now(iolab_stats::RunMode::Measured, Vec::new());
     let has_job = !split.job_files.is_empty()
         || flags.preset.is_some()
         || split.fio_options.iter().any(|o| o.starts_with("--name=") || o == "--name");
+    if let Some(env) = mpi::under_mpi(&flags)? {
+        return mpi::run(env, has_job, split, flags, &started);
+    }
     if !has_job {
         return quick(&split.fio_options, &flags);
     }

@@ -34,6 +34,7 @@ pub fn run(_: Args) -> anyhow::Result<ExitCode> {
 
 /// `iolab sim` with `rest` as its arguments.
 pub fn run_args(rest: &[String]) -> anyhow::Result<ExitCode> {
+    iolab_run::hosts::refuse_command("sim")?;
     let (rest, preset) = super::preset::take(rest)?;
     let (split, args) = super::split_own::<SimFlags>("sim", &rest)?;
     if let Some(t) = &preset {

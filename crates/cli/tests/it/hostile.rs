@@ -13,6 +13,7 @@
 mod bounds;
 mod firsthour;
 mod gate;
+mod mpi;
 mod mrc;
 mod presets;
 mod runner;
@@ -155,6 +156,7 @@ fn hostile_inputs() {
     let mut probes = tables::all();
     probes.extend(presets::probes());
     probes.extend(mrc::probes());
+    probes.extend(mpi::probes());
     let mut loops = Vec::new();
     probes.extend(device_probes(&fix, &mut loops));
     probes.extend(bounds::probes());

@@ -18,6 +18,7 @@ mod fio_dropin;
 mod help;
 mod hostile;
 mod iolog;
+mod mpi;
 mod outputs;
 mod parse;
 mod presets;

@@ -176,18 +176,19 @@ fn file_layouts(job: &Job, engine: &str, paths: &[PathBuf]) -> Vec<FileLayout> {
         .collect()
 }
 
-/// Set up clone `clone` of the job (files, workload, data, engine settings) and start its
-/// thread.
+/// Set up clone `clone` (numbered `number` among every MPI rank's) of the job (files,
+/// workload, data, engine settings) and start its thread.
 pub(super) fn start_clone(
     cx: &RunCtx<'_>,
     js: &mut JobSetup<'_>,
-    clone: u32,
+    (clone, number): (u32, u32),
     thread_number: u32,
 ) -> Result<RunningClone, EngineError> {
     let (job, plan) = (js.job, js.plan);
-    let paths = iolab_workload::clone_files(job, clone);
+    // `number`: the clone's number among every rank's (`RankPlace`; `clone` alone).
+    let paths = iolab_workload::clone_files(job, number);
     let layouts = file_layouts(job, &plan.engine, &paths);
-    let input = WorkerInput { job, clone_index: clone, thread_number, files: &layouts };
+    let input = WorkerInput { job, clone_index: number, thread_number, files: &layouts };
     let wl = Workload::new(&input)
         .map_err(|source| EngineError::Workload { job: job.name.clone(), source })?;
     if clone == 0 {

@@ -20,9 +20,16 @@ pub(super) struct Collected {
     pub files: Vec<FileIo>,
     pub logs: Vec<JobLogs>,
     pub first_err: Option<EngineError>,
+    /// The first `jobidx` (after the MPI ranks before this one, `RankPlace`).
+    pub jobidx_base: u32,
 }
 
 impl Collected {
+    /// The next result's `jobidx`: its place in the run, after the ranks before this one.
+    fn next_jobidx(&self) -> u32 {
+        self.jobidx_base.saturating_add(self.finished.len() as u32)
+    }
+
     /// Join every clone in `running` (in order) and collect its result.
     pub fn join_all(&mut self, running: Vec<RunningClone>, jobs: &[Job], opts: &RunOptions) {
         for (n, c) in running.into_iter().enumerate() {
@@ -41,7 +48,7 @@ impl Collected {
                     }));
                     let started = (c.start_ns, c.spawned.elapsed().as_nanos() as u64);
                     let (jr, lat) =
-                        job_result(job, out, c.notes, &c.engine, started, &self.finished, opts);
+                        job_result(job, out, c.notes, &c.engine, started, self.next_jobidx(), opts);
                     let logs = LogSettings::of(job);
                     if logs.any() {
                         self.logs.push(JobLogs {
@@ -83,7 +90,7 @@ fn job_result(
     notes: Vec<String>,
     engine: &str,
     (start_ns, elapsed_ns): (u64, u64),
-    finished: &[(usize, u32, JobResult)],
+    jobidx: u32,
     opts: &RunOptions,
 ) -> (JobResult, Option<crate::worker::LatLogs>) {
     // fio reports each job's own `percentile_list`.
@@ -91,7 +98,7 @@ fn job_result(
     let mut jr = iolab_stats::summarize(&out.rec, out.runtime, &pcts);
     jr.name = job.name.clone();
     jr.groupid = job.group_id;
-    jr.jobidx = finished.len() as u32;
+    jr.jobidx = jobidx;
     jr.start_ns = start_ns + out.measure_start.0;
     jr.elapsed_ns = elapsed_ns;
     jr.cpu = out.cpu;

@@ -18,7 +18,7 @@ pub use crate::live::{Progress, ProgressSlot};
 pub use config::{resolve_engine, unhandled_notes, worker_config};
 pub use iolab_workload::clone_files;
 pub use notes::FILE_NOTES_MAX;
-pub use options::{FileIo, JobLogs, ReadObserver, ReadProbe, RunOptions, RunOutput};
+pub use options::{FileIo, JobLogs, RankPlace, ReadObserver, ReadProbe, RunOptions, RunOutput};
 
 use crate::error::EngineError;
 use clone::{JobSetup, RunCtx, RunningClone};
@@ -94,7 +94,17 @@ fn run_groups(
 ) -> Result<Collected, EngineError> {
     let mut got = Collected::default();
     let mut running: Vec<RunningClone> = Vec::new();
-    let mut thread_number = 0u32;
+    // Under MPI rank r's thread numbers continue after the ranks before it (RankPlace).
+    let per_rank = jobs.iter().try_fold(0u32, |n, j| n.checked_add(j.numjobs.max(1)));
+    let thread_number = per_rank
+        .and_then(|n| cx.opts.place.thread_base(n))
+        .ok_or_else(|| jobs.first().map(|j| place_overflow(cx.opts.place, j)));
+    let mut thread_number = match thread_number {
+        Ok(n) => n,
+        Err(Some(e)) => return Err(e),
+        Err(None) => 0,
+    };
+    got.jobidx_base = thread_number;
     // exitall's scopes (fio exit_what): the jobs since the last stonewall, and each group's.
     let mut scopes = ExitScopes::new(cx.stop);
     for (ji, job) in jobs.iter().enumerate() {
@@ -122,17 +132,31 @@ fn run_groups(
             notes: plan.notes.clone(),
             disk_names,
         };
+        let base = cx
+            .opts
+            .place
+            .clone_base(job.numjobs)
+            .ok_or_else(|| place_overflow(cx.opts.place, job))?;
         for clone in 0..job.numjobs.max(1) {
-            thread_number += 1;
+            thread_number =
+                thread_number.checked_add(1).ok_or_else(|| place_overflow(cx.opts.place, job))?;
             // fio's pairing of clones and thread numbers (they scale the seeds).
             let thread_number =
                 iolab_workload::fio_thread_number(thread_number - clone, clone, job.numjobs.max(1));
-            running.push(clone::start_clone(&jcx, &mut js, clone, thread_number)?);
+            let number = (clone, base + clone);
+            running.push(clone::start_clone(&jcx, &mut js, number, thread_number)?);
         }
         notes.append(&mut js.notes);
     }
     got.join_all(running, jobs, cx.opts);
     Ok(got)
+}
+
+/// A rank's clone numbers past `u32` (`RankPlace`).
+fn place_overflow(place: options::RankPlace, job: &Job) -> EngineError {
+    let what =
+        format!("rank {}: its clone numbers (after the ranks before it) pass 2^32", place.rank);
+    EngineError::Job { job: job.name.clone(), what }
 }
 
 /// The stops `exitall` sets (fio backend.c, `exit_what`): `group` the jobs of the exiting

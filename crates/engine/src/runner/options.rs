@@ -29,6 +29,36 @@ pub struct RunOptions {
     /// The diskstats sampler already running around the run (the advice watch's,
     /// `DiskMonitor::handle`); `None`: the runner starts one for its `disk_util`.
     pub disks: Option<DiskHandle>,
+    /// This process's place among several running the same jobs (an MPI rank, 0 alone):
+    /// its clones are numbered after those of the places before it (see [`RankPlace`]).
+    pub place: RankPlace,
+    /// The run's stop when the caller owns it (MPI's cross-rank stonewall sets it);
+    /// `None`: a stop of the run's own (`iolab_run::progress::run_shown`).
+    pub stop: Option<iolab_core::stop::Stop>,
+}
+
+/// Where this process's clones sit among several processes running the same jobs (MPI
+/// ranks): rank `r` numbers its clones as if every rank's clones were one run's, so
+/// rank `r`'s clone `c` of a job with `numjobs=n` is clone `r·n + c` (fio's `$jobnum` in
+/// generated file names and the `offset_increment` multiplier, so no two ranks share a
+/// generated file or an `offset_increment` region), and its thread numbers (the seeds)
+/// and `jobidx` (the log files' numbers) continue after the `r·(clones per rank)` of the
+/// ranks before it. Rank 0 numbers exactly as a run alone.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RankPlace {
+    pub rank: u32,
+}
+
+impl RankPlace {
+    /// The first clone number of a job with `numjobs` clones, or `None` on overflow.
+    pub fn clone_base(self, numjobs: u32) -> Option<u32> {
+        self.rank.checked_mul(numjobs.max(1))
+    }
+
+    /// The thread numbers and `jobidx` before this rank's, `per_rank` clones a rank.
+    pub fn thread_base(self, per_rank: u32) -> Option<u32> {
+        self.rank.checked_mul(per_rank)
+    }
 }
 
 /// Called with (job index, bytes read) for a sampled read completion.
@@ -58,6 +88,8 @@ impl Default for RunOptions {
             prefill: false,
             read_probe: None,
             disks: None,
+            place: RankPlace::default(),
+            stop: None,
         }
     }
 }

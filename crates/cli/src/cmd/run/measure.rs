@@ -107,6 +107,8 @@ pub fn watched_run(jobs: &[iolab_job::Job], flags: &Flags, quick: bool) -> anyho
         prefill: own.prefill,
         disks: watch.disks(),
         read_probe: (!quick).then_some(probe),
+        place: flags.place,
+        stop: flags.stop.clone(),
         ..RunOptions::default()
     };
     let show = Show::from_eta(flags.g.eta, flags.g.eta_interval, status, flags.fio);
