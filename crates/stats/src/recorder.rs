@@ -122,6 +122,8 @@ pub struct DirRecorder {
     /// this stays `None`, saving one histogram record per I/O. Read it with
     /// [`DirRecorder::lat_hist`].
     pub lat: Option<Box<LatHist>>,
+    /// A paced I/O's latency from its intended issue time (see `DirStats::sched_lat`).
+    pub sched: Option<Box<LatHist>>,
     /// Completed I/Os (fio `total_io_u`).
     pub ios: u64,
     /// Completed bytes (fio `io_bytes`).
@@ -201,6 +203,7 @@ impl DirRecorder {
             merge_opt(&mut self.lat, theirs);
         }
         merge_opt(&mut self.clat, &o.clat);
+        merge_opt(&mut self.sched, &o.sched);
         self.ios += o.ios;
         self.bytes += o.bytes;
         self.issued += o.issued;
@@ -300,6 +303,13 @@ impl Recorder {
     }
 
     /// What was recorded for one direction.
+    /// A paced I/O's latency from its intended issue time (iolab's own figure beside fio's
+    /// `lat`, which counts from the submission).
+    #[inline]
+    pub fn record_sched_lat(&mut self, dir: IoDir, ns: Nanos) {
+        rec(&mut self.dirs[di(dir)].sched, ns.0);
+    }
+
     pub fn dir(&self, dir: IoDir) -> &DirRecorder {
         &self.dirs[di(dir)]
     }

@@ -67,6 +67,7 @@ fn dir_stats(
         slat: lat(&d.slat, pcts),
         clat: lat(&d.clat, pcts),
         lat: d.lat_hist().map(|h| h.to_stats(pcts)).unwrap_or_default(),
+        sched_lat: lat(&d.sched, pcts),
         bw,
         iops,
         series: if active { series } else { Vec::new() },
