@@ -514,7 +514,7 @@ where
             let Some((kind, r)) = self.next_unit() else { break };
             let Some(t_start) = self.start_time(&r) else { break };
             let Some(slot) = self.free.pop() else { break };
-            let intended = r.issue_at.map(|a| a.0);
+            let intended = self.intended(&r);
             let (dir, file, offset, len) = (r.dir, r.file, r.offset, r.len);
             self.slots[slot as usize] =
                 Slot { dir, file, offset, len, start: t_start, intended, issue: t_start };
@@ -544,6 +544,7 @@ where
             }
             if self.cfg.think.is_some() && dir != IoDir::Sync {
                 self.think.issued += 1;
+                self.think.last_dir = dir as usize;
                 self.think_check()?;
             }
             if self.in_flight == 0 && self.free.len() as u32 == self.shape.depth {
@@ -603,7 +604,7 @@ where
     /// waits for its time; `None` when it cannot be issued now (put back, or the run ended).
     #[inline]
     fn start_time(&mut self, r: &IoRequest) -> Option<u64> {
-        let intended = r.issue_at.map(|a| a.0);
+        let intended = self.intended(r);
         let mut t_start = match self.reuse_t.take() {
             Some(t) => t,
             None if self.shape.untimed && intended.is_none() => 0,
@@ -628,6 +629,18 @@ where
             }
         }
         Some(t_start)
+    }
+
+    /// A paced unit's intended issue time, moved on by `rate_ignore_thinktime`'s pauses.
+    #[inline]
+    fn intended(&self, r: &IoRequest) -> Option<u64> {
+        let at = r.issue_at?.0;
+        match r.dir {
+            IoDir::Read | IoDir::Write | IoDir::Trim if self.cfg.think.is_some() => {
+                Some(at.saturating_add(self.think.shift[r.dir as usize]))
+            }
+            _ => Some(at),
+        }
     }
 
     /// Fill a write's buffer and count it towards `fsync=N`/`fdatasync=N`.

@@ -137,6 +137,8 @@ flags! {
     /// `clat_percentiles` (default 1).
     clat_percentiles => "clat_percentiles";
     lat_percentiles => "lat_percentiles";
+    /// `rate_ignore_thinktime`: a think pause moves the rate schedule on.
+    rate_ignore_thinktime => "rate_ignore_thinktime";
 }
 
 counts! {

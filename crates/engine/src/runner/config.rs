@@ -255,6 +255,7 @@ fn think_spec(job: &Job) -> Option<crate::worker::ThinkSpec> {
         blocks_given: job.thinktime_blocks_given(),
         by_issue: job.thinktime_by_issue(),
         iotime: job.thinktime_iotime(),
+        ignore_rate: job.rate_ignore_thinktime(),
     })
 }
 

@@ -10,8 +10,9 @@
 //! * The pause first waits for every unit in flight (`io_u_quiesce`), then spins
 //!   `thinktime_spin` (`usec_spin`) and sleeps the rest of `thinktime` (`usec_sleep`).
 //! * Nothing of the pause is in any unit's latency: the next unit starts after it. A paced
-//!   job's schedule is not moved, so it catches up afterwards (fio's default without
-//!   `rate_ignore_thinktime`).
+//!   job's schedule is not moved, so it catches up afterwards (fio's default), unless
+//!   `rate_ignore_thinktime`: then the schedule of the direction that triggered the pause
+//!   moves on by the pause.
 
 use super::{wait_until, Worker};
 use crate::engines::IoEngine;
@@ -33,6 +34,9 @@ pub struct ThinkSpec {
     pub by_issue: bool,
     /// `thinktime_iotime` (0: off).
     pub iotime: Nanos,
+    /// `rate_ignore_thinktime`: a pause moves the paced direction's schedule on by its
+    /// length instead of being caught up afterwards.
+    pub ignore_rate: bool,
 }
 
 /// The think counters of one worker (fio's `thinktime_blocks_counter`,
@@ -45,6 +49,10 @@ pub(super) struct ThinkState {
     last_blocks: u64,
     /// When the last pause began (ns since the worker's start; fio starts it at the epoch).
     last_think: u64,
+    /// The direction of the last data unit submitted (fio's `ddir` of `handle_thinktime`).
+    pub last_dir: usize,
+    /// Per direction, how far `rate_ignore_thinktime` has moved the schedule (ns).
+    pub shift: [u64; 3],
 }
 
 impl<E, S> Worker<'_, '_, '_, E, S>
@@ -75,7 +83,15 @@ where
             return Ok(());
         }
         self.quiesce()?;
-        self.think_pause(spec);
+        let paused = self.think_pause(spec);
+        if spec.ignore_rate {
+            // backend.c handle_thinktime with rate_ign_think: the bytes the pause would have
+            // issued are counted as issued, so the schedule of the unit's direction moves on
+            // by the pause (fio then starts the next unit at once; here it is due up to one
+            // rate interval after the pause).
+            let d = self.think.last_dir;
+            self.think.shift[d] = self.think.shift[d].saturating_add(paused);
+        }
         // fio keeps the count read before `io_u_quiesce`: the units the quiesce completed
         // count towards the next pause, which with `iodepth` above `thinktime_blocks` comes
         // after the next submission (fio 3.33, libaio QD8, blocks=4, 10 ms: 484 I/Os a
@@ -110,8 +126,8 @@ where
     }
 
     /// Spin `thinktime_spin`, sleep the rest of `thinktime`; the runtime's end or a stop
-    /// request cuts the pause short and ends the stream.
-    fn think_pause(&mut self, spec: ThinkSpec) {
+    /// request cuts the pause short and ends the stream. Returns the pause's length in ns.
+    fn think_pause(&mut self, spec: ThinkSpec) -> u64 {
         let start = self.now();
         let spin_end = start.saturating_add(spec.spin.0);
         while self.now() < spin_end.min(self.deadline) {
@@ -123,5 +139,6 @@ where
         }
         // The next unit starts after the pause, not at the last completion's clock read.
         self.reuse_t = None;
+        self.now().saturating_sub(start)
     }
 }

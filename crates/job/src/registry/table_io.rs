@@ -374,13 +374,12 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     .alias(&["ratecycle"])
     .def("1000")
     .help("Averaging window (ms) for `rate_min`/`rate_iops_min`.", "Default 1000 ms."),
-    opt(
-        "rate_ignore_thinktime",
-        Bool,
-        Rate,
-        Unsupported("not implemented; iolab catches up after thinktime as fio does by default"),
-    )
-    .help("Do not catch up on the rate after a think pause.", "See `thinktime`."),
+    opt("rate_ignore_thinktime", Bool, Rate, Supported).def("0").help(
+        "Do not catch up on the rate after a think pause.",
+        "By default a rate-limited job issues what its rate allowed during a `thinktime` \
+            pause right after it; with this the schedule of the paused direction moves on by \
+            the pause (fio backend.c `handle_thinktime`).",
+    ),
     opt("thinktime", Time { unit: Usec }, Rate, Supported).set(a::set_thinktime).def("0").help(
         "Pause this long between I/Os (microseconds by default).",
         "As fio (backend.c `handle_thinktime`): after every `thinktime_blocks` I/Os the job \

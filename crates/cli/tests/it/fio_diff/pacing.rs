@@ -147,3 +147,29 @@ fn thinktime_blocks_below_iodepth_counts_as_fio() {
     let (in_, _, _) = figs(&i, "read");
     assert!(in_.abs_diff(fn_) * 4 <= fn_, "iolab {in_} reads against fio {fn_}");
 }
+
+/// `rate_ignore_thinktime` (refused before): 100 reads a second with a 500 ms pause after
+/// every 50. fio catches up after each pause by default (200 reads in 2 s) and with the
+/// option moves its schedule on instead (101).
+#[test]
+fn rate_ignore_thinktime_moves_the_schedule_on() {
+    for (ignore, want) in [("--rate_ignore_thinktime=0", 200), ("--rate_ignore_thinktime=1", 101)] {
+        let Some((f, i)) = run(&[
+            "--ioengine=null",
+            "--size=1g",
+            "--rw=read",
+            "--rate_iops=100",
+            "--thinktime=500ms",
+            "--thinktime_blocks=50",
+            ignore,
+            "--time_based",
+            "--runtime=2",
+        ]) else {
+            return;
+        };
+        let (fn_, _, _) = figs(&f, "read");
+        let (in_, _, _) = figs(&i, "read");
+        assert!(fn_.abs_diff(want) <= 5, "fio {ignore}: {fn_} reads");
+        assert!(in_.abs_diff(fn_) <= 10, "{ignore}: iolab {in_} reads against fio {fn_}");
+    }
+}

@@ -49,7 +49,14 @@ pub fn probes() -> Vec<Probe> {
             err(&["thinktime_blocks_type"]),
         ));
     }
-    v.extend([
+    v.extend(runs());
+    v
+}
+
+/// Valid pacing and set-up jobs that must run (and stop within their runtime), and the
+/// refusals that need a whole job line.
+fn runs() -> Vec<Probe> {
+    let mut v = vec![
         // A pause as long as the runtime, spun and slept: ends with the runtime.
         run(
             "thinktime=u64max ns spin=u64max ns iotime=1 runtime=1 stops",
@@ -77,11 +84,26 @@ pub fn probes() -> Vec<Probe> {
         run("rate_iops=1,nan", &["--size=1m", "--rw=randrw", "--rate_iops=1,nan"], {
             err(&["rate_iops"])
         }),
+        run(
+            "rate_ignore_thinktime=1 rate_iops=100 thinktime=u64max ns runtime=1 stops",
+            &[
+                "--size=64k",
+                "--rate_iops=100",
+                "--rate_ignore_thinktime=1",
+                "--thinktime=18446744073709551615ns",
+                "--time_based",
+                "--runtime=1",
+            ],
+            Oracle::Ok,
+        ),
+        run("rate_ignore_thinktime=nan", &["--size=64k", "--rate_ignore_thinktime=nan"], {
+            err(&["rate_ignore_thinktime"])
+        }),
         run("bsrange=4k-64k then bs=0", &["--size=1m", "--bsrange=4k-64k", "--bs=0"], {
             err(&["bs"])
         }),
         run("bsrange=4k-64k then bs=4k", &["--size=1m", "--bsrange=4k-64k", "--bs=4k"], Oracle::Ok),
-    ]);
+    ];
     // numjobs with offset_increment past a new file's end: the file grows to 2 MiB (fio).
     v.push(
         Probe::new(
