@@ -520,6 +520,8 @@ where
                 Slot { dir, file, offset, len, start: t_start, intended, issue: t_start };
             if kind == OpKind::Write {
                 self.prepare_write(slot, &r);
+            } else if kind == OpKind::Fdatasync && !self.ramping {
+                self.rec.record_datasync();
             }
             match self.engine.queue(IoOp { slot, kind, file, offset, len })? {
                 Queued::Completed(res) => self.complete_inline(slot, res),

@@ -136,6 +136,9 @@ pub struct DirRecorder {
     pub dropped: u64,
     /// I/Os that completed with an error.
     pub failed: u64,
+    /// Of the sync units, the `fdatasync` ones (fio's DDIR_DATASYNC, which its JSON's sync
+    /// `total_ios` leaves out while their latencies count).
+    pub datasync: u64,
     clat_sum: u64,
     /// `lat` is recorded on its own (false: it mirrors `clat`).
     lat_own: bool,
@@ -210,6 +213,7 @@ impl DirRecorder {
         self.short += o.short;
         self.dropped += o.dropped;
         self.failed += o.failed;
+        self.datasync += o.datasync;
         self.clat_sum += o.clat_sum;
     }
 }
@@ -308,6 +312,12 @@ impl Recorder {
     #[inline]
     pub fn record_sched_lat(&mut self, dir: IoDir, ns: Nanos) {
         rec(&mut self.dirs[di(dir)].sched, ns.0);
+    }
+
+    /// One `fdatasync` unit issued (counted among the sync units as well).
+    #[inline]
+    pub fn record_datasync(&mut self) {
+        self.dirs[di(IoDir::Sync)].datasync += 1;
     }
 
     pub fn dir(&self, dir: IoDir) -> &DirRecorder {

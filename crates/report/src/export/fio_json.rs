@@ -272,7 +272,9 @@ pub(super) fn job_json(run: &RunResult, v: &JobView<'_>, pcts: &[f64], plus: boo
         }
         let sync = v.dir(IoDir::Sync);
         let mut so = J::obj();
-        so.put("total_ios", sync.total_ios);
+        // stat.c add_ddir_status_json: total_io_u[DDIR_SYNC], fsyncs only (fdatasync is
+        // DDIR_DATASYNC, outside the array); the latencies are sync_stat, of both.
+        so.put("total_ios", sync.total_ios.saturating_sub(sync.datasync_ios));
         so.put("lat_ns", lat_json(&sync.lat, pcts, f.lat || f.clat, plus));
         o.put("sync", so);
         if let Some((m, agg)) = &mixed {

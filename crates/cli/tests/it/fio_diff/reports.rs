@@ -43,6 +43,20 @@ fn fsync_every_4_issues_63_syncs_over_256_writes() {
     assert_eq!(syncs(&i), syncs(&f), "iolab against fio");
 }
 
+/// Review: `fdatasync=8` over 256 writes: fio's sync section has `total_ios` 0 (it counts
+/// fsyncs only) and latencies of 31 syncs; iolab counted 32 and 32.
+#[test]
+fn fdatasync_counts_in_the_sync_latencies_only() {
+    let Some((f, i)) = run(&["--size=1m", "--rw=write", "--fdatasync=8"]) else { return };
+    let sync = |o: &Output| {
+        let d = json(o);
+        let s = &d["jobs"][0]["sync"];
+        (s["total_ios"].as_u64(), s["lat_ns"]["N"].as_u64())
+    };
+    assert_eq!(sync(&f), (Some(0), Some(31)), "fio");
+    assert_eq!(sync(&i), sync(&f), "iolab against fio");
+}
+
 /// Review: `--filename=sf --size=1m --numjobs=2 --offset_increment=1m --rw=read` on a new
 /// file: fio extends sf to 2 MiB and both jobs read 256 blocks; iolab refused the second
 /// job ("file is 1048576 bytes but the job's region needs 2097152").
