@@ -279,8 +279,9 @@ impl RunWatch {
         if j.runtime_ns > 0 {
             e.worker_cpu_pct = vec![j.cpu.usr_pct(j.runtime_ns) + j.cpu.sys_pct(j.runtime_ns)];
         }
-        // iolab's worker times `lat` from the rate schedule's intended issue time (open
-        // loop) and never quiesces the queue, so its latency is not closed-loop.
+        // iolab's worker never quiesces the queue to wait for the schedule and records each
+        // paced I/O's latency from its intended issue time beside fio's `lat` (JSON
+        // `iolab.<dir>.sched_lat_ns`), so the open-loop figure is in the result.
         e.latency_closed_loop = false;
         e.queue_limits = e.devices.iter().map(|d| QueueLimit::read(d)).collect();
         e.throttles = crate::throttle::read(&e.devices);

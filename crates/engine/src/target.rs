@@ -38,6 +38,10 @@ pub struct TargetSpec {
     pub allow_mounted_write: bool,
     /// Lay out (write) a new or short file before the job, as fio does before reads.
     pub layout: bool,
+    /// An earlier clone of the job created this file in this run: a reading clone extends
+    /// it as fio does (`numjobs` with `offset_increment` on a new file), where a file the
+    /// user had is never extended by a read-only job.
+    pub grow_own: bool,
 }
 
 /// An open target.
@@ -182,7 +186,7 @@ fn extend_file(
             ),
         ));
     }
-    if exists && !spec.writes {
+    if exists && !spec.writes && !spec.grow_own {
         // A read-only job never extends a file it did not create.
         return Err(EngineError::TooSmall { path: path.clone(), actual: cur, needed: spec.needed });
     }
@@ -344,6 +348,7 @@ pub fn open_replay_target(
         allow_destroy,
         allow_mounted_write: false,
         layout: false,
+        grow_own: false,
     };
     let target = open_target(&spec, &mut |_, _| {})?;
     let mut notes = Vec::new();
@@ -455,6 +460,7 @@ mod tests {
             allow_destroy: false,
             allow_mounted_write: false,
             layout: reads,
+            grow_own: false,
         }
     }
 

@@ -11,10 +11,11 @@
 //! the completion read doubles as the creation time of the next unit (sync and async engines
 //! alike), and a reap that finds its completions already in the ring (io_uring after a commit
 //! with GETEVENTS) takes the commit's read. At fio's default of one completion per reap that
-//! is one clock read per I/O instead of three. Paced requests (`issue_at`) wait for their time
-//! and their `lat` counts from it, so a late issue shows up as latency (no coordinated omission), and the loop never
-//! quiesces the queue to wait (fio's `io_u_quiesce` does, which makes rate-limited runs
-//! closed-loop).
+//! is one clock read per I/O instead of three. Paced requests (`issue_at`) wait for their time;
+//! their `lat` counts from their creation after the wait, as fio's, and their latency from
+//! the intended time (a late issue shows up there: no coordinated omission) is recorded apart
+//! as iolab's `sched_lat`. The loop never quiesces the queue to wait (fio's `io_u_quiesce`
+//! does, which makes rate-limited runs closed-loop).
 
 use crate::engines::{Completion, IoEngine, IoOp, OpKind, Queued};
 use crate::error::EngineError;
@@ -26,6 +27,9 @@ use iolab_stats::Recorder;
 
 /// The sync and batch lanes (`lanes.rs`): this loop without what a common job never needs.
 mod lanes;
+/// `thinktime`: fio's pause between I/Os.
+mod think;
+pub use think::ThinkSpec;
 
 /// Where the requests come from: the one trait in `core`, shared with the simulator.
 pub use iolab_core::RequestSource;
@@ -96,6 +100,8 @@ pub struct WorkerConfig {
     pub lat_log: Option<LatLogSpec>,
     /// fio `clocksource`: where every timestamp of the loop comes from.
     pub clock: crate::clock::ClockSource,
+    /// `thinktime` (`None`: no pause between I/Os).
+    pub think: Option<ThinkSpec>,
 }
 
 /// How `write_lat_log` samples (fio `log_avg_msec`, `log_window_value`, `log_offset`).
@@ -173,6 +179,7 @@ impl Default for WorkerConfig {
             no_lat: false,
             lat_log: None,
             clock: crate::clock::ClockSource::default_for_host(),
+            think: None,
         }
     }
 }
@@ -343,6 +350,8 @@ struct Worker<'a, 'f, 'c, E: ?Sized, S: ?Sized> {
     /// is compared with it (one comparison per I/O), so a job ends within about one I/O's
     /// latency whatever its rate, thinktime or block size (u64::MAX: no runtime).
     deadline: u64,
+    /// `thinktime`'s counters.
+    think: think::ThinkState,
 }
 
 impl<'a, 'f, 'c, E, S> Worker<'a, 'f, 'c, E, S>
@@ -419,6 +428,7 @@ where
             deadline: run_deadline(cfg.runtime, cfg.ramp.map_or(0, |r| r.0)),
             file_ops,
             opened: Vec::new(),
+            think: think::ThinkState::default(),
         }
     }
 
@@ -452,6 +462,9 @@ where
                 continue;
             }
             self.reap(fresh_t)?;
+            if self.cfg.think.is_some() {
+                self.think_check()?;
+            }
         }
         if self.cfg.end_fsync && self.error.is_none() {
             self.end_fsync()?;
@@ -501,12 +514,14 @@ where
             let Some((kind, r)) = self.next_unit() else { break };
             let Some(t_start) = self.start_time(&r) else { break };
             let Some(slot) = self.free.pop() else { break };
-            let intended = r.issue_at.map(|a| a.0);
+            let intended = self.intended(&r);
             let (dir, file, offset, len) = (r.dir, r.file, r.offset, r.len);
             self.slots[slot as usize] =
                 Slot { dir, file, offset, len, start: t_start, intended, issue: t_start };
             if kind == OpKind::Write {
                 self.prepare_write(slot, &r);
+            } else if kind == OpKind::Fdatasync && !self.ramping {
+                self.rec.record_datasync();
             }
             match self.engine.queue(IoOp { slot, kind, file, offset, len })? {
                 Queued::Completed(res) => self.complete_inline(slot, res),
@@ -529,6 +544,11 @@ where
                     break;
                 }
             }
+            if self.cfg.think.is_some() && dir != IoDir::Sync {
+                self.think.issued += 1;
+                self.think.last_dir = dir as usize;
+                self.think_check()?;
+            }
             if self.in_flight == 0 && self.free.len() as u32 == self.shape.depth {
                 // Sync engine: give the time checks a chance every unit batch.
                 self.ops_since_check += 1;
@@ -548,26 +568,35 @@ where
             if self.in_flight > 0 || !self.uncommitted.is_empty() {
                 return None;
             }
+            // fio backend.c do_io: the loop ends once every byte is issued, before the sync
+            // the last writes made due (`fsync=4` over 256 writes: 63 syncs).
+            if self.pending.is_none() {
+                let r = self.fetch()?;
+                self.pending = Some(r);
+            }
             self.need_sync = None;
             let r = IoRequest { dir: IoDir::Sync, file, offset: 0, len: 0, issue_at: None };
             return Some((k, r));
         }
         let r = match self.pending.take() {
             Some(r) => r,
-            None => {
-                if !self.src.next_into(&mut self.req) {
-                    self.stream_done = true;
-                    return None;
-                }
-                if self.file_ops && !self.open_hook(self.req.file, self.req.dir) {
-                    // The file's operation failed: its units are not issued (fio's
-                    // td_io_open_file failing ends the job).
-                    return None;
-                }
-                self.req
-            }
+            None => self.fetch()?,
         };
         Some((op_kind(r.dir), r))
+    }
+
+    /// The source's next request; `None` when the stream ended or the file's operation
+    /// failed (its units are not issued: fio's td_io_open_file failing ends the job).
+    #[inline]
+    fn fetch(&mut self) -> Option<IoRequest> {
+        if !self.src.next_into(&mut self.req) {
+            self.stream_done = true;
+            return None;
+        }
+        if self.file_ops && !self.open_hook(self.req.file, self.req.dir) {
+            return None;
+        }
+        Some(self.req)
     }
 
     /// The unit's start time. Sync engines: the previous completion's clock read starts this
@@ -577,7 +606,7 @@ where
     /// waits for its time; `None` when it cannot be issued now (put back, or the run ended).
     #[inline]
     fn start_time(&mut self, r: &IoRequest) -> Option<u64> {
-        let intended = r.issue_at.map(|a| a.0);
+        let intended = self.intended(r);
         let mut t_start = match self.reuse_t.take() {
             Some(t) => t,
             None if self.shape.untimed && intended.is_none() => 0,
@@ -602,6 +631,18 @@ where
             }
         }
         Some(t_start)
+    }
+
+    /// A paced unit's intended issue time, moved on by `rate_ignore_thinktime`'s pauses.
+    #[inline]
+    fn intended(&self, r: &IoRequest) -> Option<u64> {
+        let at = r.issue_at?.0;
+        match r.dir {
+            IoDir::Read | IoDir::Write | IoDir::Trim if self.cfg.think.is_some() => {
+                Some(at.saturating_add(self.think.shift[r.dir as usize]))
+            }
+            _ => Some(at),
+        }
     }
 
     /// Fill a write's buffer and count it towards `fsync=N`/`fdatasync=N`.
@@ -737,7 +778,8 @@ where
             let s = self.slots[c.slot as usize];
             self.in_flight -= 1;
             count_file(&mut self.per_file, s.file, c.res, self.ramping);
-            if batch && s.dir != IoDir::Sync && c.res >= 0 && c.res as u64 == s.len {
+            let plain = s.dir != IoDir::Sync && s.intended.is_none();
+            if batch && plain && c.res >= 0 && c.res as u64 == s.len {
                 let x = latencies(&s, Some(s.issue), t_done);
                 match &mut run {
                     Some((d, b, y, n)) if *d == s.dir && *b == s.len && *y == x => *n += 1,
@@ -818,6 +860,10 @@ where
         if let Some(l) = self.lat_logs.as_mut() {
             let t = Nanos(t_done.saturating_sub(m.epoch));
             l.add(m, t, s, bytes, x);
+        }
+        if let (Some(at), true) = (s.intended, m.lat) {
+            // From the schedule's intended time: what coordinated omission hides from `lat`.
+            self.rec.record_sched_lat(s.dir, Nanos(t_done.saturating_sub(at.min(s.start))));
         }
         if s.dir == IoDir::Read && self.check.is_some() {
             self.sample_read(s, slot, bytes);
@@ -954,16 +1000,17 @@ where
     }
 }
 
-/// A completion's latencies: `slat` from creation to issue (async units), `clat` from issue
-/// (or creation) to completion, `lat` from the intended issue time when paced.
+/// A completion's latencies as fio takes them (io_u.c `account_io_completion`): `slat` from
+/// creation to issue (async units), `clat` from issue (or creation) to completion, `lat` from
+/// creation, which for a paced unit is after its wait for the schedule. The lag behind the
+/// schedule is iolab's own figure ([`Worker::complete`] records it apart).
 #[inline]
 fn latencies(s: &Slot, issue: Option<u64>, t_done: u64) -> LatTriple {
     let (slat, clat) = match issue {
         Some(i) => (Some(Nanos(i.saturating_sub(s.start))), Nanos(t_done.saturating_sub(i))),
         None => (None, Nanos(t_done.saturating_sub(s.start))),
     };
-    let lat_from = s.intended.map_or(s.start, |i| i.min(s.start));
-    LatTriple { slat, clat, lat: Nanos(t_done.saturating_sub(lat_from)) }
+    LatTriple { slat, clat, lat: Nanos(t_done.saturating_sub(s.start)) }
 }
 
 impl Measure {

@@ -252,8 +252,12 @@ pub(crate) fn set_bs(
             if b == 0 {
                 return Err(bad(name, need(name, v)?, "a block size above 0"));
             }
-            d.min = b;
-            d.max = b;
+            // init.c fixup_options: min_bs/max_bs fall back to bs only where bsrange left
+            // them unset.
+            if !d.ranged {
+                d.min = b;
+                d.max = b;
+            }
         }
     }
     Ok(())
@@ -277,6 +281,7 @@ pub(crate) fn set_bsrange(
         if let Some((lo, hi)) = val {
             d.min = lo;
             d.max = hi;
+            d.ranged = true;
         }
     }
     Ok(())

@@ -77,11 +77,16 @@ pub struct BlockSizes {
     pub min: u64,
     pub max: u64,
     pub split: Vec<BsSplit>,
+    /// `bsrange` set `min..=max`: a later `bs` leaves them (fio keeps `bs` apart from
+    /// `min_bs`/`max_bs` and falls back to it only where no range was given, init.c
+    /// `fixup_options`).
+    #[serde(skip)]
+    pub ranged: bool,
 }
 
 impl Default for BlockSizes {
     fn default() -> Self {
-        BlockSizes { min: 4096, max: 4096, split: Vec::new() }
+        BlockSizes { min: 4096, max: 4096, split: Vec::new(), ranged: false }
     }
 }
 

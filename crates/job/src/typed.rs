@@ -68,7 +68,6 @@ pub const ENGINE_UNACTED: &[(&str, &str)] = &[
         "fallocate",
         "not acted on: new files are extended with ftruncate (sparse) or laid out by writing",
     ),
-    ("thinktime_blocks_type", "thinktime is scheduled by the workload generator"),
 ];
 
 /// The [`ENGINE_UNACTED`] options the pvsync2 engine acts on.
@@ -138,6 +137,8 @@ flags! {
     /// `clat_percentiles` (default 1).
     clat_percentiles => "clat_percentiles";
     lat_percentiles => "lat_percentiles";
+    /// `rate_ignore_thinktime`: a think pause moves the rate schedule on.
+    rate_ignore_thinktime => "rate_ignore_thinktime";
 }
 
 counts! {
@@ -211,6 +212,9 @@ const OTHER_NAMES: &[&str] = &[
     "steadystate_check_interval",
     "write_iolog",
     "iolab_fio_seeds",
+    "thinktime_blocks",
+    "thinktime_blocks_type",
+    "thinktime_iotime",
 ];
 
 impl Job {
@@ -455,6 +459,23 @@ impl Job {
                 && !(pvsync2 && PVSYNC2_ACTED.contains(n))
                 && !(fileops && *n == "create_on_open")
         })
+    }
+
+    /// Whether `thinktime_blocks` was written (fio backend.c `handle_thinktime`: with
+    /// `thinktime_iotime` and no `thinktime_blocks`, only the I/O time triggers a pause).
+    pub fn thinktime_blocks_given(&self) -> bool {
+        self.options.contains_key("thinktime_blocks")
+    }
+
+    /// `thinktime_blocks_type=issue`: `thinktime_blocks` counts issued I/Os, not completed
+    /// ones (fio backend.c `init_thinktime`).
+    pub fn thinktime_by_issue(&self) -> bool {
+        self.text("thinktime_blocks_type").as_deref() == Some("issue")
+    }
+
+    /// `thinktime_iotime` (default unit seconds; 0: off).
+    pub fn thinktime_iotime(&self) -> Nanos {
+        self.time("thinktime_iotime")
     }
 
     /// Whether `nrfiles` was written (fio ignores it when `filename=` lists several files).

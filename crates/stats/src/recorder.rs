@@ -122,6 +122,8 @@ pub struct DirRecorder {
     /// this stays `None`, saving one histogram record per I/O. Read it with
     /// [`DirRecorder::lat_hist`].
     pub lat: Option<Box<LatHist>>,
+    /// A paced I/O's latency from its intended issue time (see `DirStats::sched_lat`).
+    pub sched: Option<Box<LatHist>>,
     /// Completed I/Os (fio `total_io_u`).
     pub ios: u64,
     /// Completed bytes (fio `io_bytes`).
@@ -134,6 +136,9 @@ pub struct DirRecorder {
     pub dropped: u64,
     /// I/Os that completed with an error.
     pub failed: u64,
+    /// Of the sync units, the `fdatasync` ones (fio's DDIR_DATASYNC, which its JSON's sync
+    /// `total_ios` leaves out while their latencies count).
+    pub datasync: u64,
     clat_sum: u64,
     /// `lat` is recorded on its own (false: it mirrors `clat`).
     lat_own: bool,
@@ -201,12 +206,14 @@ impl DirRecorder {
             merge_opt(&mut self.lat, theirs);
         }
         merge_opt(&mut self.clat, &o.clat);
+        merge_opt(&mut self.sched, &o.sched);
         self.ios += o.ios;
         self.bytes += o.bytes;
         self.issued += o.issued;
         self.short += o.short;
         self.dropped += o.dropped;
         self.failed += o.failed;
+        self.datasync += o.datasync;
         self.clat_sum += o.clat_sum;
     }
 }
@@ -300,6 +307,19 @@ impl Recorder {
     }
 
     /// What was recorded for one direction.
+    /// A paced I/O's latency from its intended issue time (iolab's own figure beside fio's
+    /// `lat`, which counts from the submission).
+    #[inline]
+    pub fn record_sched_lat(&mut self, dir: IoDir, ns: Nanos) {
+        rec(&mut self.dirs[di(dir)].sched, ns.0);
+    }
+
+    /// One `fdatasync` unit issued (counted among the sync units as well).
+    #[inline]
+    pub fn record_datasync(&mut self) {
+        self.dirs[di(IoDir::Sync)].datasync += 1;
+    }
+
     pub fn dir(&self, dir: IoDir) -> &DirRecorder {
         &self.dirs[di(dir)]
     }

@@ -146,6 +146,16 @@ pub struct DirStats {
     pub slat: LatStats,
     pub clat: LatStats,
     pub lat: LatStats,
+    /// A paced job's latency from each I/O's intended issue time (its place in the
+    /// `rate`/`rate_iops` schedule) to its completion: `lat` plus the lag behind the
+    /// schedule, which shows coordinated omission. iolab's own (JSON `iolab.<dir>.
+    /// sched_lat_ns`); N=0 when the job was not paced.
+    #[serde(default)]
+    pub sched_lat: LatStats,
+    /// The sync direction's `fdatasync` units among `total_ios` (fio's JSON counts only its
+    /// fsyncs in the sync section's `total_ios`; the latencies are of both).
+    #[serde(default)]
+    pub datasync_ios: u64,
     /// Interval bandwidth samples in KiB/s (fio `bw_*`).
     pub bw: SampleStats,
     /// Interval IOPS samples (fio `iops_*`).

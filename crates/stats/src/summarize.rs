@@ -67,6 +67,8 @@ fn dir_stats(
         slat: lat(&d.slat, pcts),
         clat: lat(&d.clat, pcts),
         lat: d.lat_hist().map(|h| h.to_stats(pcts)).unwrap_or_default(),
+        sched_lat: lat(&d.sched, pcts),
+        datasync_ios: d.datasync,
         bw,
         iops,
         series: if active { series } else { Vec::new() },
@@ -196,6 +198,8 @@ pub fn group(groupid: u32, jobs: &[(usize, &JobResult)], pcts: &[f64]) -> GroupR
             s.slat = s.slat.merged(&d.slat, pcts);
             s.clat = s.clat.merged(&d.clat, pcts);
             s.lat = s.lat.merged(&d.lat, pcts);
+            s.sched_lat = s.sched_lat.merged(&d.sched_lat, pcts);
+            s.datasync_ios += d.datasync_ios;
             merge_series(&mut s.series, &d.series);
             if d.runtime_ns > 0 {
                 min_run = min_run.min(d.runtime_ns);

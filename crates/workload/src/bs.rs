@@ -101,7 +101,7 @@ mod tests {
 
     #[test]
     fn bsrange_rounds_down_to_multiples_of_min() {
-        let bs = BlockSizes { min: 4096, max: 16384, split: vec![] };
+        let bs = BlockSizes { min: 4096, max: 16384, split: vec![], ranged: false };
         let mut g = BsGen::new(&bs, false, FioRand::new(1, false));
         let mut counts = std::collections::BTreeMap::new();
         for _ in 0..40_000 {
@@ -121,6 +121,7 @@ mod tests {
             min: 4096,
             max: 65536,
             split: vec![BsSplit { bs: 65536, perc: 60 }, BsSplit { bs: 4096, perc: 40 }],
+            ranged: false,
         };
         let mut g = BsGen::new(&bs, false, FioRand::new(1, false));
         assert_eq!(g.split[0], (4096, 40));
@@ -131,7 +132,7 @@ mod tests {
 
     #[test]
     fn fixed_bs_that_does_not_fit_ends_the_pass() {
-        let bs = BlockSizes { min: 4096, max: 4096, split: vec![] };
+        let bs = BlockSizes { min: 4096, max: 4096, split: vec![], ranged: false };
         let mut g = BsGen::new(&bs, false, FioRand::new(1, false));
         assert_eq!(g.next(4097), 4096);
         assert_eq!(g.next(4095), 0);
@@ -140,7 +141,7 @@ mod tests {
 
     #[test]
     fn huge_bsrange_near_the_end_still_fits() {
-        let bs = BlockSizes { min: 4096, max: 1 << 62, split: vec![] };
+        let bs = BlockSizes { min: 4096, max: 1 << 62, split: vec![], ranged: false };
         let mut g = BsGen::new(&bs, false, FioRand::new(7, false));
         for room in [4096, 8191, 12288, 1 << 20] {
             let l = g.next(room);

@@ -801,6 +801,18 @@ impl Workload {
         (self.issued_bytes, self.issued_ios)
     }
 
+    /// Leave `thinktime` out of the issue schedule: the caller (the engine's worker) pauses
+    /// after completions itself, as fio's backend.c `handle_thinktime` does. A job paced only
+    /// by `thinktime` then has no schedule at all.
+    pub fn think_outside_schedule(&mut self) {
+        if let Some(p) = self.pacer.as_mut() {
+            if !p.drop_thinktime() {
+                self.pacer = None;
+                self.fast_dir = self.fast_path_dir();
+            }
+        }
+    }
+
     /// The end of the pacing schedule so far (`None` when the job is not paced).
     pub fn schedule_horizon(&self) -> Option<iolab_core::Nanos> {
         self.pacer.as_ref().map(|p| p.horizon())
@@ -915,7 +927,8 @@ impl Workload {
         self.issued_ios += 1;
     }
 
-    /// fio's `get_rw_ddir` (without sync and rate switching; pacing is a schedule here).
+    /// fio's `get_rw_ddir` (without sync; pacing is a schedule here, so `rate_ddir` compares
+    /// the directions' clocks with the schedule's time instead of the wall clock).
     #[inline]
     fn choose_dir(&mut self) -> usize {
         match self.kind {
@@ -936,6 +949,12 @@ impl Workload {
                         self.rwmix_issues = self.io_issues[self.rwmix_ddir] * other as u64 / 100;
                     }
                     self.rwmix_ddir = ddir;
+                }
+                if let Some(p) = &self.pacer {
+                    // io_u.c get_rw_ddir: `td->rwmix_ddir = rate_ddir(td, ddir)`.
+                    let d = self.rwmix_ddir;
+                    let other_share = if d == 0 { 100 - self.rwmix_read } else { self.rwmix_read };
+                    self.rwmix_ddir = p.rate_ddir(d, other_share > 0);
                 }
                 self.rwmix_ddir
             }

@@ -16,10 +16,12 @@
 //!   that overshoot.
 //! * `rate_iops` is exact in I/Os per second even with a block-size range (fio converts it to
 //!   bytes with the minimum block size, so larger blocks lower its achieved IOPS).
-//! * Think time: after every `thinktime_blocks` I/Os the next request is due no earlier than
-//!   the previous one's issue time plus `thinktime` (which includes `thinktime_spin`). A paced
-//!   direction then catches up on its schedule, as fio does by default. Service time is not
-//!   known to a generator, so the think gap is measured from issue, not completion.
+//! * Think time (the simulator's model; the engine's worker pauses after completions as fio
+//!   does and takes it out with [`Pacer::drop_thinktime`]): after every `thinktime_blocks`
+//!   I/Os the next request is due no earlier than the previous one's issue time plus
+//!   `thinktime` (which includes `thinktime_spin`). A paced direction then catches up on its
+//!   schedule, as fio does by default. Service time is not known to a generator, so the
+//!   think gap is measured from issue, not completion.
 //!
 //! Requests are never scheduled before the previous request: `issue_at` is non-decreasing.
 
@@ -130,6 +132,31 @@ impl Pacer {
             }
         }
         Nanos(t.round() as u64)
+    }
+
+    /// fio io_u.c `rate_ddir`: the direction `d` when it is due (or unpaced) at the schedule's
+    /// time; else the other read/write direction when it may be switched to and is due; else
+    /// whichever of the two is due first. So `rate_iops=300,100` on a `randrw` job issues
+    /// 300 reads and 100 writes a second whatever the mix.
+    pub fn rate_ddir(&self, d: usize, can_switch: bool) -> usize {
+        let now = self.last.max(self.floor);
+        let due = |i: usize| !self.dirs[i].paced() || self.dirs[i].next <= now;
+        if d > 1 || due(d) || !can_switch {
+            return d;
+        }
+        let o = d ^ 1;
+        if due(o) || self.dirs[o].next < self.dirs[d].next {
+            o
+        } else {
+            d
+        }
+    }
+
+    /// Take `thinktime` out of the schedule; `false` when nothing is paced without it.
+    pub fn drop_thinktime(&mut self) -> bool {
+        self.thinktime = 0.0;
+        self.floor = 0.0;
+        self.dirs.iter().any(DirClock::paced)
     }
 
     /// When every paced direction would issue its next I/O: the end of the schedule so far.

@@ -8,6 +8,11 @@ use std::process::{Command, Output};
 
 use iolab_test_support::{empty_stdin, or_skip};
 
+/// Pacing: thinktime, rate latency, per-direction rates (issue 34).
+mod pacing;
+/// Reports and set-up: group_reporting's job_runtime, sync counts, offset_increment, bsrange.
+mod reports;
+
 const BIN: &str = env!("CARGO_BIN_EXE_iolab");
 
 /// The command's output under fio and under iolab (a symlink named `fio`), each run in a

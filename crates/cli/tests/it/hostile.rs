@@ -11,6 +11,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod bounds;
+mod fio34;
 mod firsthour;
 mod gate;
 mod mpi;
@@ -157,6 +158,7 @@ fn hostile_inputs() {
     probes.extend(presets::probes());
     probes.extend(mrc::probes());
     probes.extend(mpi::probes());
+    probes.extend(fio34::probes());
     let mut loops = Vec::new();
     probes.extend(device_probes(&fix, &mut loops));
     probes.extend(bounds::probes());

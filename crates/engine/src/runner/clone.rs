@@ -55,6 +55,8 @@ pub(super) struct JobSetup<'a> {
     pub job: &'a Job,
     pub plan: &'a JobPlan,
     pub shared_done: HashSet<PathBuf>,
+    /// Files an earlier clone of this job created (a later clone may extend them).
+    pub created: HashSet<PathBuf>,
     pub notes: Vec<String>,
     pub disk_names: &'a mut Vec<String>,
 }
@@ -189,8 +191,10 @@ pub(super) fn start_clone(
     let paths = iolab_workload::clone_files(job, number);
     let layouts = file_layouts(job, &plan.engine, &paths);
     let input = WorkerInput { job, clone_index: number, thread_number, files: &layouts };
-    let wl = Workload::new(&input)
+    let mut wl = Workload::new(&input)
         .map_err(|source| EngineError::Workload { job: job.name.clone(), source })?;
+    // The worker pauses after completions (worker/think.rs), as fio does.
+    wl.think_outside_schedule();
     if clone == 0 {
         js.notes.extend(wl.warnings().iter().map(|w| format!("job {}: {w}", job.name)));
     }
@@ -327,6 +331,7 @@ fn open_targets(
             allow_destroy: opts.allow_destroy,
             allow_mounted_write: plan.allow_mounted_write,
             layout: job.rw.has_read() || opts.prefill || job.overwrite(),
+            grow_own: js.created.contains(p),
         };
         let short = !p.exists() || iolab_core::input::existing_size(p) < spec.needed;
         if opts.readonly && short && !std::fs::metadata(p).is_ok_and(|m| !m.is_file()) {
@@ -344,6 +349,9 @@ fn open_targets(
         }
         let mut fill = |b: &mut [u8], off: u64| layout_gen.fill(b, fi as u32, off, 0);
         let t = target::open_target(&spec, &mut fill)?;
+        if t.created {
+            js.created.insert(p.clone());
+        }
         if !js.shared_done.contains(p) {
             js.notes.extend(t.notes.iter().cloned());
             if opts.prefill {

@@ -240,8 +240,23 @@ pub fn worker_config(
         no_clat: gtod || job.disable_clat(),
         no_lat: gtod || job.disable_lat(),
         lat_log: logs.lat_log(job),
+        think: think_spec(job),
     };
     Ok((cfg, clock_note))
+}
+
+/// `thinktime` and its companions (`None` when `thinktime` is 0, as fio's `do_io` only calls
+/// `handle_thinktime` then).
+fn think_spec(job: &Job) -> Option<crate::worker::ThinkSpec> {
+    (job.thinktime.0 > 0).then(|| crate::worker::ThinkSpec {
+        time: job.thinktime,
+        spin: job.thinktime_spin.min(job.thinktime),
+        blocks: u64::from(job.thinktime_blocks.max(1)),
+        blocks_given: job.thinktime_blocks_given(),
+        by_issue: job.thinktime_by_issue(),
+        iotime: job.thinktime_iotime(),
+        ignore_rate: job.rate_ignore_thinktime(),
+    })
 }
 
 /// How a job verifies: `stamp` = headers in every write, `phase` = read back what it wrote

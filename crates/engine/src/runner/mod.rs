@@ -129,6 +129,7 @@ fn run_groups(
             job,
             plan: &plan,
             shared_done: Default::default(),
+            created: Default::default(),
             notes: plan.notes.clone(),
             disk_names,
         };

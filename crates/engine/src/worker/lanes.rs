@@ -34,9 +34,10 @@ where
     }
 
     /// Nothing per I/O needs more than the recorder and the read check: no file operations,
-    /// every latency measured, no per-I/O logs, no `fsync=N`/`fdatasync=N`.
+    /// every latency measured, no per-I/O logs, no `fsync=N`/`fdatasync=N`, no `thinktime`.
     fn recorder_and_check(&self) -> bool {
         !self.file_ops
+            && self.cfg.think.is_none()
             && self.meas.all()
             && self.lat_logs.is_none()
             && self.cfg.fsync_every == 0

@@ -25,6 +25,7 @@ fn engine_round_trip(name: &str, direct: bool) {
             allow_destroy: false,
             allow_mounted_write: false,
             layout: false,
+            grow_own: false,
         },
         &mut |_, _| {},
     )
@@ -169,7 +170,9 @@ fn fsync_every_n_writes_is_issued_as_its_own_unit() {
         )
         .unwrap();
         assert_eq!(out.rec.dir(IoDir::Write).ios, 64, "{name}");
-        assert_eq!(out.rec.dir(IoDir::Sync).ios, 8, "{name}: one fsync per 8 writes");
+        // fio backend.c do_io: the loop ends with the last write's bytes, before the fsync
+        // that write made due (fio 3.33 `fsync=4` over 256 writes: 63).
+        assert_eq!(out.rec.dir(IoDir::Sync).ios, 7, "{name}: one fsync per 8 writes but the last");
     }
 }
 

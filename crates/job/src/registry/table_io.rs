@@ -329,7 +329,9 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     ),
     opt("rate_iops", IntList, Rate, Supported).set(a::set_rate_iops).help(
         "IOPS cap per job, per direction.",
-        "With a block-size range fio uses the minimum size to convert; so does iolab.",
+        "With a block-size range fio uses the minimum size to convert; so does iolab. \
+            `rate_iops=300,100` on a mixed job issues 300 reads and 100 writes a second: a \
+            direction ahead of its rate gives way to the other (fio io_u.c `rate_ddir`).",
     ),
     opt("rate_process", Str, Rate, Supported)
         .set(a::set_rate_process)
@@ -340,8 +342,10 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             "fio computes poisson gaps in whole microseconds and overshoots at high rates (+32% \
             at 300k IOPS, unbounded above 1M); iolab schedules in nanoseconds and hits the \
             rate. In linear mode fio waits for all in-flight I/O (quiesce) before sleeping, \
-            which makes latency depend on iodepth; iolab keeps the queue open and records each \
-            I/O's intended start time so latency can be corrected for coordinated omission.",
+            which makes latency depend on iodepth; iolab keeps the queue open. `lat` counts \
+            from the submission as fio's; each paced I/O's latency from its intended issue \
+            time (what coordinated omission hides) is iolab's `sched_lat_ns` in the JSON's \
+            `iolab` object.",
         ),
     opt(
         "rate_min",
@@ -370,42 +374,47 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     .alias(&["ratecycle"])
     .def("1000")
     .help("Averaging window (ms) for `rate_min`/`rate_iops_min`.", "Default 1000 ms."),
-    opt(
-        "rate_ignore_thinktime",
-        Bool,
-        Rate,
-        Unsupported("not implemented; iolab catches up after thinktime as fio does by default"),
-    )
-    .help("Do not catch up on the rate after a think pause.", "See `thinktime`."),
+    opt("rate_ignore_thinktime", Bool, Rate, Supported).def("0").help(
+        "Do not catch up on the rate after a think pause.",
+        "By default a rate-limited job issues what its rate allowed during a `thinktime` \
+            pause right after it; with this the schedule of the paused direction moves on by \
+            the pause (fio backend.c `handle_thinktime`).",
+    ),
     opt("thinktime", Time { unit: Usec }, Rate, Supported).set(a::set_thinktime).def("0").help(
         "Pause this long between I/Os (microseconds by default).",
-        "Combined with `thinktime_blocks`, the pause comes after every N I/Os. The pause \
-            sleeps unless `thinktime_spin` covers it.",
+        "As fio (backend.c `handle_thinktime`): after every `thinktime_blocks` I/Os the job \
+            waits for everything in flight to complete, spins `thinktime_spin`, then sleeps \
+            the rest. The pause is outside every I/O's latency; a rate-limited job catches up \
+            on its schedule afterwards (fio's default). `iolab sim` keeps the pause in the \
+            issue schedule (from issue, not completion): a simulator has no completion time \
+            before it schedules.",
     ),
     opt("thinktime_spin", Time { unit: Usec }, Rate, Supported)
         .set(a::set_thinktime_spin)
         .def("0")
         .help(
             "Busy-wait this part of `thinktime` instead of sleeping (microseconds by default).",
-            "Spinning keeps a CPU busy and gives precise short pauses.",
+            "Spinning keeps a CPU busy and gives precise short pauses; more than `thinktime` \
+            is cut to `thinktime` (fio init.c `fixup_options`).",
         ),
     opt("thinktime_blocks", Int, Rate, Supported).set(a::set_thinktime_blocks).def("1").help(
         "Number of I/Os between think pauses.",
         "Default 1, which also caps the effective queue depth at 1 while thinktime is set: \
-            fio waits for those I/Os to complete (`thinktime_blocks_type=complete`).",
+            the pause first waits for every I/O in flight to complete (fio `io_u_quiesce`).",
     ),
-    opt("thinktime_blocks_type", Str, Rate, Supported).def("complete").choices(&["complete"]).help(
-        "Whether `thinktime_blocks` counts completed or issued I/Os.",
-        "iolab implements fio's default `complete`; `issue` is refused by name.",
+    opt("thinktime_blocks_type", Str, Rate, Supported)
+        .def("complete")
+        .choices(&["complete", "issue"])
+        .help(
+            "Whether `thinktime_blocks` counts completed or issued I/Os.",
+            "`complete` (default): a pause after N completions; `issue`: after N submissions.",
+        ),
+    opt("thinktime_iotime", Time { unit: Sec }, Rate, Supported).def("0").help(
+        "Think after this much I/O time rather than a number of I/Os.",
+        "New in fio 3.31. Seconds by default. A pause comes when `thinktime_iotime` plus \
+            `thinktime` have passed since the last one began; with `thinktime_blocks` also \
+            written, whichever comes first.",
     ),
-    opt(
-        "thinktime_iotime",
-        Time { unit: Sec },
-        Rate,
-        Unsupported("not implemented; use thinktime_blocks"),
-    )
-    .def("0")
-    .help("Think after this much I/O time rather than a number of I/Os.", "New in fio 3.31."),
     opt("thinkcycles", Int, Rate, Unsupported("not implemented; use thinktime_spin"))
         .def("0")
         .help("Spin a fixed number of CPU cycles between I/Os.", "New in fio 3.37."),

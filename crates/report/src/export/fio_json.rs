@@ -272,7 +272,9 @@ pub(super) fn job_json(run: &RunResult, v: &JobView<'_>, pcts: &[f64], plus: boo
         }
         let sync = v.dir(IoDir::Sync);
         let mut so = J::obj();
-        so.put("total_ios", sync.total_ios);
+        // stat.c add_ddir_status_json: total_io_u[DDIR_SYNC], fsyncs only (fdatasync is
+        // DDIR_DATASYNC, outside the array); the latencies are sync_stat, of both.
+        so.put("total_ios", sync.total_ios.saturating_sub(sync.datasync_ios));
         so.put("lat_ns", lat_json(&sync.lat, pcts, f.lat || f.clat, plus));
         o.put("sync", so);
         if let Some((m, agg)) = &mixed {
@@ -280,10 +282,13 @@ pub(super) fn job_json(run: &RunResult, v: &JobView<'_>, pcts: &[f64], plus: boo
         }
     }
 
-    let runt_ms = v.runtime_ns / 1_000_000;
+    // stat.c show_thread_status_json: job_runtime and the CPU shares over total_run_time
+    // (summed over a group's jobs).
+    let runt_ms = v.job_runtime_ms;
+    let runt_ns = runt_ms.saturating_mul(1_000_000);
     o.put("job_runtime", runt_ms)
-        .put("usr_cpu", v.cpu.usr_pct(v.runtime_ns))
-        .put("sys_cpu", v.cpu.sys_pct(v.runtime_ns))
+        .put("usr_cpu", v.cpu.usr_pct(runt_ns))
+        .put("sys_cpu", v.cpu.sys_pct(runt_ns))
         .put("ctx", v.cpu.ctx)
         .put("majf", v.cpu.majf)
         .put("minf", v.cpu.minf);
@@ -319,7 +324,7 @@ pub(super) fn job_json(run: &RunResult, v: &JobView<'_>, pcts: &[f64], plus: boo
     if let Some(ss) = &v.first.steadystate {
         o.put("steadystate", steadystate_json(ss));
     }
-    o.put("iolab", iolab_extras(run, v));
+    o.put("iolab", iolab_extras(run, v, pcts));
     o
 }
 
@@ -375,7 +380,37 @@ fn steadystate_json(ss: &SteadyStateReport) -> J {
     o
 }
 
-fn iolab_extras(run: &RunResult, v: &JobView<'_>) -> J {
+/// One direction's `iolab` object: issued and failed I/Os, the latency percentiles with
+/// their tail counts, and a paced job's latency from the schedule.
+fn iolab_dir(s: &DirStats, pcts: &[f64]) -> J {
+    let mut o = J::obj();
+    o.put("issued_ios", s.issued_ios).put("failed_ios", s.failed_ios);
+    for (name, l) in [("clat_ns", &s.clat), ("lat_ns", &s.lat)] {
+        if l.n == 0 {
+            continue;
+        }
+        let list: Vec<J> = l
+            .percentiles
+            .iter()
+            .map(|p| {
+                let mut e = J::obj();
+                e.put("pct", p.pct)
+                    .put("value", p.value)
+                    .put("tail_samples", p.tail_samples)
+                    .put("reliable", p.reliable);
+                e
+            })
+            .collect();
+        o.put(name, J::Arr(list));
+    }
+    if s.sched_lat.n > 0 {
+        // Beside fio's lat (from submission): from the rate schedule's intended time.
+        o.put("sched_lat_ns", lat_json(&s.sched_lat, pcts, true, false));
+    }
+    o
+}
+
+fn iolab_extras(run: &RunResult, v: &JobView<'_>, pcts: &[f64]) -> J {
     let mut x = J::obj();
     x.put("interrupted", run.meta.interrupted)
         .put("mode", format!("{:?}", run.meta.mode).to_lowercase())
@@ -386,27 +421,7 @@ fn iolab_extras(run: &RunResult, v: &JobView<'_>) -> J {
         if s.total_ios == 0 && s.issued_ios == 0 && s.failed_ios == 0 {
             continue;
         }
-        let mut o = J::obj();
-        o.put("issued_ios", s.issued_ios).put("failed_ios", s.failed_ios);
-        for (name, l) in [("clat_ns", &s.clat), ("lat_ns", &s.lat)] {
-            if l.n == 0 {
-                continue;
-            }
-            let list: Vec<J> = l
-                .percentiles
-                .iter()
-                .map(|p| {
-                    let mut e = J::obj();
-                    e.put("pct", p.pct)
-                        .put("value", p.value)
-                        .put("tail_samples", p.tail_samples)
-                        .put("reliable", p.reliable);
-                    e
-                })
-                .collect();
-            o.put(name, J::Arr(list));
-        }
-        x.put(d.as_str(), o);
+        x.put(d.as_str(), iolab_dir(s, pcts));
     }
     let exact: Vec<J> =
         v.depth.exact.iter().map(|&(d, c)| J::Arr(vec![J::from(d), J::from(c)])).collect();

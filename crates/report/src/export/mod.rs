@@ -25,6 +25,9 @@ pub struct JobView<'a> {
     pub error: i32,
     pub elapsed_ns: u64,
     pub runtime_ns: u64,
+    /// fio's `total_run_time` in whole ms: the job's, or under `group_reporting` the sum of
+    /// its jobs' (stat.c `sum_thread_stats`), which `job_runtime` and the CPU shares use.
+    pub job_runtime_ms: u64,
     pub options: &'a OptionList,
     pub dirs: [&'a DirStats; 4],
     pub cpu: CpuUsage,
@@ -102,6 +105,7 @@ pub fn job_views(run: &RunResult) -> Vec<JobView<'_>> {
                     error: members.iter().map(|m| m.error).find(|&e| e != 0).unwrap_or(0),
                     elapsed_ns: members.iter().map(|m| m.elapsed_ns).max().unwrap_or(0),
                     runtime_ns: g.runtime_ns,
+                    job_runtime_ms: members.iter().map(|m| m.runtime_ns / 1_000_000).sum(),
                     options: &j.options,
                     dirs: [&g.read.stats, &g.write.stats, &g.trim.stats, &g.sync.stats],
                     cpu: g.cpu,
@@ -118,6 +122,7 @@ pub fn job_views(run: &RunResult) -> Vec<JobView<'_>> {
                 error: j.error,
                 elapsed_ns: j.elapsed_ns,
                 runtime_ns: j.runtime_ns,
+                job_runtime_ms: j.runtime_ns / 1_000_000,
                 options: &j.options,
                 dirs: [&j.read, &j.write, &j.trim, &j.sync],
                 cpu: j.cpu,

@@ -177,8 +177,8 @@ fn tail_terse(s: &mut String, run: &RunResult, v: &JobView<'_>, ver: u8) {
     let _ = write!(
         s,
         ";{:.6}%;{:.6}%;{};{};{}",
-        v.cpu.usr_pct(v.runtime_ns),
-        v.cpu.sys_pct(v.runtime_ns),
+        v.cpu.usr_pct(v.job_runtime_ms.saturating_mul(1_000_000)),
+        v.cpu.sys_pct(v.job_runtime_ms.saturating_mul(1_000_000)),
         v.cpu.ctx,
         v.cpu.majf,
         v.cpu.minf

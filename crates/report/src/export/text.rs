@@ -291,8 +291,8 @@ fn job(o: &mut String, run: &RunResult, v: &JobView<'_>, pcts: &[f64]) {
     let _ = writeln!(
         o,
         "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}, majf={}, minf={}",
-        v.cpu.usr_pct(v.runtime_ns),
-        v.cpu.sys_pct(v.runtime_ns),
+        v.cpu.usr_pct(v.job_runtime_ms.saturating_mul(1_000_000)),
+        v.cpu.sys_pct(v.job_runtime_ms.saturating_mul(1_000_000)),
         v.cpu.ctx,
         v.cpu.majf,
         v.cpu.minf

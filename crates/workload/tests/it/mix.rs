@@ -60,7 +60,7 @@ fn bsrange_rounds_down_to_a_multiple_of_min_unless_bs_unaligned() {
     let mut j = job(RwKind::RandRead, 1 << 30);
     j.norandommap = true;
     j.number_ios = Some(20_000);
-    j.bs.read = iolab_job::BlockSizes { min: 3000, max: 10_000, split: vec![] };
+    j.bs.read = iolab_job::BlockSizes { min: 3000, max: 10_000, split: vec![], ranged: false };
     let lens: std::collections::BTreeSet<u64> = wl(&j).map(|r| r.len).collect();
     // fio draws in [min, min + max), rounds down to a multiple of min, then caps at max: so a
     // max that is not a multiple of min is itself produced (12000 → 10000).

@@ -11,7 +11,12 @@ fn offsets_are_aligned_and_inside_the_region() {
     let mut j = job(RwKind::RandRw, 3 << 20);
     j.offset = SizeSpec::Bytes(1 << 20);
     j.nrfiles = 3;
-    j.bs = PerDir::splat(iolab_job::BlockSizes { min: 4096, max: 65536, split: vec![] });
+    j.bs = PerDir::splat(iolab_job::BlockSizes {
+        min: 4096,
+        max: 65536,
+        split: vec![],
+        ranged: false,
+    });
     let files = [FileLayout { size: 0 }; 3];
     let w = Workload::new(&input(&j, &files)).unwrap();
     let regions = w.regions().to_vec();

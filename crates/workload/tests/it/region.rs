@@ -36,11 +36,12 @@ fn bytes() -> impl Strategy<Value = u64> {
 fn block_sizes() -> impl Strategy<Value = BlockSizes> {
     let sizes = prop_oneof![Just(512u64), Just(4096), Just(65536), 1u64..200_000];
     prop_oneof![
-        sizes.clone().prop_map(|b| BlockSizes { min: b, max: b, split: vec![] }),
+        sizes.clone().prop_map(|b| BlockSizes { min: b, max: b, split: vec![], ranged: false }),
         (sizes.clone(), sizes.clone()).prop_map(|(a, b)| BlockSizes {
             min: a.min(b),
             max: a.max(b),
-            split: vec![]
+            split: vec![],
+            ranged: true,
         }),
         prop::collection::vec((sizes, 1u32..100), 1..4).prop_map(|v| {
             let total: u32 = v.iter().map(|s| s.1).sum();
@@ -50,7 +51,7 @@ fn block_sizes() -> impl Strategy<Value = BlockSizes> {
             split[0].perc = (split[0].perc + 100).saturating_sub(sum).max(1);
             let min = split.iter().map(|s| s.bs).min().unwrap();
             let max = split.iter().map(|s| s.bs).max().unwrap();
-            BlockSizes { min, max, split }
+            BlockSizes { min, max, split, ranged: false }
         }),
     ]
 }
@@ -213,7 +214,7 @@ fn sequential_tail_shorter_than_bs_is_not_issued() {
     for (size, bs, n) in [(4097u64, 4096u64, 1usize), (4_000_000, 64_000, 62)] {
         let mut j = Job::with_defaults("x");
         j.size = Some(SizeSpec::Bytes(size));
-        j.bs = PerDir::splat(BlockSizes { min: bs, max: bs, split: vec![] });
+        j.bs = PerDir::splat(BlockSizes { min: bs, max: bs, split: vec![], ranged: false });
         let files = [FileLayout { size: 0 }];
         let input = WorkerInput { job: &j, clone_index: 0, thread_number: 1, files: &files };
         let w = Workload::new(&input).unwrap();

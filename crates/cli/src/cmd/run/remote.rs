@@ -90,7 +90,15 @@ fn prepare(args: &[String], files: &[JobFile], allow_destroy: bool) -> anyhow::R
         bail!("no job: the quick profile does not run on a server; give a job file or --name=…");
     }
     g.eta = Eta::Never;
-    let flags = Flags { g, formats: "json".into(), own, fio: false, preset };
+    let flags = Flags {
+        g,
+        formats: "json".into(),
+        own,
+        fio: false,
+        preset,
+        place: Default::default(),
+        stop: None,
+    };
     match load_jobs(split, &flags)? {
         Some((opts, parsed, _)) => {
             if !allow_destroy {

@@ -1,0 +1,129 @@
+//! Probes for issue 34 (fio conformance): the think-time options the worker now acts on
+//! (`thinktime_iotime`, `thinktime_blocks_type=issue`, `thinktime_spin` above `thinktime`),
+//! per-direction `rate_iops`, `bs` after `bsrange`, and `numjobs` with `offset_increment`
+//! extending a new file: huge, negative, zero, NaN, infinite and overflowing values are
+//! refused naming the option; valid ones run and stop within their runtime.
+
+use super::runner::{After, Oracle, Probe};
+
+fn err(needles: &[&str]) -> Oracle {
+    Oracle::Err(needles.iter().map(|s| s.to_string()).collect())
+}
+
+const BASE: &[&str] = &["run", "--name=h", "--ioengine=null", "--directory={W}"];
+
+fn run(name: &str, extra: &[&str], o: Oracle) -> Probe {
+    let mut a: Vec<&str> = BASE.to_vec();
+    a.extend(extra);
+    Probe::new("fio34", name.to_string(), &a, o).limit(8.0)
+}
+
+/// `(label, value, refused)` for a numeric option.
+const VALUES: &[(&str, &str, bool)] = &[
+    ("huge", "99999999999999999999999", true),
+    ("negative", "-1", true),
+    ("nan", "nan", true),
+    ("inf", "inf", true),
+    ("u64+1", "18446744073709551616", true),
+    ("1e-300", "1e-300", true),
+    ("zero", "0", false),
+];
+
+pub fn probes() -> Vec<Probe> {
+    let mut v = Vec::new();
+    let think = ["--size=64k", "--thinktime=1ms", "--runtime=1"];
+    for opt in ["thinktime_iotime", "thinktime_spin", "thinktime_blocks"] {
+        for &(label, val, refused) in VALUES {
+            let flag = format!("--{opt}={val}");
+            let mut extra = think.to_vec();
+            extra.push(&flag);
+            let o = if refused { err(&[opt]) } else { Oracle::Ok };
+            v.push(run(&format!("run --{opt}={label}"), &extra, o));
+        }
+    }
+    for bad in ["issued", "", "complete,issue"] {
+        let flag = format!("--thinktime_blocks_type={bad}");
+        v.push(run(
+            &format!("run --thinktime_blocks_type='{bad}'"),
+            &["--size=64k", "--thinktime=1ms", &flag],
+            err(&["thinktime_blocks_type"]),
+        ));
+    }
+    v.extend(runs());
+    v
+}
+
+/// Valid pacing and set-up jobs that must run (and stop within their runtime), and the
+/// refusals that need a whole job line.
+fn runs() -> Vec<Probe> {
+    let mut v = vec![
+        // A pause as long as the runtime, spun and slept: ends with the runtime.
+        run(
+            "thinktime=u64max ns spin=u64max ns iotime=1 runtime=1 stops",
+            &[
+                "--size=64k",
+                "--time_based",
+                "--runtime=1",
+                "--thinktime=18446744073709551615ns",
+                "--thinktime_spin=18446744073709551615ns",
+                "--thinktime_iotime=1",
+                "--thinktime_blocks_type=issue",
+            ],
+            Oracle::Ok,
+        ),
+        run(
+            "rate_iops=300,100 randrw runtime=1",
+            &["--size=1m", "--rw=randrw", "--rate_iops=300,100", "--time_based", "--runtime=1"],
+            Oracle::Ok,
+        ),
+        run(
+            "rate_iops=,1 randrw rwmixread=100 runtime=1",
+            &["--size=1m", "--rw=randrw", "--rwmixread=100", "--rate_iops=,1", "--runtime=1"],
+            Oracle::Ok,
+        ),
+        run("rate_iops=1,nan", &["--size=1m", "--rw=randrw", "--rate_iops=1,nan"], {
+            err(&["rate_iops"])
+        }),
+        run(
+            "rate_ignore_thinktime=1 rate_iops=100 thinktime=u64max ns runtime=1 stops",
+            &[
+                "--size=64k",
+                "--rate_iops=100",
+                "--rate_ignore_thinktime=1",
+                "--thinktime=18446744073709551615ns",
+                "--time_based",
+                "--runtime=1",
+            ],
+            Oracle::Ok,
+        ),
+        run("rate_ignore_thinktime=nan", &["--size=64k", "--rate_ignore_thinktime=nan"], {
+            err(&["rate_ignore_thinktime"])
+        }),
+        run("bsrange=4k-64k then bs=0", &["--size=1m", "--bsrange=4k-64k", "--bs=0"], {
+            err(&["bs"])
+        }),
+        run("bsrange=4k-64k then bs=4k", &["--size=1m", "--bsrange=4k-64k", "--bs=4k"], Oracle::Ok),
+    ];
+    // numjobs with offset_increment past a new file's end: the file grows to 2 MiB (fio).
+    v.push(
+        Probe::new(
+            "fio34",
+            "run read numjobs=2 offset_increment=1m on a new file",
+            &[
+                "run",
+                "--name=s",
+                "--ioengine=psync",
+                "--directory={W}",
+                "--filename=sf",
+                "--size=1m",
+                "--numjobs=2",
+                "--offset_increment=1m",
+                "--rw=read",
+            ],
+            Oracle::Ok,
+        )
+        .after(After::FileLen("sf", 2 << 20))
+        .limit(15.0),
+    );
+    v
+}
