@@ -594,3 +594,52 @@ fn ssh_hosts_run_the_server_over_stdio() {
         format!("-o BatchMode=yes -- me@alpha iolab server --stdio --secret-file={}", s.display());
     assert!(args.lines().any(|l| l == want), "{args}");
 }
+
+/// Issue 29: a tool that reads fio's client JSON draws the merged document. fio-plot (PyPI)
+/// takes `client_stats` documents named as bench-fio names results (`MODE-DEPTH-JOBS.json`);
+/// two servers' randread documents at depths 1 and 4 give its bar chart of IOPS and latency
+/// per queue depth (`-l`), a bar per host and one for All clients.
+#[test]
+fn fio_plot_draws_the_merged_client_document() {
+    let have = Command::new("fio-plot").arg("--help").output().is_ok_and(|o| o.status.success());
+    if !have {
+        println!("skip: fio-plot (PyPI fio-plot) is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let s = secret(dir.path(), "secret", "a shared secret of some length\n");
+    let (a, b) = (Server::start("127.0.0.2", &s, &[]), Server::start("127.0.0.3", &s, &[]));
+    let hosts = format!("{},{}", a.addr, b.addr);
+    let res = dir.path().join("res");
+    std::fs::create_dir(&res).unwrap();
+    for depth in [1, 4] {
+        let out = res.join(format!("randread-{depth}-1.json"));
+        let job = [
+            "--name=randread".to_string(),
+            "--ioengine=null".into(),
+            "--rw=randread".into(),
+            "--bs=4k".into(),
+            "--size=64m".into(),
+            format!("--iodepth={depth}"),
+            "--numjobs=1".into(),
+            "--output-format=json".into(),
+            format!("--output={}", out.display()),
+        ];
+        let job: Vec<&str> = job.iter().map(String::as_str).collect();
+        let (o, _) = bounded(client(&hosts, &s, &job), Duration::from_secs(60));
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        assert_eq!(entries(&v).len(), 3, "two hosts and All clients");
+    }
+    let png = dir.path().join("bars.png");
+    let o = Command::new("fio-plot")
+        .arg("-i")
+        .arg(&res)
+        .args(["-T", "two hosts", "-l", "-r", "randread", "-o"])
+        .arg(&png)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "fio-plot: {}", String::from_utf8_lossy(&o.stderr));
+    let bytes = std::fs::read(&png).unwrap_or_default();
+    assert!(bytes.starts_with(b"\x89PNG") && bytes.len() > 20_000, "{} bytes", bytes.len());
+}
