@@ -107,6 +107,16 @@ fn job(opts: &[&'static str]) -> Vec<&'static str> {
     v
 }
 
+/// `opts` as a job under both tools with JSON output; both must exit 0.
+fn json_run(opts: &[&'static str]) -> Option<(Output, Output)> {
+    let mut a = job(opts);
+    a.push("--output-format=json");
+    let (f, i) = both(&a)?;
+    let err = |o: &Output| String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!((f.status.code(), i.status.code()), (Some(0), Some(0)), "{}", err(&i));
+    Some((f, i))
+}
+
 #[test]
 fn percentile_list_sets_the_reported_percentiles() {
     // Review §1: iolab printed its default 17 percentiles whatever the list.

@@ -5,7 +5,7 @@
 
 use std::process::Output;
 
-use super::{both, job, json};
+use super::{json, json_run as run};
 
 /// `(total_ios, lat mean, clat mean)` of `dir` in the first job.
 fn figs(o: &Output, dir: &str) -> (u64, f64, f64) {
@@ -16,15 +16,6 @@ fn figs(o: &Output, dir: &str) -> (u64, f64, f64) {
         x["lat_ns"]["mean"].as_f64().unwrap_or(f64::NAN),
         x["clat_ns"]["mean"].as_f64().unwrap_or(f64::NAN),
     )
-}
-
-fn run(opts: &[&'static str]) -> Option<(Output, Output)> {
-    let mut a = job(opts);
-    a.push("--output-format=json");
-    let (f, i) = both(&a)?;
-    let err = |o: &Output| String::from_utf8_lossy(&o.stderr).into_owned();
-    assert_eq!((f.status.code(), i.status.code()), (Some(0), Some(0)), "{}", err(&i));
-    Some((f, i))
 }
 
 /// Review: write lat mean fio 7–18 µs, iolab 38–680 ms (the think schedule's lag). The pause

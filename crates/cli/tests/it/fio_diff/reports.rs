@@ -5,16 +5,7 @@
 
 use std::process::Output;
 
-use super::{both, job, json};
-
-fn run(opts: &[&'static str]) -> Option<(Output, Output)> {
-    let mut a = job(opts);
-    a.push("--output-format=json");
-    let (f, i) = both(&a)?;
-    let err = |o: &Output| String::from_utf8_lossy(&o.stderr).into_owned();
-    assert_eq!((f.status.code(), i.status.code()), (Some(0), Some(0)), "{}", err(&i));
-    Some((f, i))
-}
+use super::{both, json, json_run as run};
 
 /// Review: `numjobs=3 rate_iops=1000 group_reporting`: fio job_runtime 6144 (summed over the
 /// jobs, stat.c `sum_thread_stats`), iolab 2047. Here three jobs of 256 writes at 1000 a
