@@ -49,11 +49,18 @@ def test_two_threads_compute_the_same_curves(oracle):
 def test_ctrl_c_interrupts_a_run(tmp_path):
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("skip: signals reach only the main thread")
+    # A shell starts background jobs with SIGINT ignored, and Python then installs no
+    # KeyboardInterrupt handler: the test sets Python's own handler for its duration rather
+    # than depend on how the suite was launched (`&` in a script made the SIGINT vanish).
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.7, lambda: os.kill(os.getpid(), signal.SIGINT))
-    timer.start()
-    t0 = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        iolab.run(name="long", rw="randread", bs="4k", size="4m", ioengine="psync",
-                  filename=str(tmp_path / "f"), time_based=1, runtime="60s")
-    assert time.monotonic() - t0 < 15
-    timer.cancel()
+    try:
+        timer.start()
+        t0 = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            iolab.run(name="long", rw="randread", bs="4k", size="4m", ioengine="psync",
+                      filename=str(tmp_path / "f"), time_based=1, runtime="60s")
+        assert time.monotonic() - t0 < 15
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, before)
