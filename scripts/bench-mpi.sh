@@ -33,6 +33,7 @@ if [ -n "$share" ]; then
     echo "bench-mpi: CPU_SHARE needs the cgroup cpu controller (v1 or v2)"; exit 1
   fi
   mkdir "$cg"
+  if [ -f "$cg/cpu.shares" ]; then echo 262144 > "$cg/cpu.shares"; else echo 10000 > "$cg/cpu.weight"; fi
   trap 'for d in "$cg"/*/; do rmdir "$d"; done; rmdir "$cg"; rm -rf "$work"' EXIT
 fi
 python3 - "$runs" "$secs" "$bin" "$work" "$share" "$cg" <<'PYEOF'
