@@ -25,6 +25,7 @@ pub mod fit;
 pub mod metrics;
 pub mod options;
 pub mod predict;
+pub mod range;
 pub mod sweep;
 pub mod target;
 pub mod versus;

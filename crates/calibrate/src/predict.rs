@@ -6,6 +6,8 @@
 //! (`model::sim::jobs::job_workers`), with files sized as `iolab run` sizes them. A profile
 //! whose submitting thread was the bottleneck adds the simulator's host stage
 //! (`model::sim::HostCpu`: per-thread CPU per I/O, threads overlapping up to the cores).
+//! A job outside the sizes and depths the profile's sweep measured gets a note
+//! ([`crate::range`]).
 
 use crate::error::CalibrateError;
 use iolab_core::input::existing_size;
@@ -22,9 +24,9 @@ pub fn predict(jobs: &[Job], device: &DeviceSpec) -> Result<RunResult, Calibrate
     let backing = BackingSpec { name: "device".into(), device: device.clone(), sparse: false };
     let mut h = Hierarchy::new(Vec::new(), backing)?;
     let w = job_workers(jobs, &iolab_engine::runner::clone_files, &existing_size)?;
-    let host = match device {
-        DeviceSpec::Profile(p) => Profiled::host(p),
-        _ => None,
+    let (host, outside) = match device {
+        DeviceSpec::Profile(p) => (Profiled::host(p), crate::range::outside(p, jobs)),
+        _ => (None, Vec::new()),
     };
     let mut report = sim::run(&mut h, w.workers, SimOptions { host, ..SimOptions::default() });
     let meta = RunMeta {
@@ -34,5 +36,6 @@ pub fn predict(jobs: &[Job], device: &DeviceSpec) -> Result<RunResult, Calibrate
     };
     let mut result = run_result(&mut report, &w.meta, meta);
     result.notes.push("predicted from a device profile, not measured".into());
+    result.notes.extend(outside);
     Ok(result)
 }

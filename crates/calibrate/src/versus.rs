@@ -47,8 +47,13 @@ pub fn rows(measured: &RunResult, predicted: &RunResult) -> Vec<Row> {
         .collect()
 }
 
-/// The text table.
-pub fn text(rows: &[Row], profile: &DeviceProfile) -> String {
+/// The predicted result's notes about jobs outside the profile's calibrated range.
+fn outside(predicted: &RunResult) -> impl Iterator<Item = &String> {
+    predicted.notes.iter().filter(|n| n.starts_with(crate::range::PREFIX))
+}
+
+/// The text table, then a line per job and direction outside the calibrated range.
+pub fn text(rows: &[Row], profile: &DeviceProfile, predicted: &RunResult) -> String {
     let mut s = format!("\npredicted on profile {} vs measured:\n", profile.name);
     s.push_str(
         "  group dir        IOPS meas/pred (err)          MiB/s meas/pred      p50 µs meas/pred (err)     p99 µs meas/pred (err)\n",
@@ -72,11 +77,15 @@ pub fn text(rows: &[Row], profile: &DeviceProfile) -> String {
             rel_error(p.p99_us, m.p99_us) * 100.0,
         ));
     }
+    for n in outside(predicted) {
+        s.push_str(&format!("  note: {n}\n"));
+    }
     s
 }
 
-/// The JSON object put under `iolab_predict` (without its `result`).
-pub fn json(rows: &[Row], profile: &DeviceProfile) -> serde_json::Value {
+/// The JSON object put under `iolab_predict` (without its `result`); `outside_range` lists
+/// the notes about jobs outside the calibrated range.
+pub fn json(rows: &[Row], profile: &DeviceProfile, predicted: &RunResult) -> serde_json::Value {
     let rows: Vec<serde_json::Value> = rows
         .iter()
         .map(|r| {
@@ -92,7 +101,8 @@ pub fn json(rows: &[Row], profile: &DeviceProfile) -> serde_json::Value {
             })
         })
         .collect();
-    serde_json::json!({ "profile": profile.name, "rows": rows })
+    let outside: Vec<&String> = outside(predicted).collect();
+    serde_json::json!({ "profile": profile.name, "rows": rows, "outside_range": outside })
 }
 
 /// The jobs' predicted result on `profile`.

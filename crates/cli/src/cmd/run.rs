@@ -212,8 +212,8 @@ fn render(
     };
     if let Some((pr, p)) = predicted {
         let rows = versus::rows(result, pr);
-        x.after_normal.push(versus::text(&rows, p));
-        x.sections.push(("iolab_predict", versus::json(&rows, p)));
+        x.after_normal.push(versus::text(&rows, p, pr));
+        x.sections.push(("iolab_predict", versus::json(&rows, p, pr)));
         x.inner = Some(Inner { section: "iolab_predict", key: "result", result: pr });
     }
     if let Some((text, value)) =

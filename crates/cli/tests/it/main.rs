@@ -21,6 +21,7 @@ mod iolog;
 mod mpi;
 mod outputs;
 mod parse;
+mod predict_range;
 mod presets;
 mod report;
 mod run;

@@ -80,7 +80,7 @@ const SEC: Duration = Duration::from_millis(1000);
 /// 4 GiB free.
 fn layout_size(dir: &Path) -> Option<String> {
     let free = iolab_core::gate::scratch::free_bytes(dir)?;
-    let gib = (free / 4 * 3 >> 30).min(32);
+    let gib = ((free / 4 * 3) >> 30).min(32);
     (gib >= 4).then(|| format!("--size={gib}g"))
 }
 
