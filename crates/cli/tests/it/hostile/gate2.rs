@@ -28,7 +28,6 @@ fn probe(family: &'static str, name: &str, a: &[String], o: Oracle) -> Probe {
 }
 
 const NULL_RUN: &[&str] = &["run", "--name=x", "--ioengine=null", "--size=1m"];
-const HUGE: &str = "99999999999";
 
 /// Huge durations: a run bounded by its size ends there; one bounded by time ends at SIGINT
 /// with its results; nothing overflows (a panic is a crash, a wrapped deadline ends at once).
@@ -301,7 +300,9 @@ fn gate2_families() {
 fn both(a: &[&str], closed: bool) -> Option<(Output, Output)> {
     or_skip(iolab_test_support::fio())?;
     let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_iolab"), d.path().join("fio")).unwrap();
+    let shim = d.path().join("bin");
+    std::fs::create_dir(&shim).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_iolab"), shim.join("fio")).unwrap();
     let run = |exe: &Path, sub: &str| {
         let wd = d.path().join(sub);
         std::fs::create_dir(&wd).unwrap();
@@ -318,7 +319,7 @@ fn both(a: &[&str], closed: bool) -> Option<(Output, Output)> {
         }
         child.wait_with_output().unwrap()
     };
-    Some((run(Path::new("fio"), "fio"), run(&d.path().join("fio"), "iolab")))
+    Some((run(Path::new("fio"), "fio"), run(&shim.join("fio"), "iolab")))
 }
 
 /// The status a shell shows: the code, or 128 + the signal that ended the process.
