@@ -141,7 +141,11 @@ mod tests {
             let e = fio_seeds(bad).unwrap_err();
             assert!(e.starts_with("--fio-seeds=") && !e.contains('\u{1b}'), "{bad:?}: {e}");
         }
-        assert_eq!(seconds("1e300").unwrap(), 1e300);
+        // A phase of centuries or of less than a millisecond (no runtime at all) is refused.
+        assert_eq!(seconds("86400").unwrap(), 86_400.0);
+        for bad in ["1e300", "99999999999", "86401", "0.0009"] {
+            assert!(seconds(bad).unwrap_err().contains("0.001 to 86400"), "{bad}");
+        }
         // 10^100000 parses as infinity: refused, not a profile that never ends.
         assert!(seconds(&"9".repeat(100_000)).unwrap_err().len() < 400);
     }
