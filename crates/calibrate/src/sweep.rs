@@ -181,6 +181,15 @@ pub fn calibrate(path: &Path, opts: &CalibrateOptions) -> Result<Calibration, Ca
     let start = Instant::now();
     // `_scratch` holds a file iolab creates; dropped (removed) however this returns.
     let (t, _scratch, notes) = target::resolve(path, opts.new_file_size, opts.allow_write)?;
+    // A device the write points would refuse (in use, a signature without --allow-destroy)
+    // is refused before the read points run (review 2026-11-28 §10).
+    if t.writable && t.block_device {
+        let grant = iolab_engine::safety::WriteGrant {
+            allow_destroy: opts.allow_destroy,
+            allow_mounted_write: false,
+        };
+        iolab_engine::safety::check_block_write(&t.path, grant)?;
+    }
     let points = design_points(t.writable, opts.max_depth);
     let floor = points.len() as f64 * (MIN_POINT_SECS + 0.05);
     if opts.budget_secs < floor {

@@ -60,9 +60,17 @@ fn expire() {
     std::process::exit(i32::from(iolab_core::stop::exit_status().unwrap_or(130)));
 }
 
-/// stdout's reader went away: remove temporaries and end quietly (128 + SIGPIPE).
+/// stdout's reader went away: remove temporaries and end quietly, killed by SIGPIPE as fio
+/// is (a shell shows 141; a parent's `wait` sees the signal). SIGPIPE's default action is
+/// restored and the signal raised; should it not end the process, the status is 141.
 pub fn broken_pipe_exit() -> ! {
     iolab_report::output::remove_temporaries();
+    // SAFETY: SIG_DFL installs no handler code; raise(3) sends the signal to this thread,
+    // whose default action ends the process.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        libc::raise(libc::SIGPIPE);
+    }
     std::process::exit(128 + libc::SIGPIPE)
 }
 

@@ -13,18 +13,20 @@ pub struct Nanos(pub u64);
 
 impl Nanos {
     pub const ZERO: Nanos = Nanos(0);
+    /// About 584 years: where a time saturates (a `runtime` of 10^11 s, as fio accepts).
+    pub const MAX: Nanos = Nanos(u64::MAX);
     pub const PER_US: u64 = 1_000;
     pub const PER_MS: u64 = 1_000_000;
     pub const PER_SEC: u64 = 1_000_000_000;
 
     pub fn from_secs(s: u64) -> Self {
-        Nanos(s * Self::PER_SEC)
+        Nanos(s.saturating_mul(Self::PER_SEC))
     }
     pub fn from_millis(ms: u64) -> Self {
-        Nanos(ms * Self::PER_MS)
+        Nanos(ms.saturating_mul(Self::PER_MS))
     }
     pub fn from_micros(us: u64) -> Self {
-        Nanos(us * Self::PER_US)
+        Nanos(us.saturating_mul(Self::PER_US))
     }
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / Self::PER_SEC as f64
@@ -37,16 +39,18 @@ impl Nanos {
     }
 }
 
+/// Sums saturate at [`Nanos::MAX`]: a deadline past it (a huge `runtime` plus a ramp) is
+/// "never", not a wrapped instant in the past.
 impl std::ops::Add for Nanos {
     type Output = Nanos;
     fn add(self, o: Nanos) -> Nanos {
-        Nanos(self.0 + o.0)
+        Nanos(self.0.saturating_add(o.0))
     }
 }
 
 impl std::ops::AddAssign for Nanos {
     fn add_assign(&mut self, o: Nanos) {
-        self.0 += o.0;
+        self.0 = self.0.saturating_add(o.0);
     }
 }
 

@@ -344,6 +344,11 @@ pub fn parse_percent(s: &str) -> Result<u32, UnitError> {
 /// (plus `ns/nsec`, which fio lacks). `m` is minutes here, never milli. A bare number is in
 /// `default_unit`. A `( … )` expression is evaluated with the same suffixes, bare numbers in
 /// `default_unit`.
+///
+/// A number that fits in 64 bits but whose nanoseconds do not (`runtime=99999999999`, about
+/// 3,200 years, which fio 3.33 accepts: it keeps microseconds) saturates to
+/// [`Nanos::MAX`] (about 584 years): longer than any run, and every deadline computed from it
+/// is checked, so such a run still ends at its size, at a signal or at a shorter limit.
 pub fn parse_time(s: &str, default_unit: TimeUnitDefault) -> Result<Nanos, UnitError> {
     const WHAT: &str = "time";
     let t = s.trim();
@@ -375,7 +380,7 @@ pub fn parse_time(s: &str, default_unit: TimeUnitDefault) -> Result<Nanos, UnitE
             ))
         }
     };
-    v.checked_mul(mult).map(Nanos).ok_or_else(|| err(WHAT, s, UnitErrorKind::Overflow))
+    Ok(Nanos(v.saturating_mul(mult)))
 }
 
 /// Nanoseconds per unit of a lower-cased time suffix.

@@ -5,7 +5,11 @@
 //! sized to it), the largest request and the directions, and the second streams the records
 //! into the worker, so memory is one record whatever the trace's size. Offsets beyond an existing target wrap modulo its size (with a note).
 //! Timed, each request waits for its trace timestamp (divided by `speed`) and latency counts
-//! from that time, so a slow device shows up as latency instead of a slower replay. The engine
+//! from that time, so a slow device shows up as latency instead of a slower replay. A
+//! timestamp earlier than a record before it (a trace merged from several sources, a clock
+//! stepped back) is issued at the latest time before it, and one note says how many.
+//! A target the replay created is removed when the replay fails (a 1 TiB record whose buffers
+//! cannot be had left a 1 TiB sparse file behind). The engine
 //! falls back as `iolab run`'s does (io_uring unavailable: psync, with a note), and the engine
 //! used is recorded in the job's options (`ioengine`).
 
@@ -126,6 +130,9 @@ struct Scan {
     max_len: u64,
     reads: bool,
     writes: bool,
+    /// With `--timed`: records whose timestamp runs back, and the first of them.
+    backwards: u64,
+    first_backwards: Option<u64>,
 }
 
 /// The trace's records as replayable requests, one at a time (memory: one record).
@@ -136,12 +143,28 @@ struct Requests<'a> {
     /// Replayable requests returned so far, skipped records so far.
     taken: u64,
     skipped: u64,
+    /// The latest trace time and issue time so far (`--timed`), the records that ran back
+    /// and the first of them.
+    last_raw: u64,
+    last_at: u64,
+    backwards: u64,
+    first_backwards: Option<u64>,
 }
 
 impl<'a> Requests<'a> {
     fn open(c: &'a ReplayConfig) -> Result<Self, ReplayError> {
         let reader = iolab_trace::open(&c.trace, c.format.as_deref(), &ReaderConfig::default())?;
-        Ok(Requests { c, reader, rec: TraceRecord::default(), taken: 0, skipped: 0 })
+        Ok(Requests {
+            c,
+            reader,
+            rec: TraceRecord::default(),
+            taken: 0,
+            skipped: 0,
+            last_raw: 0,
+            last_at: 0,
+            backwards: 0,
+            first_backwards: None,
+        })
     }
 
     /// The next replayable request (`issue_at` scaled by `--speed` when timed), checked to end
@@ -158,7 +181,17 @@ impl<'a> Requests<'a> {
                 continue;
             }
             r.file = 0;
-            let at = self.rec.req.issue_at.unwrap_or_default().0;
+            let mut at = self.rec.req.issue_at.unwrap_or_default().0;
+            let raw = self.rec.time_ns;
+            if c.timed && (raw < self.last_raw || at < self.last_at) {
+                // Issued at the latest time before it: latency from a time already past
+                // would count the wait for the records before it.
+                at = self.last_at;
+                self.backwards += 1;
+                self.first_backwards.get_or_insert(self.taken + self.skipped + 1);
+            }
+            self.last_raw = self.last_raw.max(raw);
+            self.last_at = at;
             r.issue_at = c.timed.then(|| Nanos((at as f64 / c.speed) as u64));
             if r.offset.checked_add(r.len).is_none() {
                 return Err(ReplayError::PastEnd {
@@ -187,6 +220,8 @@ fn scan_trace(c: &ReplayConfig) -> Result<Scan, ReplayError> {
         s.writes |= r.dir != IoDir::Read;
     }
     s.skipped = reqs.skipped;
+    s.backwards = reqs.backwards;
+    s.first_backwards = reqs.first_backwards;
     if s.count == 0 {
         return Err(ReplayError::Empty { trace: c.trace.clone() });
     }
@@ -221,6 +256,14 @@ pub fn replay(
         c.direct,
         c.allow_destroy,
     )?;
+    let mut created = Created(target.created.then_some(target.path.as_path()));
+    if let Some(first) = scan.first_backwards {
+        notes.push(format!(
+            "--timed: {} of {} records have a timestamp earlier than a record before them \
+             (the first: record {first}); each was issued at the latest time before it",
+            scan.backwards, scan.count
+        ));
+    }
     if target.size < scan.max_end {
         notes.push(wrap_note(&c.target, scan.max_end, target.size));
     }
@@ -281,7 +324,19 @@ pub fn replay(
     result.groups.push(iolab_stats::group(0, &[(0, &job)], pcts));
     result.jobs.push(job);
     result.meta.interrupted = iolab_core::stop::requested();
+    created.0 = None;
     Ok(result)
+}
+
+/// A target the replay created, removed unless the replay ends with a result.
+struct Created<'a>(Option<&'a Path>);
+
+impl Drop for Created<'_> {
+    fn drop(&mut self) {
+        if let Some(p) = self.0 {
+            let _ = std::fs::remove_file(p);
+        }
+    }
 }
 
 fn wrap_note(target: &Path, max_end: u64, size: u64) -> String {

@@ -118,6 +118,37 @@ pub fn open_target(
     Ok(Target { file, path: path.clone(), is_block: false, size, created, notes })
 }
 
+/// The checks of [`open_target`] that write nothing, for a run's check of every clone's
+/// targets before the first clone starts: the gate's refusals (a missing name under /dev, a
+/// file or device in use), a node that is neither a file nor a block device, and for a
+/// written block device the in-use and signature checks (`safety.rs`). Returns the device's
+/// size in bytes for a block device, `None` for a file (created or extended later).
+pub fn check_target(
+    path: &Path,
+    writes: bool,
+    grant: safety::WriteGrant,
+) -> Result<Option<u64>, EngineError> {
+    let c = gate::classify(path).map_err(|e| gate_error(path, e))?;
+    if c.kind == gate::Kind::Block {
+        if writes {
+            safety::check_block_write(path, grant)?;
+        }
+        let f = File::open(path).map_err(|e| EngineError::io(path, "open", e))?;
+        return block_size(&f, path).map(Some);
+    }
+    let intent = match writes {
+        true => gate::Intent::TargetWrite { allow_mounted_write: grant.allow_mounted_write },
+        false => gate::Intent::TargetRead,
+    };
+    gate::check_classified(&c, intent).map_err(|e| gate_error(path, e))?;
+    if c.kind != gate::Kind::Regular && c.kind != gate::Kind::Missing {
+        let why = format!("is a {}; expected a regular file or block device", c.kind.name());
+        let e = std::io::Error::new(std::io::ErrorKind::InvalidInput, why);
+        return Err(EngineError::io(path, "open", e));
+    }
+    Ok(None)
+}
+
 /// The gate's refusal as the engine's error: a missing device name (a typo would otherwise
 /// become a RAM-backed file in devtmpfs and a benchmark of memory), a file or device in use.
 fn gate_error(path: &Path, e: gate::GateError) -> EngineError {

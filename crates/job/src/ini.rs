@@ -217,7 +217,7 @@ impl Reader<'_> {
                 continue;
             }
             if let Some(w) = comment_cut_warning(line, p) {
-                self.warnings.push(Warning { location: loc.to_string(), message: w });
+                self.warnings.push(Warning::new(loc.to_string(), w));
             }
             if p.starts_with('[') {
                 if depth > 0 {
@@ -327,12 +327,12 @@ pub fn substitute(
                 let var = &after[..end];
                 match env.var(var) {
                     Some(v) => out.push_str(&v),
-                    None => warnings.push(Warning {
-                        location: loc.to_string(),
-                        message: format!(
+                    None => warnings.push(Warning::new(
+                        loc.to_string(),
+                        format!(
                             "${{{var}}} is not set in the environment and becomes empty, as in fio"
                         ),
-                    }),
+                    )),
                 }
                 rest = &after[end + 1..];
             }

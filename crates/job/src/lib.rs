@@ -21,6 +21,7 @@ mod data;
 pub mod describe;
 pub mod engines;
 pub mod error;
+pub mod fixup;
 pub mod ini;
 pub mod preset;
 pub mod registry;
@@ -66,6 +67,17 @@ pub struct Warning {
     /// `file:line`, or `command line (argument N)`.
     pub location: String,
     pub message: String,
+    /// One of fio's own warnings, in fio's words ([`fixup`]): `--warnings-fatal` makes these
+    /// fatal, and the fio personality prints them as fio does. iolab's own notes are not.
+    #[serde(skip)]
+    pub fio: bool,
+}
+
+impl Warning {
+    /// One of iolab's own warnings.
+    pub fn new(location: String, message: String) -> Self {
+        Warning { location, message, fio: false }
+    }
 }
 
 impl std::fmt::Display for Warning {
@@ -96,13 +108,13 @@ pub fn load_with(opts: &LoadOptions, env: &Env) -> Result<Parsed, JobError> {
     for (i, f) in opts.files.iter().enumerate() {
         let sections = ini::read_file(f, env, &mut warnings)?;
         if i > 0 && cmd_has_globals {
-            warnings.push(Warning {
-                location: f.display().to_string(),
-                message: "command-line options before the first --name do not apply to this file: \
-                          fio resets its defaults for every job file after the first; repeat them \
-                          in its [global] section"
+            warnings.push(Warning::new(
+                f.display().to_string(),
+                "command-line options before the first --name do not apply to this file: fio \
+                 resets its defaults for every job file after the first; repeat them in its \
+                 [global] section"
                     .to_string(),
-            });
+            ));
         }
         units.push(resolve::Unit {
             sections,

@@ -398,7 +398,7 @@ pub fn by_category() -> Vec<(Category, Vec<&'static OptionDef>)> {
 }
 
 /// Levenshtein distance over bytes (option names are ASCII).
-fn edit_distance(a: &str, b: &str) -> usize {
+pub fn edit_distance(a: &str, b: &str) -> usize {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     let mut cur = vec![0; b.len() + 1];

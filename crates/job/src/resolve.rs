@@ -127,7 +127,7 @@ pub fn apply_entry(
     );
     msgs.dedup();
     let loc = e.location.to_string();
-    warnings.extend(msgs.into_iter().map(|message| Warning { location: loc.clone(), message }));
+    warnings.extend(msgs.into_iter().map(|message| Warning::new(loc.clone(), message)));
     Ok(())
 }
 
@@ -286,15 +286,21 @@ pub fn resolve(
                 job.stonewall = true;
                 stonewall_pending = false;
             }
+            let fixups = crate::fixup::fio_fixups(&mut job);
             let mut msgs = Vec::new();
             apply::finish(&mut job, &mut msgs);
             engine_option_check(&job, &mut msgs);
             crate::check::runnable(&job).map_err(|k| JobError::new(s.location.clone(), k))?;
             let loc = s.location.to_string();
             warnings.extend(job_warnings);
-            warnings.extend(msgs.into_iter().map(|message| Warning {
+            // fio's own warnings keep fio's text (`--warnings-fatal` makes them fatal).
+            warnings.extend(fixups.into_iter().map(|message| Warning {
                 location: loc.clone(),
-                message: format!("job '{}': {message}", job.name),
+                message,
+                fio: true,
+            }));
+            warnings.extend(msgs.into_iter().map(|message| {
+                Warning::new(loc.clone(), format!("job '{}': {message}", job.name))
             }));
             jobs.push(job);
         }

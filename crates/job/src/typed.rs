@@ -108,6 +108,8 @@ flags! {
     disk_util => "disk_util";
     /// `unlink` (default 0): delete the job's files when it ends.
     unlink => "unlink";
+    /// `unique_filename` (default 1): fio's test for clones writing files of their own.
+    unique_filename => "unique_filename";
     /// `exitall` (default 0): when the job ends, stop the jobs of its `exit_what` scope.
     exitall => "exitall";
     /// `per_job_logs` (default 1): one log file per job; 0: the jobs of a prefix share one.

@@ -42,6 +42,10 @@ pub enum ReportError {
     },
     #[error("output {path}: {why}")]
     BadOutput { path: String, why: String },
+    /// A result that could not be written where asked, saved elsewhere
+    /// ([`output::rescue`]): the failure, then where the result went.
+    #[error("{cause}; {rescued}")]
+    Unsaved { cause: Box<ReportError>, rescued: output::rescue::Rescued },
     /// A document could not be serialised as JSON.
     #[error("serialising JSON: {0}")]
     Json(#[from] serde_json::Error),

@@ -16,7 +16,8 @@
 //! Same rules as shell redirection (`>`) for character devices, and as `rename(2)`-based
 //! editors for regular files. Every destination is first asked of the gate
 //! (`iolab_core::gate`, intent output): block devices, files backing a mounted loop device,
-//! missing names under `/dev` and files this process read as inputs are refused.
+//! missing names under `/dev` and files this process read as inputs are refused. A result
+//! that cannot be written at the end (ENOSPC) is saved elsewhere ([`rescue`]).
 
 use std::collections::hash_map::RandomState;
 use std::fs::{File, OpenOptions};
@@ -29,6 +30,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use iolab_core::input::{kind_name, shown};
 
 use crate::ReportError;
+
+pub mod rescue;
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 /// Symlink hops followed before giving up (Linux's own limit, MAXSYMLINKS).

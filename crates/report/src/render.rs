@@ -188,16 +188,30 @@ pub fn host_section(result: &RunResult) -> serde_json::Value {
     })
 }
 
-/// `bytes` to `path` (atomically, see [`crate::output`]) or, without one, to stdout.
+/// `bytes` to `path` (atomically, see [`crate::output`]) or, without one, to stdout. When
+/// that fails (ENOSPC, EIO, a destination refused at the end), the bytes are saved elsewhere
+/// and the error says where ([`crate::output::rescue`]); a closed stdout (EPIPE) is left to
+/// the caller, which ends quietly as fio does.
 pub fn write(bytes: &[u8], path: Option<&Path>) -> Result<(), ReportError> {
-    match path {
+    let r = match path {
         Some(p) => crate::output::write_atomic(p, bytes),
         None => {
             let mut s = std::io::stdout().lock();
             let stdout_err = |source| ReportError::Io { path: "stdout".into(), source };
-            s.write_all(bytes).map_err(stdout_err)?;
-            s.flush().map_err(stdout_err)
+            s.write_all(bytes).and_then(|()| s.flush()).map_err(stdout_err)
         }
+    };
+    match r {
+        Err(ReportError::Io { source, .. })
+            if path.is_none() && source.kind() == std::io::ErrorKind::BrokenPipe =>
+        {
+            Err(ReportError::Io { path: "stdout".into(), source })
+        }
+        Err(e) => {
+            let rescued = crate::output::rescue::rescue(bytes, path);
+            Err(ReportError::Unsaved { cause: Box::new(e), rescued })
+        }
+        Ok(()) => Ok(()),
     }
 }
 

@@ -83,10 +83,14 @@ pub fn fio_seeds(s: &str) -> Result<FioSeeds, String> {
         .ok_or_else(|| format!("--fio-seeds={}: expected 3.33 (also 3.34) or current", quote(s)))
 }
 
-/// `--phase-time`: seconds > 0, an `s` suffix allowed.
+/// `--phase-time`: seconds from 1 ms to a day, an `s` suffix allowed (a phase is a job's
+/// `runtime` in whole milliseconds: less would be no runtime at all, and 10^11 s would hold
+/// the profile for centuries).
 pub fn seconds(s: &str) -> Result<f64, String> {
-    let v = s.trim_end_matches('s').parse().ok().filter(|v: &f64| *v > 0.0 && v.is_finite());
-    v.ok_or_else(|| format!("--phase-time={}: expected seconds > 0, e.g. 3", quote(s)))
+    let v = s.trim_end_matches('s').parse().ok().filter(|v: &f64| (1e-3..=86_400.0).contains(v));
+    v.ok_or_else(|| {
+        format!("--phase-time={}: expected seconds from 0.001 to 86400, e.g. 3", quote(s))
+    })
 }
 
 /// `--cache-size`: a size in fio's units with kb_base=1024.
@@ -137,7 +141,11 @@ mod tests {
             let e = fio_seeds(bad).unwrap_err();
             assert!(e.starts_with("--fio-seeds=") && !e.contains('\u{1b}'), "{bad:?}: {e}");
         }
-        assert_eq!(seconds("1e300").unwrap(), 1e300);
+        // A phase of centuries or of less than a millisecond (no runtime at all) is refused.
+        assert_eq!(seconds("86400").unwrap(), 86_400.0);
+        for bad in ["1e300", "99999999999", "86401", "0.0009"] {
+            assert!(seconds(bad).unwrap_err().contains("0.001 to 86400"), "{bad}");
+        }
         // 10^100000 parses as infinity: refused, not a profile that never ends.
         assert!(seconds(&"9".repeat(100_000)).unwrap_err().len() < 400);
     }

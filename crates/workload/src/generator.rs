@@ -618,6 +618,19 @@ impl Workload {
         Self::with_seeds(input, &seeds)
     }
 
+    /// The clone's regions alone (fio's `setup_files` offsets and sizes, as [`Workload::new`]
+    /// computes them), without the stream's other state (random maps, zones): for the checks
+    /// a run makes on every clone's targets before any clone starts.
+    pub fn regions_of(input: &WorkerInput<'_>) -> Result<Vec<Region>, WorkloadError> {
+        let job = input.job;
+        let seeds =
+            JobSeeds::for_job(job, input.clone_index, input.thread_number, FioSeeds::of_job(job));
+        let use64 = job.random_generator == RandomGenerator::Tausworthe64;
+        let b = BlockSizes::new(job, &seeds, use64)?;
+        let mut file_size_rng = FioRand::new(seeds.get(Slot::FileSize), use64);
+        compute_regions(job, input.clone_index, input.files, b.min_bs, &mut file_size_rng)
+    }
+
     /// The stream with explicit per-job seeds (for example [`JobSeeds::fio_3_33`] to reproduce
     /// an older fio's offsets). Set-up in fio's order: block sizes, regions, the random map
     /// choice, per-file state, zones, file service, the byte budget, pacing.

@@ -16,6 +16,25 @@ pub fn globals(flags: &[(String, Option<String>)], fio: bool) -> anyhow::Result<
     Ok(iolab_job::cmdline::globals::globals(flags, &known, fio)?)
 }
 
+/// The job warnings as each personality shows them (iolab: every one; fio: fio's own, in
+/// fio's words), and `--warnings-fatal`, which makes fio's own warnings fatal and nothing
+/// else (fio 3.33 init.c `fixup_options`, `ret |= warnings_fatal`; `iolab_job::fixup`):
+/// iolab's notes, such as a non-uniform distribution forcing norandommap, are not fio's.
+pub fn job_warnings(warnings: &[iolab_job::Warning], fio: bool, fatal: bool) -> anyhow::Result<()> {
+    for w in warnings {
+        match (fio, w.fio) {
+            (true, true) => eprintln!("{}", w.message),
+            (true, false) => {}
+            (false, _) => eprintln!("iolab: {w}"),
+        }
+    }
+    let n = warnings.iter().filter(|w| w.fio).count();
+    if fatal && n > 0 {
+        anyhow::bail!("--warnings-fatal: {n} of fio's job warning(s)");
+    }
+    Ok(())
+}
+
 /// What fio prints before a normal-format run (`fio_text::normal_header`, fio's `num2str`).
 pub fn normal_header(jobs: &[iolab_job::Job]) -> String {
     use iolab_report::num::{num2str, N2s};
@@ -27,6 +46,10 @@ pub fn run(argv0: &str, args: &[String]) -> ExitCode {
     match super::run::run_args(args, super::run::Personality::Fio { argv0: argv0.into() }) {
         Ok(code) => code,
         Err(e) => {
+            // stdout's reader went away: fio dies of SIGPIPE, with no message.
+            if crate::signals::is_broken_pipe(&e) {
+                crate::signals::broken_pipe_exit();
+            }
             let msg = crate::one_line(&e);
             if msg.starts_with("fio:") {
                 eprintln!("{msg}");

@@ -51,6 +51,13 @@ const FIO_FLAG_INTENTS: &[(&str, Intent)] = &[
     ("aux-path", Intent::Output),
 ];
 
+/// The many-host flags `run` (and fio's personality) takes before clap sees its arguments
+/// (`cmd/server/client.rs`): (command, syntax, intent).
+const MANY_HOST_FLAGS: &[(&str, &str, Intent)] = &[
+    ("run", "--client=HOSTS_OR_HOSTFILE", Intent::Input),
+    ("run", "--secret-file=FILE", Intent::Input),
+];
+
 /// One path argument of one command.
 #[derive(Debug)]
 pub struct Row {
@@ -112,6 +119,15 @@ pub fn rows() -> Vec<Row> {
         let intent = FIO_FLAG_INTENTS.iter().find(|(n, _)| *n == f.name).map(|d| d.1);
         let syntax = format!("--{}={}", f.name, f.value.to_uppercase());
         rows.push(Row { command: "run".into(), id: f.name.into(), syntax, intent });
+    }
+    for &(command, syntax, intent) in MANY_HOST_FLAGS {
+        let id = syntax.trim_start_matches("--").split('=').next().unwrap_or_default();
+        rows.push(Row {
+            command: command.into(),
+            id: id.into(),
+            syntax: syntax.into(),
+            intent: Some(intent),
+        });
     }
     rows
 }

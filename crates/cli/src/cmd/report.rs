@@ -5,8 +5,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
-
 #[derive(clap::Args)]
 pub struct Args {
     /// Result files: `iolab run`/`sim` JSON (json, json+, optionally followed by jsonl
@@ -39,8 +37,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     iolab_report::output::check(&a.output, &sources)?;
     let inputs = read_inputs(&a.results)?;
     let page = iolab_viz::html(&inputs)?;
-    iolab_report::write_atomic(&a.output, page.as_bytes())
-        .with_context(|| format!("writing the report to {}", a.output.display()))?;
+    // A page that cannot be written (ENOSPC) is saved elsewhere and the error says where.
+    iolab_report::render::write(page.as_bytes(), Some(&a.output))?;
     eprintln!("iolab: wrote {} ({} bytes)", a.output.display(), page.len());
     Ok(ExitCode::SUCCESS)
 }

@@ -106,7 +106,9 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
             Personality::Fio { argv0 } => argv0.as_str(),
             Personality::Iolab => "iolab run",
         };
-        print!("{}", fio_text::action_text(a, argv0)?);
+        let answer = fio_text::action_text(a, argv0)?;
+        eprint!("{}", answer.stderr);
+        print!("{}", answer.stdout);
         return Ok(ExitCode::SUCCESS);
     }
     if g.showcmd {
@@ -181,13 +183,7 @@ fn load_jobs(split: iolab_job::SplitArgs, flags: &Flags) -> anyhow::Result<Optio
     if let Some(gen) = flags.own.fio_seeds {
         parsed.jobs.iter_mut().for_each(|j| gen.apply_to(j));
     }
-    let fatal = flags.g.warnings_fatal;
-    for w in parsed.warnings.iter().filter(|_| !flags.fio || fatal) {
-        eprintln!("iolab: {w}");
-    }
-    if fatal && !parsed.warnings.is_empty() {
-        bail!("--warnings-fatal: {} job warning(s)", parsed.warnings.len());
-    }
+    super::fio::job_warnings(&parsed.warnings, flags.fio, flags.g.warnings_fatal)?;
     fio_text::refuse_writes(&flags.g, &parsed.jobs)?;
     let profile =
         flags.own.predict.as_deref().map(versus::load).transpose().context("--predict")?;

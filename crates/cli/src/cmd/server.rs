@@ -145,11 +145,9 @@ fn job_files(job_files: &[PathBuf]) -> anyhow::Result<Vec<JobFile>> {
     let mut out = Vec::new();
     for p in job_files {
         let name = p.to_str().context("a job file's name is not UTF-8")?.to_string();
-        let meta = std::fs::metadata(p).with_context(|| format!("job file {name}"))?;
-        if !meta.is_file() || meta.len() > MAX_JOB_FILE {
-            bail!("job file {name}: not a regular file of at most {MAX_JOB_FILE} bytes");
-        }
-        let text = std::fs::read_to_string(p).with_context(|| format!("job file {name}"))?;
+        // Opened without blocking, regular files only, noted so no output replaces it.
+        let bytes = iolab_core::input::read_bounded(p, "job file", MAX_JOB_FILE)?;
+        let text = String::from_utf8(bytes).with_context(|| format!("job file {name}"))?;
         out.push(JobFile { name, text });
     }
     Ok(out)

@@ -14,6 +14,7 @@ mod bounds;
 mod fio34;
 mod firsthour;
 mod gate;
+mod gate2;
 mod mpi;
 mod mrc;
 mod presets;

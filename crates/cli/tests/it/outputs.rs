@@ -397,3 +397,66 @@ fn a_layout_larger_than_the_free_space_is_refused_before_writing() {
     assert!(err.contains("a new 1125899906842624-byte file needs that much free space"), "{err}");
     assert_eq!(std::fs::read_dir(&mnt).unwrap().count(), 0, "nothing was left on the tmpfs");
 }
+
+/// Review 2026-11-28 §10: a result that cannot be written at the end (ENOSPC on the output's
+/// filesystem, or stdout redirected into it) is not lost: exit 1, one line naming the output
+/// and the errno and where the result went (a new file in `$TMPDIR`), which holds it whole;
+/// nothing is left on the full filesystem.
+#[test]
+fn a_result_that_cannot_be_written_is_saved_elsewhere() {
+    use iolab_test_support::Mount;
+    use std::io::Write;
+    let d = tempfile::tempdir_in(".").unwrap();
+    let (mnt, rescue) = (d.path().join("mnt"), d.path().join("rescue"));
+    std::fs::create_dir(&mnt).unwrap();
+    std::fs::create_dir(&rescue).unwrap();
+    let Some(_m) =
+        or_skip(Mount::new(Path::new("tmpfs"), &mnt, &["-t", "tmpfs", "-o", "size=64k"]))
+    else {
+        return;
+    };
+    // Filled to the brim.
+    let mut fill = std::fs::File::create(mnt.join("fill")).unwrap();
+    while fill.write_all(&[0x5a; 4096]).is_ok() {}
+    drop(fill);
+    let run = |args: &[String], stdout: Option<std::fs::File>| {
+        let mut c = iolab();
+        c.args(args).env("TMPDIR", &rescue);
+        if let Some(f) = stdout {
+            c.stdout(f);
+        }
+        let o = c.output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        let line = stderr(&o).lines().last().unwrap_or_default().to_string();
+        assert!(line.contains("No space left on device (os error 28)"), "{line}");
+        let saved = line.split("saved to ").nth(1).and_then(|s| s.strip_suffix(" instead"));
+        let saved = PathBuf::from(saved.unwrap_or_else(|| panic!("not saved: {line}")));
+        assert_eq!(saved.parent(), Some(rescue.as_path()), "{line}");
+        (line, std::fs::read(&saved).unwrap())
+    };
+    let out = mnt.join("r.json").display().to_string();
+    let job = ["run", "--name=x", "--ioengine=null", "--size=1m", "--output-format=json"];
+    let with = |extra: &[String]| -> Vec<String> {
+        job.iter().map(|s| s.to_string()).chain(extra.iter().cloned()).collect()
+    };
+    let (line, bytes) = run(&with(&[format!("--output={out}")]), None);
+    assert!(line.contains(&out), "{line}");
+    let doc: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(doc["jobs"][0]["jobname"], "x");
+    assert_eq!(doc["jobs"][0]["read"]["io_bytes"], 1 << 20);
+    // stdout redirected into the full filesystem.
+    let f = std::fs::File::create(mnt.join("stdout.json")).unwrap();
+    let (line, bytes) = run(&with(&[]), Some(f));
+    assert!(line.contains("writing stdout"), "{line}");
+    let doc: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(doc["jobs"][0]["read"]["total_ios"], 256);
+    // A report page: the HTML is kept too.
+    let r = rescue.join("r.json").display().to_string();
+    assert!(iolab().args(with(&[format!("--output={r}")])).status().unwrap().success());
+    let page = mnt.join("p.html").display().to_string();
+    let report = ["report", &r, "-o", &page].map(String::from);
+    let (_, bytes) = run(&report, None);
+    assert!(bytes.starts_with(b"<!DOCTYPE html>"));
+    let left = names(&mnt);
+    assert_eq!(left, ["fill", "stdout.json"], "temporaries left on the full filesystem");
+}

@@ -63,6 +63,7 @@ pub fn random_u64() -> u64 {
 pub struct Scratch {
     pub file: File,
     path: PathBuf,
+    kept: bool,
 }
 
 impl Scratch {
@@ -80,18 +81,28 @@ impl Scratch {
             .open(&path)
             .map_err(|source| GateError::Io { path: shown(&path), source })?;
         register(&path);
-        Ok(Scratch { file, path })
+        Ok(Scratch { file, path, kept: false })
     }
 
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// Keep the file once it holds what the user needs (a result saved where its output
+    /// could not be written): no longer removed on drop or on a signal. Returns its path.
+    pub fn keep(mut self) -> PathBuf {
+        self.kept = true;
+        unregister(&self.path);
+        self.path.clone()
+    }
 }
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-        unregister(&self.path);
+        if !self.kept {
+            let _ = std::fs::remove_file(&self.path);
+            unregister(&self.path);
+        }
     }
 }
 

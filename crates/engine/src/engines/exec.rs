@@ -105,9 +105,10 @@ impl Exec {
             return;
         }
         self.signal(libc::SIGTERM);
-        let until = Instant::now()
-            + Duration::from_secs(self.cfg.grace_time).max(Duration::from_millis(100));
-        while self.child.is_some() && Instant::now() < until {
+        let grace = Duration::from_secs(self.cfg.grace_time).max(Duration::from_millis(100));
+        // A grace_time past what an Instant can hold waits until the program ends.
+        let until = Instant::now().checked_add(grace);
+        while self.child.is_some() && until.is_none_or(|u| Instant::now() < u) {
             std::thread::sleep(Duration::from_millis(10));
             self.collect(false);
         }

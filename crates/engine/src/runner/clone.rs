@@ -147,6 +147,8 @@ struct VerifyPhase {
 struct CloneThread {
     /// `prio`/`prioclass`: set on the thread before its I/O (fio backend.c `thread_main`).
     ioprio: Option<u16>,
+    /// fio's `startdelay` (drawn in its range): the wait before the clone's I/O.
+    startdelay: Nanos,
     targets: Vec<Target>,
     ctor: fn(&EngineConfig) -> Result<Box<dyn engines::IoEngine>, EngineError>,
     ecfg: EngineConfig,
@@ -168,7 +170,7 @@ struct CloneThread {
 
 /// The files' sizes as the workload sees them. cpuio and exec have no file and fio gives them
 /// none: one block per pass (their jobs are time_based).
-fn file_layouts(job: &Job, engine: &str, paths: &[PathBuf]) -> Vec<FileLayout> {
+pub(super) fn file_layouts(job: &Job, engine: &str, paths: &[PathBuf]) -> Vec<FileLayout> {
     let nominal = matches!(engine, "cpuio" | "exec").then(|| job.bs.read.max.max(job.bs.write.max));
     paths
         .iter()
@@ -233,6 +235,7 @@ pub(super) fn start_clone(
     });
     let t = CloneThread {
         ioprio: job.ioprio(),
+        startdelay: start_delay(job.startdelay, job.randseed),
         targets,
         ctor,
         ecfg,
@@ -269,6 +272,30 @@ pub(super) fn start_clone(
             .collect(),
         engine: plan.engine.clone(),
     })
+}
+
+/// fio's `startdelay=low[-high]`: `low`, or a draw in the range (fio `rand_between` on the
+/// job's delay state; here the job's `randseed`, mixed: one draw for all its clones).
+fn start_delay((low, high): (Nanos, Nanos), seed: u64) -> Nanos {
+    match high.0.checked_sub(low.0).and_then(|span| span.checked_add(1)) {
+        Some(n) if high > low => Nanos(low.0 + iolab_core::rand::mix64(seed) % n),
+        _ => low,
+    }
+}
+
+/// Wait `delay` before the clone's I/O, in slices, until a stop (a signal, an `exitall`):
+/// the worker then ends at once. A delay of centuries (`startdelay=99999999999`, which fio
+/// 3.33 accepts) is a wait for the signal.
+fn wait_start(delay: Nanos, stop: &Stop) {
+    let start = Instant::now();
+    let delay = std::time::Duration::from(delay);
+    while !stop.is_set() {
+        let left = delay.saturating_sub(start.elapsed());
+        if left.is_zero() {
+            return;
+        }
+        std::thread::sleep(left.min(std::time::Duration::from_millis(50)));
+    }
 }
 
 /// Give the progress display a slot for this clone.
@@ -443,6 +470,7 @@ impl CloneThread {
         if let Some(v) = self.ioprio {
             set_ioprio(v)?;
         }
+        wait_start(self.startdelay, &self.stop);
         let CloneThread { targets, ctor, ecfg, wl, mut fill, mut check, verify, .. } = self;
         let (wcfg, stop) = (&self.wcfg, &self.stop);
         // `targets` (and so the fds the engine uses) outlive the engine.

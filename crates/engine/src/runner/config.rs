@@ -410,7 +410,9 @@ mod tests {
         assert_eq!((p.stamp, p.phase), (true, false));
         assert!(w("rw=read\nverify=md5\n").unwrap().inline);
         // Refused when the job is read (iolab_job::check), before any plan.
-        for t in ["rw=trimwrite\nverify=md5\n", "rw=write\nverify=md5\nverify_only\ntime_based\n"] {
+        // time_based needs a runtime, or fio (and iolab) turns it off (job::fixup).
+        let timed = "rw=write\nverify=md5\nverify_only\ntime_based\nruntime=1\n";
+        for t in ["rw=trimwrite\nverify=md5\n", timed] {
             assert!(iolab_job::parse_str("t.fio", &format!("[j]\n{t}")).is_err(), "{t}");
         }
     }

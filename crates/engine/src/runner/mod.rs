@@ -13,6 +13,7 @@ mod collect;
 pub mod config;
 mod notes;
 mod options;
+mod preflight;
 
 pub use crate::live::{Progress, ProgressSlot};
 pub use config::{resolve_engine, unhandled_notes, worker_config};
@@ -39,6 +40,10 @@ pub fn run_jobs(
     progress: Option<Arc<Progress>>,
 ) -> Result<RunOutput, EngineError> {
     let stop = stop.into();
+    // Every job resolved and every clone's targets checked before the first clone starts.
+    let plans = jobs.iter().map(|j| config::plan_job(j, opts)).collect::<Result<Vec<_>, _>>()?;
+    let (first_thread, numbers) = numbering(opts, jobs)?;
+    preflight::check_all(jobs, &plans, &numbers, opts)?;
     let run_start = Instant::now();
     // fio's steadystate: a stop condition watching the clones' live counters (steady.rs).
     let progress = progress.unwrap_or_default();
@@ -58,7 +63,8 @@ pub fn run_jobs(
     let cx = RunCtx { opts, stop: &stop, progress: progress.as_deref(), run_start, exit: None };
     let mut result = RunResult::default();
     let mut disk_names: Vec<String> = Vec::new();
-    let mut got = run_groups(&cx, jobs, &mut result.notes, &mut disk_names)?;
+    let order = Order { plans: &plans, numbers: &numbers, first_thread };
+    let mut got = run_groups(&cx, jobs, &order, &mut result.notes, &mut disk_names)?;
     if let Some(e) = got.first_err.take() {
         return Err(e);
     }
@@ -83,28 +89,62 @@ pub fn run_jobs(
     Ok(RunOutput { result, files: got.files, logs: got.logs })
 }
 
+/// Each job's plan and its clones' numbers, made before the first clone starts.
+struct Order<'a> {
+    plans: &'a [config::JobPlan],
+    numbers: &'a [preflight::CloneNumbers],
+    /// The thread number before the first clone's (MPI: after the ranks before this one).
+    first_thread: u32,
+}
+
+/// Each job's clones numbered: the clone, its number among every rank's clones (`RankPlace`)
+/// and fio's thread number (which scales the seeds); and the thread number they follow.
+fn numbering(
+    opts: &RunOptions,
+    jobs: &[Job],
+) -> Result<(u32, Vec<preflight::CloneNumbers>), EngineError> {
+    // Under MPI rank r's thread numbers continue after the ranks before it (RankPlace).
+    let per_rank = jobs.iter().try_fold(0u32, |n, j| n.checked_add(j.numjobs.max(1)));
+    let thread_number = per_rank
+        .and_then(|n| opts.place.thread_base(n))
+        .ok_or_else(|| jobs.first().map(|j| place_overflow(opts.place, j)));
+    let mut thread_number = match thread_number {
+        Ok(n) => n,
+        Err(Some(e)) => return Err(e),
+        Err(None) => 0,
+    };
+    let first = thread_number;
+    let mut all = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        let base =
+            opts.place.clone_base(job.numjobs).ok_or_else(|| place_overflow(opts.place, job))?;
+        let n = job.numjobs.max(1);
+        let mut clones = Vec::with_capacity(n as usize);
+        for clone in 0..n {
+            thread_number =
+                thread_number.checked_add(1).ok_or_else(|| place_overflow(opts.place, job))?;
+            // fio's pairing of clones and thread numbers (they scale the seeds).
+            let tn = iolab_workload::fio_thread_number(thread_number - clone, clone, n);
+            clones.push((clone, base + clone, tn));
+        }
+        all.push(clones);
+    }
+    Ok((first, all))
+}
+
 /// Start every job's clones in order, waiting where `stonewall` or `wait_for` says (a
 /// `wait_for` name was checked when the job file was read, `job/resolve.rs`), and join them
 /// all.
 fn run_groups(
     cx: &RunCtx<'_>,
     jobs: &[Job],
+    order: &Order<'_>,
     notes: &mut Vec<String>,
     disk_names: &mut Vec<String>,
 ) -> Result<Collected, EngineError> {
     let mut got = Collected::default();
     let mut running: Vec<RunningClone> = Vec::new();
-    // Under MPI rank r's thread numbers continue after the ranks before it (RankPlace).
-    let per_rank = jobs.iter().try_fold(0u32, |n, j| n.checked_add(j.numjobs.max(1)));
-    let thread_number = per_rank
-        .and_then(|n| cx.opts.place.thread_base(n))
-        .ok_or_else(|| jobs.first().map(|j| place_overflow(cx.opts.place, j)));
-    let mut thread_number = match thread_number {
-        Ok(n) => n,
-        Err(Some(e)) => return Err(e),
-        Err(None) => 0,
-    };
-    got.jobidx_base = thread_number;
+    got.jobidx_base = order.first_thread;
     // exitall's scopes (fio exit_what): the jobs since the last stonewall, and each group's.
     let mut scopes = ExitScopes::new(cx.stop);
     for (ji, job) in jobs.iter().enumerate() {
@@ -121,31 +161,20 @@ fn run_groups(
         if got.first_err.is_some() || cx.stop.is_set() || scopes.all_exited() {
             break;
         }
-        let plan = config::plan_job(job, cx.opts)?;
+        let plan = &order.plans[ji];
         let (stop, exit) = scopes.for_job(job);
         let jcx = RunCtx { stop: &stop, exit, ..*cx };
         let mut js = JobSetup {
             ji,
             job,
-            plan: &plan,
+            plan,
             shared_done: Default::default(),
             created: Default::default(),
             notes: plan.notes.clone(),
             disk_names,
         };
-        let base = cx
-            .opts
-            .place
-            .clone_base(job.numjobs)
-            .ok_or_else(|| place_overflow(cx.opts.place, job))?;
-        for clone in 0..job.numjobs.max(1) {
-            thread_number =
-                thread_number.checked_add(1).ok_or_else(|| place_overflow(cx.opts.place, job))?;
-            // fio's pairing of clones and thread numbers (they scale the seeds).
-            let thread_number =
-                iolab_workload::fio_thread_number(thread_number - clone, clone, job.numjobs.max(1));
-            let number = (clone, base + clone);
-            running.push(clone::start_clone(&jcx, &mut js, number, thread_number)?);
+        for &(clone, number, thread_number) in &order.numbers[ji] {
+            running.push(clone::start_clone(&jcx, &mut js, (clone, number), thread_number)?);
         }
         notes.append(&mut js.notes);
     }

@@ -131,6 +131,11 @@ where
         let start = self.now();
         let spin_end = start.saturating_add(spec.spin.0);
         while self.now() < spin_end.min(self.deadline) {
+            // A spin of hours (thinktime_spin=99999999999) still ends at a signal.
+            if self.stop.is_set() {
+                self.stream_done = true;
+                break;
+            }
             std::hint::spin_loop();
         }
         let end = start.saturating_add(spec.time.0);

@@ -38,18 +38,41 @@ pub fn usage(argv0: &str) -> String {
     s
 }
 
-/// `--cmdhelp[=opt]`: every option, or one in full (`all` lists every option).
-pub fn cmdhelp(name: Option<&str>) -> Result<String, FlagError> {
-    match name {
-        None | Some("all") | Some("") => Ok(registry::listing()),
-        Some(n) => match registry::lookup(n) {
-            Some(o) => Ok(registry::describe(o)),
-            None => Err(FlagError::Bad(match registry::nearest(n) {
-                Some(near) => format!("No such command: {n}; did you mean {near}?"),
-                None => format!("No such command: {n}"),
-            })),
-        },
+/// What a `--cmdhelp`-style action prints: its text on stdout and, for a name fio does not
+/// know, its line on stderr.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Answer {
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl From<String> for Answer {
+    fn from(stdout: String) -> Self {
+        Answer { stdout, stderr: String::new() }
     }
+}
+
+/// `--cmdhelp[=opt]`: every option, or one in full (`all` lists every option). An unknown
+/// name is fio's parse.c `show_cmd_help`: "No such command: NAME" on stderr and, on stdout,
+/// the closest option in full when its name is within edit distance 2 (" - showing closest
+/// match"), else an empty line; fio 3.33 then exits 0, and so does iolab.
+pub fn cmdhelp(name: Option<&str>) -> Answer {
+    let Some(n) = name.filter(|n| !n.is_empty() && *n != "all") else {
+        return registry::listing().into();
+    };
+    if let Some(o) = registry::lookup(n) {
+        return registry::describe(o).into();
+    }
+    let closest = registry::OPTIONS
+        .iter()
+        .map(|o| (registry::edit_distance(n, o.name), o))
+        .min_by_key(|(d, _)| *d)
+        .filter(|(d, _)| *d < 3);
+    let stdout = match closest {
+        Some((_, o)) => format!(" - showing closest match\n{}", registry::describe(o)),
+        None => "\n".to_string(),
+    };
+    Answer { stdout, stderr: format!("No such command: {}\n", short(n)) }
 }
 
 /// `--enghelp[=engine[,opt]]`: the engines, one engine's options, or one of them in full.
@@ -87,13 +110,13 @@ pub fn enghelp(arg: Option<&str>) -> Result<String, FlagError> {
 }
 
 /// The answer to an [`Action`] (`argv0` names the program in the usage text).
-pub fn action_text(a: &Action, argv0: &str) -> Result<String, FlagError> {
+pub fn action_text(a: &Action, argv0: &str) -> Result<Answer, FlagError> {
     Ok(match a {
-        Action::Version => version_line(),
-        Action::Help => usage(argv0),
-        Action::Cmdhelp(n) => cmdhelp(n.as_deref())?,
-        Action::Enghelp(e) => enghelp(e.as_deref())?,
-        Action::InflateLog(p) => iolab_stats::logfz::inflate_file(p)?,
+        Action::Version => version_line().into(),
+        Action::Help => usage(argv0).into(),
+        Action::Cmdhelp(n) => cmdhelp(n.as_deref()),
+        Action::Enghelp(e) => enghelp(e.as_deref())?.into(),
+        Action::InflateLog(p) => iolab_stats::logfz::inflate_file(p)?.into(),
     })
 }
 

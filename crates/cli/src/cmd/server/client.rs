@@ -150,11 +150,15 @@ fn coordinate(client: &str, t: &Taken, fio: bool) -> anyhow::Result<ExitCode> {
     {
         bail!("--output-format={f}: with --client the formats are normal, json, json+ and html (fio's client mode has no other)");
     }
-    if let Some(p) = &g.output {
-        iolab_report::output::check(p, &[])?;
-    }
     let (split, _) = super::super::split_own::<RunFlags>("run", &forward)?;
     let files = super::job_files(&split.job_files)?;
+    if let Some(p) = &g.output {
+        // No output replaces an input: the job files (noted as read), the secret, the hostfile.
+        let hostfile = std::path::Path::new(client);
+        let mut inputs = vec![secret_file.as_path()];
+        inputs.extend(Some(hostfile).filter(|h| h.is_file()));
+        iolab_report::output::check(p, &inputs)?;
+    }
     let secret = Secret::from_file(&secret_file)?;
     let plan = super::plan(forward, files, secret_file, timeout, on_loss);
     let outcome = iolab_remote::coordinator::run_hosts(&hosts, &plan, &secret)?;

@@ -244,7 +244,7 @@ fn substitute(args: &[&'static str], out: &str) -> Vec<&'static str> {
 }
 
 /// Fixtures beyond the harness's trace: a result and a device profile.
-fn more_fixtures(fix: &Path) -> bool {
+pub(super) fn more_fixtures(fix: &Path) -> bool {
     let bin = env!("CARGO_BIN_EXE_iolab");
     let r = fix.join("r.json").display().to_string();
     let pp = fix.join("pp.toml").display().to_string();
