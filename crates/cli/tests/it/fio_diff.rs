@@ -16,6 +16,8 @@ mod ranges;
 mod reports;
 /// zonemode=strided: zonesize, zonerange, zoneskip (t/strided.py, disk-zone-profile.fio).
 mod strided;
+/// verify_interval (t/jobs/t0004).
+mod verify;
 
 const BIN: &str = env!("CARGO_BIN_EXE_iolab");
 

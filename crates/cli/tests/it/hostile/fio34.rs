@@ -121,6 +121,19 @@ fn ranges_and_zones() -> Vec<Probe> {
             &["--size=1m", "--nrfiles=2", "--zonemode=strided", "--zonesize=64k"],
         ),
     ];
+    let verify = ["--size=256k", "--rw=write", "--verify=md5", "--bs=64k"];
+    for &(label, val, _) in VALUES {
+        // fio's minimum is 96: 0 and every malformed value are refused.
+        let flag = format!("--verify_interval={val}");
+        let extra: Vec<&str> = verify.iter().copied().chain([flag.as_str()]).collect();
+        v.push(no(&format!("verify_interval={label}"), &extra, "verify_interval"));
+    }
+    for (val, ok_) in [("100", false), ("512", true), ("1m", true)] {
+        let flag = format!("--verify_interval={val}");
+        let extra: Vec<&str> = verify.iter().copied().chain([flag.as_str()]).collect();
+        let o = if ok_ { Oracle::Ok } else { err(&["verify_interval"]) };
+        v.push(run(&format!("verify_interval={val}"), &extra, o));
+    }
     for opt in ["zonesize", "zonerange", "zoneskip"] {
         for &(label, val, refused) in VALUES {
             let flag = format!("--{opt}={val}");
