@@ -200,13 +200,12 @@ fn verify_interval(job: &Job, v: u64) -> Result<u32, DataError> {
         iv = rmin;
     }
     if iv == 0 || wmin % iv != 0 || wmax % iv != 0 {
-        let gcd = |mut a: u64, mut b: u64| {
-            while b != 0 {
-                (a, b) = (b, a % b);
-            }
-            a
-        };
-        iv = gcd(wmin, wmax);
+        // gcd(wmin, wmax)
+        let (mut a, mut b) = (wmin, wmax);
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        iv = a;
     }
     if iv < iolab_data::verify::MIN_BLOCK as u64 {
         return Err(DataError::option(

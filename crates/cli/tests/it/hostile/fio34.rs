@@ -60,12 +60,6 @@ pub fn probes() -> Vec<Probe> {
 fn ranges_and_zones() -> Vec<Probe> {
     let ok = |name: &str, extra: &[&str]| run(name, extra, Oracle::Ok);
     let no = |name: &str, extra: &[&str], opt: &str| run(name, extra, err(&[opt]));
-    let strided = ["--size=1m", "--rw=randread", "--zonemode=strided"];
-    let with = |extra: &[&'static str]| {
-        let mut a = strided.to_vec();
-        a.extend_from_slice(extra);
-        a
-    };
     let mut v = vec![
         ok(
             "bsrange t0023 form",
@@ -74,14 +68,36 @@ fn ranges_and_zones() -> Vec<Probe> {
         ok("bsrange=1k-4k/8k-32k", &["--size=1m", "--bsrange=1k-4k/8k-32k"]),
         ok("bsrange=1k-4k, (trailing comma)", &["--size=1m", "--rw=randrw", "--bsrange=1k-4k,"]),
         ok("filesize=1m) (t/strided.py)", &["--size=1m", "--filesize=1m)"]),
-        no("bsrange=1k-4x", &["--size=1m", "--bsrange=1k-4x"], "bsrange"),
-        no("bsrange=nan-4k", &["--size=1m", "--bsrange=nan-4k"], "bsrange"),
-        no("bsrange=-1k-4k", &["--size=1m", "--bsrange=-1k-4k"], "bsrange"),
-        no("bsrange=0-0", &["--size=1m", "--bsrange=0-0"], "bsrange"),
-        no("bsrange=1k-16777216t", &["--size=1m", "--bsrange=1k-16777216t"], "bsrange"),
-        no("bsrange=1k-4k,,,", &["--size=1m", "--bsrange=1k-4k,,,"], "bsrange"),
-        no("filesize=1.5m)", &["--size=1m", "--filesize=1.5m)"], "filesize"),
-        no("size=18446744073709551616)", &["--size=18446744073709551616)"], "size"),
+    ];
+    for (label, val) in [
+        ("1k-4x", "1k-4x"),
+        ("nan-4k", "nan-4k"),
+        ("-1k-4k", "-1k-4k"),
+        ("0-0", "0-0"),
+        ("1k-16777216t", "1k-16777216t"),
+        ("1k-4k,,,", "1k-4k,,,"),
+    ] {
+        let flag = format!("--bsrange={val}");
+        v.push(no(&format!("bsrange={label}"), &["--size=1m", &flag], "bsrange"));
+    }
+    v.push(no("filesize=1.5m)", &["--size=1m", "--filesize=1.5m)"], "filesize"));
+    v.push(no("size=2^64)", &["--size=18446744073709551616)"], "size"));
+    v.extend(zones());
+    v.extend(verify_intervals());
+    v
+}
+
+/// `zonemode=strided` and its sizes.
+fn zones() -> Vec<Probe> {
+    let ok = |name: &str, extra: &[&str]| run(name, extra, Oracle::Ok);
+    let no = |name: &str, extra: &[&str], opt: &str| run(name, extra, err(&[opt]));
+    let strided = ["--size=1m", "--rw=randread", "--zonemode=strided"];
+    let with = |extra: &[&'static str]| {
+        let mut a = strided.to_vec();
+        a.extend_from_slice(extra);
+        a
+    };
+    let mut v = vec![
         no("zonemode=zbd", &["--size=1m", "--zonemode=zbd", "--zonesize=64k"], "zbd"),
         no("zonemode=nan", &["--size=1m", "--zonemode=nan"], "zonemode"),
         no("zonemode=strided without zonesize", &with(&[]), "zonemode"),
@@ -121,13 +137,20 @@ fn ranges_and_zones() -> Vec<Probe> {
             &["--size=1m", "--nrfiles=2", "--zonemode=strided", "--zonesize=64k"],
         ),
     ];
+    v.extend(zone_sizes());
+    v
+}
+
+/// `verify_interval`: malformed values refused, fio's fixups applied.
+fn verify_intervals() -> Vec<Probe> {
+    let mut v = Vec::new();
     // A file the job writes and reads back (the null engine moves no data to verify).
     let verify = ["--size=256k", "--rw=write", "--verify=md5", "--bs=4k", "--ioengine=psync"];
     for &(label, val, _) in VALUES {
         // fio's minimum is 96: 0 and every malformed value are refused.
         let flag = format!("--verify_interval={val}");
         let extra: Vec<&str> = verify.iter().copied().chain([flag.as_str()]).collect();
-        v.push(no(&format!("verify_interval={label}"), &extra, "verify_interval"));
+        v.push(run(&format!("verify_interval={label}"), &extra, err(&["verify_interval"])));
     }
     // 128 divides 4k but cannot hold iolab's 80-byte header with data; 100 does not divide
     // 4k, so fio's fixup makes it the gcd of the write sizes (4k).
@@ -137,6 +160,13 @@ fn ranges_and_zones() -> Vec<Probe> {
         let o = if ok_ { Oracle::Ok } else { err(&["verify_interval"]) };
         v.push(run(&format!("verify_interval={val}"), &extra, o));
     }
+    v
+}
+
+/// Each zone size: huge, negative, NaN, overflowing and percentages refused.
+fn zone_sizes() -> Vec<Probe> {
+    let mut v = Vec::new();
+    let strided = ["--size=1m", "--rw=randread", "--zonemode=strided"];
     for opt in ["zonesize", "zonerange", "zoneskip"] {
         for &(label, val, refused) in VALUES {
             let flag = format!("--{opt}={val}");
@@ -156,7 +186,7 @@ fn ranges_and_zones() -> Vec<Probe> {
         let flag = format!("--{opt}=10%");
         let extra: Vec<&str> =
             strided.iter().copied().chain(["--zonesize=64k", flag.as_str()]).collect();
-        v.push(no(&format!("{opt}=10%"), &extra, opt));
+        v.push(run(&format!("{opt}=10%"), &extra, err(&[opt])));
     }
     v
 }
