@@ -64,11 +64,8 @@ JOB_TESTS_ALL = list(range(1, 27))
 # recognised from fio's own refusal, so they need no entry here. Entries here are differences
 # iolab keeps on purpose: test -> reason.
 EXCEPTIONS = {
-    "t/strided.py": "zonemode=strided (zonesize/zonerange/zoneskip) is not implemented; "
-                    "refused by name",
     "t/latency_percentiles.py": "cmdprio*: no per-priority latencies (`prios` in the JSON); "
                                 "the tests without cmdprio pass",
-    "t/jobs/t0004-8a99fdf6.fio": "verify_interval is refused: one header per 4 KiB",
     "t/jobs/t0005-f7078f7b.fio": "verify_backlog is refused: iolab verifies after the writes",
     "t/jobs/t0008-ae2fafc8.fio": "verify_backlog is refused: iolab verifies after the writes",
     "t/jobs/t0007-37cf9e3c.fio": "rw=read:512k with bs=1m: the bytes read differ from fio's "
@@ -76,17 +73,12 @@ EXCEPTIONS = {
     "t/jobs/t0013.fio": "io_submit_mode=offload is refused",
     "t/jobs/t0020.fio": "random offsets with the null engine and no file: fio's check of "
                         "consecutive offsets fails on iolab's stream",
-    "examples/surface-scan.fio": "verify_interval is refused: one header per 4 KiB",
-    "t/jobs/t0023.fio": "bsrange=512/25:1k:25:2k:25:4k/25 is refused (fio's range parser "
-                        "drops the malformed tail)",
-    "t/jobs/t0024.fio": "bsrange=512/25:1k:25:2k:25:4k/25 is refused (fio's range parser "
-                        "drops the malformed tail)",
+    "examples/surface-scan.fio": "fill_device is refused (it would fill the file system)",
     "t/jobs/t0025.fio": "experimental_verify is refused",
     "examples/butterfly.fio": "flow/flow_sleep (flow control between jobs) are refused",
     "examples/flow.fio": "flow/flow_sleep (flow control between jobs) are refused",
     "examples/cross-stripe-verify.fio": "verify_backlog is refused",
     "examples/dedupe-global.fio": "dedupe_global is refused: dedupe pools are per job",
-    "examples/disk-zone-profile.fio": "zonemode=strided is refused",
     "examples/latency-profile.fio": "latency_target is refused",
     "examples/netio.fio": "the net engine is not implemented",
     "examples/netio_multicast.fio": "the net engine is not implemented",

@@ -397,6 +397,31 @@ pub(crate) fn time_mult(suffix: &str) -> Option<u64> {
     })
 }
 
+/// Where fio stops reading a size: `str_to_decimal` takes the number with `strtoll`, and
+/// `__get_mult_bytes` reads the suffix only up to the first separator (`:`, `-`, `,`, `/`);
+/// what follows is dropped without a word (parse.c). So `bsrange=512/25:1k:25:2k` is
+/// `512-1k` to fio 3.33 (its t0023/t0024 jobs), and `filesize=65536)` is 65536 (t/strided.py).
+///
+/// Returns the byte index where the dropped tail starts when `s` is a number with a suffix iolab
+/// knows, followed by punctuation (`512/25`, `1k:25:2k`, `65536)`); `None` when there is no
+/// such tail. A value whose junk is not behind punctuation (`4x`, `4kfoo`, `1.5g`, `4k8`) has
+/// no tail here and stays refused by [`parse_size`]: fio reads those as something other than
+/// what was written (4, 4096, 1, 4096).
+pub fn fio_dropped_tail(s: &str) -> Option<usize> {
+    let t = s.trim_end();
+    if t.trim_start().starts_with('(') {
+        return None;
+    }
+    let sp = split_number(t.trim_start())?;
+    let suffix_at = t.len() - sp.suffix.len();
+    let n = sp.suffix.find(|c: char| !(c.is_ascii_alphabetic() || c == '%'))?;
+    let next = sp.suffix[n..].chars().next()?;
+    let at = suffix_at + n;
+    // `.` starts a fraction (refused with what fio reads); `(` an expression.
+    let dropped = next.is_ascii_punctuation() && next != '.' && next != '(';
+    (dropped && at > 0 && parse_size_or_percent(&t[..at], KbBase::K1024).is_ok()).then_some(at)
+}
+
 /// When a size's suffix makes fio read something the writer probably did not mean, a one-line
 /// explanation and the fix; `None` when the value means what it looks like.
 ///
@@ -589,6 +614,19 @@ mod tests {
         assert!(parse_percent("101").is_err());
         assert!(parse_percent("7x").is_err());
         assert!(parse_percent("").is_err());
+    }
+
+    #[test]
+    fn fio_drops_what_follows_punctuation() {
+        let head = |s: &'static str| fio_dropped_tail(s).map(|i| (&s[..i], &s[i..]));
+        assert_eq!(head("512/25"), Some(("512", "/25")));
+        assert_eq!(head("1k:25:2k:25:4k/25"), Some(("1k", ":25:2k:25:4k/25")));
+        assert_eq!(head("65536)"), Some(("65536", ")")));
+        assert_eq!(head("4KiB,"), Some(("4KiB", ",")));
+        assert_eq!(head("50%)"), Some(("50%", ")")));
+        for kept in ["4k", "4x", "4kfoo", "1.5g", "4k8", "(1+2)", ")", "", "k)", "4kx)", "4 k"] {
+            assert_eq!(fio_dropped_tail(kept), None, "{kept}");
+        }
     }
 
     #[test]

@@ -43,6 +43,7 @@ pub fn runnable(job: &Job) -> Result<(), JobErrorKind> {
         .data_config()
         .map_err(|e| JobErrorKind::Data { job: job.name.clone(), message: e.to_string() })?;
     verify(job, data.verify)?;
+    job.strided_zones()?;
     if job.log_store_compressed() && job.write_hist_log().is_some() {
         return Err(refuse(
             "log_store_compressed",

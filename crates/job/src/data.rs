@@ -166,8 +166,7 @@ fn verify_settings(job: &Job, c: &mut DataConfig, refill_unset: bool) -> Result<
         c.verify_pattern = parse_pattern(p)?;
     }
     if let Some(v) = num(job, "verify_interval")? {
-        c.verify_interval = u32::try_from(v)
-            .map_err(|_| DataError::option("verify_interval", v, OptionErrorKind::NotNumber))?;
+        c.verify_interval = verify_interval(job, v)?;
     }
     if c.verify == VerifyKind::Pattern && c.verify_pattern.is_empty() {
         return Err(DataError::option(
@@ -185,6 +184,40 @@ fn verify_settings(job: &Job, c: &mut DataConfig, refill_unset: bool) -> Result<
         ));
     }
     Ok(())
+}
+
+/// `verify_interval=v` as fio 3.33's init.c `fixup_options` settles it: at most the minimum
+/// write size (or, for a job that reads, the minimum read size), and a divisor of the minimum
+/// and maximum write sizes, else their gcd. iolab's header is 80 bytes (fio's 48), so an
+/// interval below 160 cannot hold one with room for data and is refused.
+fn verify_interval(job: &Job, v: u64) -> Result<u32, DataError> {
+    let (wmin, wmax) = (job.bs.write.min.max(1), job.bs.write.max.max(1));
+    let rmin = job.bs.read.min.max(1);
+    let mut iv = v;
+    if iv > wmin {
+        iv = wmin;
+    } else if job.rw.has_read() && iv > rmin {
+        iv = rmin;
+    }
+    if iv == 0 || wmin % iv != 0 || wmax % iv != 0 {
+        // gcd(wmin, wmax)
+        let (mut a, mut b) = (wmin, wmax);
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        iv = a;
+    }
+    if iv < iolab_data::verify::MIN_BLOCK as u64 {
+        return Err(DataError::option(
+            "verify_interval",
+            v,
+            OptionErrorKind::Conflict(
+                "an interval of at least 160 bytes (iolab's verify header is 80 bytes)",
+            ),
+        ));
+    }
+    u32::try_from(iv)
+        .map_err(|_| DataError::option("verify_interval", v, OptionErrorKind::NotNumber))
 }
 
 fn collect_warnings(c: &mut DataConfig, job: &Job) -> Result<(), DataError> {

@@ -36,7 +36,7 @@ pub use data::gen_config;
 pub use error::{JobError, JobErrorKind, Location};
 pub use ini::Env;
 pub use spec::*;
-pub use typed::{ClockSource, LogWindow, StatType, SyncMode, UnifiedRw};
+pub use typed::{ClockSource, LogWindow, StatType, StridedZones, SyncMode, UnifiedRw};
 
 use serde::Serialize;
 use std::path::PathBuf;

@@ -232,6 +232,9 @@ fn size_suffix_warnings(
     else {
         return;
     };
+    if matches!(def.ty, T::Size | T::SizeOrPercent) {
+        crate::value::fio_head(def.name, v, msgs);
+    }
     for part in v.split([',', '/', ':']) {
         for p in part
             .char_indices()

@@ -217,7 +217,62 @@ const OTHER_NAMES: &[&str] = &[
     "thinktime_blocks",
     "thinktime_blocks_type",
     "thinktime_iotime",
+    "zonemode",
+    "zonesize",
+    "zonerange",
+    "zoneskip",
 ];
+
+/// `zonemode=strided`'s zones, in bytes, as fio 3.33's init.c `fixup_options` settles them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StridedZones {
+    /// `zonesize`: bytes done in a zone before the next.
+    pub size: u64,
+    /// `zonerange` (`zonesize` when 0): the zone's width.
+    pub range: u64,
+    /// `zoneskip`: the gap between zones.
+    pub skip: u64,
+}
+
+impl Job {
+    /// The strided zones, `None` without `zonemode=strided`. As fio 3.33 (init.c
+    /// `fixup_options`): a `zonesize` under `zonemode=none` (the default) is an error, so is
+    /// `zonemode=strided` without one; `zonerange` 0 takes `zonesize`; `zoneskip=Nz` is N
+    /// zones of `zonesize`.
+    pub fn strided_zones(&self) -> Result<Option<StridedZones>, crate::JobErrorKind> {
+        let bad = |name: &str, expected: &str| crate::JobErrorKind::BadValue {
+            name: name.to_string(),
+            value: self.options.get(name).map(|o| o.raw.clone()).unwrap_or_default(),
+            expected: expected.to_string(),
+        };
+        let size = self.count("zonesize");
+        if self.opt_str("zonemode").map(str::trim) != Some("strided") {
+            return match size {
+                0 => Ok(None),
+                _ => Err(bad("zonesize", "0 unless zonemode=strided (fio 3.33: \"--zonemode=none and --zonesize are not compatible\")")),
+            };
+        }
+        if size == 0 {
+            return Err(bad("zonemode", "a zonesize above 0 with zonemode=strided"));
+        }
+        let range = match self.count("zonerange") {
+            0 => size,
+            r => r,
+        };
+        let skip = match self.opt("zoneskip") {
+            Some(OptionValue::Str(s)) => {
+                match value::parse_zoneskip("zoneskip", s, self.kb_base())? {
+                    value::ZoneSkip::Bytes(b) => b,
+                    value::ZoneSkip::Zones(n) => n
+                        .checked_mul(size)
+                        .ok_or_else(|| bad("zoneskip", "zones times zonesize below 2^64 bytes"))?,
+                }
+            }
+            _ => self.count("zoneskip"),
+        };
+        Ok(Some(StridedZones { size, range, skip }))
+    }
+}
 
 impl Job {
     /// `continue_on_error` as given (`none`, `read`, `write`, `io`, `verify`, `all`, `0`, `1`).

@@ -96,18 +96,75 @@ pub fn parse_float(name: &str, v: &str) -> Result<f64, JobErrorKind> {
     }
 }
 
-/// `a-b` or `a:b` (sizes), swapped when reversed; a single value is `a-a`.
+/// `a-b` or `a:b` (sizes), swapped when reversed; a single value is `a-a` (fio 3.33 refuses
+/// it; iolab reads it as that one size).
 pub fn parse_range(name: &str, v: &str, kb: KbBase) -> Result<(u64, u64), JobErrorKind> {
+    parse_range_tails(name, v, kb, &mut Vec::new())
+}
+
+/// [`parse_range`] as parse.c `__handle_option`'s `FIO_OPT_RANGE` reads one direction: the
+/// first `-` (after a leading sign), else the first `:`, splits the two ends, and each end is
+/// read as `str_to_decimal` reads it, up to the tail fio drops
+/// ([`units::fio_dropped_tail`]); a warning per dropped tail goes to `warn`. So fio 3.33's
+/// `bsrange=512/25:1k:25:2k:25:4k/25` (t/jobs/t0023) is `512-1k`, with no word from fio.
+pub fn parse_range_tails(
+    name: &str,
+    v: &str,
+    kb: KbBase,
+    warn: &mut Vec<String>,
+) -> Result<(u64, u64), JobErrorKind> {
     let t = v.trim();
     // Skip the first character so a leading sign is not taken as the separator.
-    let sep = t.char_indices().skip(1).find(|&(_, c)| c == '-' || c == ':').map(|(i, _)| i);
-    let (a, b) = match sep {
+    let find = |sep: char| t.char_indices().skip(1).find(|&(_, c)| c == sep).map(|(i, _)| i);
+    let (a, b) = match find('-').or_else(|| find(':')) {
         Some(i) => (&t[..i], &t[i + 1..]),
         None => (t, t),
     };
-    let a = units::parse_size(a, kb).map_err(|e| unit_err(name, e))?;
-    let b = units::parse_size(b, kb).map_err(|e| unit_err(name, e))?;
+    let a = units::parse_size(fio_head(name, a, warn), kb).map_err(|e| unit_err(name, e))?;
+    let b = units::parse_size(fio_head(name, b, warn), kb).map_err(|e| unit_err(name, e))?;
+    warn.dedup();
     Ok(if a <= b { (a, b) } else { (b, a) })
+}
+
+/// The part of a size fio reads, with a warning in `warn` when fio drops a tail after it
+/// (`65536)` is 65536: parse.c `str_to_decimal`, see [`units::fio_dropped_tail`]).
+pub fn fio_head<'a>(name: &str, v: &'a str, warn: &mut Vec<String>) -> &'a str {
+    match units::fio_dropped_tail(v) {
+        Some(at) => {
+            let (head, tail) = v.split_at(at);
+            warn.push(format!(
+                "{name}: '{}' after '{}' is ignored (fio reads a number and its unit and drops \
+                 the rest, parse.c str_to_decimal)",
+                units::quote(tail.trim()),
+                units::quote(head.trim()),
+            ));
+            head
+        }
+        None => v,
+    }
+}
+
+/// `zoneskip` (fio `FIO_OPT_STR_VAL_ZONE`): bytes, or `Nz`, N zones of `zonesize` (zbd.c
+/// `zbd_recalc_options_with_zone_granularity`, which runs for `zonemode=strided` too).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ZoneSkip {
+    Bytes(u64),
+    Zones(u64),
+}
+
+/// [`ZoneSkip`] from its text.
+pub fn parse_zoneskip(name: &str, v: &str, kb: KbBase) -> Result<ZoneSkip, JobErrorKind> {
+    let t = v.trim();
+    if let Some(n) = t.strip_suffix(['z', 'Z']) {
+        let n = n.trim();
+        let zones = n.parse::<u64>().ok().filter(|_| n.bytes().all(|b| b.is_ascii_digit()));
+        return zones
+            .map(ZoneSkip::Zones)
+            .ok_or_else(|| bad(name, v, "a size, or a whole number of zones below 2^64 (`2z`)"));
+    }
+    units::parse_size(fio_head(name, t, &mut Vec::new()), kb)
+        .map(ZoneSkip::Bytes)
+        .map_err(|e| unit_err(name, e))
 }
 
 /// A time range `a-b` / `a:b` (`startdelay`), swapped when reversed.
@@ -260,11 +317,13 @@ pub fn typed(def: &OptionDef, v: Option<&str>, kb: KbBase) -> Result<OptionValue
     Ok(match def.ty {
         OptionType::Bool => OptionValue::Bool(parse_bool(name, Some(v))?),
         OptionType::Int => OptionValue::Int(parse_int(name, v, kb)?),
-        OptionType::Size => {
-            OptionValue::Size(units::parse_size(v, kb).map_err(|e| unit_err(name, e))?)
-        }
+        OptionType::Size => OptionValue::Size(
+            units::parse_size(fio_head(name, v, &mut Vec::new()), kb)
+                .map_err(|e| unit_err(name, e))?,
+        ),
         OptionType::SizeOrPercent => {
-            match units::parse_size_or_percent(v, kb).map_err(|e| unit_err(name, e))? {
+            let head = fio_head(name, v, &mut Vec::new());
+            match units::parse_size_or_percent(head, kb).map_err(|e| unit_err(name, e))? {
                 SizeOrPercent::Bytes(b) => OptionValue::Size(b),
                 SizeOrPercent::Percent(p) => OptionValue::Str(format!("{p}%")),
             }
@@ -293,7 +352,8 @@ pub fn typed(def: &OptionDef, v: Option<&str>, kb: KbBase) -> Result<OptionValue
             OptionValue::Str(v.to_string())
         }
         OptionType::Range => {
-            let dirs = per_dir(name, v, &[',', '/'])?;
+            // parse.c: a range's directions are split at `,` only (`/` is no separator).
+            let dirs = per_dir(name, v, &[','])?;
             let mut out = Vec::new();
             for d in dirs.into_iter().flatten() {
                 let (a, b) = parse_range(name, d, kb)?;
@@ -347,6 +407,15 @@ mod tests {
         assert_eq!(parse_range("bsrange", "1k-4k", KbBase::K1024).unwrap(), (1024, 4096));
         assert_eq!(parse_range("bsrange", "4k:1k", KbBase::K1024).unwrap(), (1024, 4096));
         assert_eq!(parse_range("bsrange", "8k", KbBase::K1024).unwrap(), (8192, 8192));
+        // fio 3.33's t/jobs/t0023: the `-` is looked for first, then the first `:`; each end
+        // is read up to its first separator.
+        let mut w = Vec::new();
+        let r = parse_range_tails("bsrange", "512/25:1k:25:2k:25:4k/25", KbBase::K1024, &mut w);
+        assert_eq!(r.unwrap(), (512, 1024));
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].contains("'/25' after '512'") && w[1].contains("'1k'"), "{w:?}");
+        assert_eq!(parse_range("bsrange", "1k:2k-4k", KbBase::K1024).unwrap(), (1024, 4096));
+        assert!(parse_range("bsrange", "1k-4x", KbBase::K1024).is_err());
     }
 
     #[test]

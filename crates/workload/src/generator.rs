@@ -24,6 +24,7 @@ use crate::pacing::{DirRate, Pacer};
 use crate::randmap::RandMap;
 use crate::region::{compute_regions, Region};
 use crate::seeds::{FioSeeds, JobSeeds, Slot};
+use crate::strided::Strided;
 use crate::{StopConditions, WorkerInput, WorkloadError};
 use iolab_core::rand::{mix64, FioLfsr, FioRand, Taus88};
 use iolab_core::{IoDir, IoRequest};
@@ -69,7 +70,11 @@ struct Zones {
 
 #[derive(Clone, Debug)]
 struct FileState {
+    /// Where the region's offsets count from (fio `file_offset`): the region's start, or
+    /// the current zone's under `zonemode=strided`.
     start: u64,
+    /// Absolute end of the region (fio `io_u_fits`: `io_size + get_start_offset`).
+    end: u64,
     io_size: u64,
     /// The file's whole size (fio `real_file_size`), where holed sequential I/O wraps.
     file_size: u64,
@@ -153,6 +158,8 @@ pub struct Workload {
     /// The direction of a job whose every I/O takes the uniform-random path (see
     /// `fast_path_dir`); `None` sends every I/O through the general path.
     fast_dir: Option<usize>,
+    /// `zonemode=strided`: the zone of the job's one file.
+    strided: Option<Strided>,
 }
 
 fn bad(job: &Job, option: &'static str, value: String, expected: &'static str) -> WorkloadError {
@@ -212,6 +219,7 @@ struct Parts {
     pacer: Option<Pacer>,
     warnings: Vec<String>,
     use64: bool,
+    strided: Option<Strided>,
 }
 
 /// Block sizes and alignment per direction (fio init.c: trimwrite seeds trim like write,
@@ -324,6 +332,7 @@ fn file_states(
     b: &BlockSizes,
     c: &MapChoice,
     regions: &[Region],
+    zone_range: Option<u64>,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<FileState>, WorkloadError> {
     let job = input.job;
@@ -331,8 +340,12 @@ fn file_states(
     let mut files = Vec::with_capacity(regions.len());
     for (i, r) in regions.iter().enumerate() {
         let io_size = r.len();
+        // io_u.c last_block / filesetup.c init_random_map: a strided job's random offsets,
+        // map and LFSR span one zone.
+        // A zone wider than the region is the region (fio would draw past the file's end).
+        let span = zone_range.unwrap_or(u64::MAX).min(io_size.min(r.file_size));
         let lastb = [0, 1, 2].map(|d| {
-            let mut max_size = io_size.min(r.file_size);
+            let mut max_size = span;
             if b.bs[d].min > b.ba[d] {
                 max_size = max_size.saturating_sub(b.bs[d].min - b.ba[d]);
             }
@@ -347,7 +360,7 @@ fn file_states(
             None
         };
         warn_scramble(job, i, nranges, &dist, warnings);
-        let blocks = io_size.min(r.file_size) / b.min_bs;
+        let blocks = span / b.min_bs;
         let lfsr_seed = seeds.get(Slot::BlockOff);
         let lfsr = match c.lfsr {
             true => Some(FioLfsr::new(blocks, lfsr_seed).ok_or_else(|| {
@@ -373,6 +386,7 @@ fn file_states(
         let done = false;
         files.push(FileState {
             start,
+            end: r.start.saturating_add(io_size),
             io_size,
             file_size: r.file_size,
             last_pos,
@@ -559,6 +573,32 @@ fn file_service_dist(job: &Job, nfiles: u64, fseed: u32) -> Option<FileDist> {
     }
 }
 
+/// `zonemode=strided`'s zone state for the job's one file (init.c `fixup_options` turns the
+/// mode off with several open files; iolab says so).
+fn strided_zones(
+    job: &Job,
+    regions: &[Region],
+    warnings: &mut Vec<String>,
+) -> Result<Option<Strided>, WorkloadError> {
+    let zones = job.strided_zones().map_err(|e| WorkloadError::BadOption {
+        job: job.name.clone(),
+        option: "zonemode",
+        value: e.to_string(),
+        expected: "strided zones fio accepts",
+    })?;
+    let Some(zones) = zones else { return Ok(None) };
+    match regions {
+        [r] => Ok(Some(Strided::new(zones, r.start))),
+        _ => {
+            warnings.push(format!(
+                "zonemode=strided is off with {} files (as in fio, which strides one file only)",
+                regions.len()
+            ));
+            Ok(None)
+        }
+    }
+}
+
 /// How much I/O a job does: bytes per loop, loops, and the stop conditions.
 struct Budget {
     per_loop_bytes: u64,
@@ -654,7 +694,9 @@ impl Workload {
                  switching to tausworthe64 (as fio does)"
             ));
         }
-        let files = file_states(input, seeds, &b, &choice, &regions, &mut warnings)?;
+        let strided = strided_zones(job, &regions, &mut warnings)?;
+        let zone_range = strided.as_ref().map(Strided::range);
+        let files = file_states(input, seeds, &b, &choice, &regions, zone_range, &mut warnings)?;
         let zones = zones_for(job, choice.random, &files)?;
         let file_dist = file_service_dist(job, files.len() as u64, seeds.get(Slot::File) as u32);
         let budget = Budget::new(job, &regions)?;
@@ -670,7 +712,8 @@ impl Workload {
             job.thinktime,
             job.thinktime_blocks,
         );
-        let parts = Parts { b, files, regions, zones, file_dist, budget, pacer, warnings, use64 };
+        let parts =
+            Parts { b, files, regions, zones, file_dist, budget, pacer, warnings, use64, strided };
         let mut w = Self::from_parts(job, seeds, use64_opt, parts);
         w.fast_dir = w.fast_path_dir();
         Ok(w)
@@ -730,6 +773,7 @@ impl Workload {
             warnings: p.warnings,
             finished: false,
             fast_dir: None,
+            strided: p.strided,
         }
     }
 
@@ -747,6 +791,7 @@ impl Workload {
         let [f] = self.files.as_slice() else { return None };
         let bs = &self.bs[d];
         let ok = self.perc_rand[d] >= 100
+            && self.strided.is_none()
             && self.seq_nr_cfg == 1
             && self.pacer.is_none()
             && self.zones.as_ref().is_none_or(|z| z.table[d].is_empty())
@@ -869,6 +914,7 @@ impl Workload {
     #[inline(never)]
     fn next_general(&mut self, req: &mut IoRequest) -> bool {
         if let Some(mut w) = self.pending_write.take() {
+            self.zone_step(w.file as usize, 1);
             w.issue_at = self.pacer.as_mut().map(|p| p.schedule(1, w.len));
             self.account(1, w.len);
             *req = w;
@@ -905,6 +951,7 @@ impl Workload {
                 wrapped = true;
                 continue;
             };
+            self.zone_step(fi, d);
             if let Some((off, len)) = self.offset_len(fi, d) {
                 let issue_at = self.pacer.as_mut().map(|p| p.schedule(d, len));
                 *req = IoRequest { dir: DIRS[d], file: fi as u32, offset: off, len, issue_at };
@@ -918,12 +965,27 @@ impl Workload {
         }
     }
 
+    /// `zonemode=strided`: the zone for the next I/O of direction `d` on file `fi`.
+    #[inline]
+    fn zone_step(&mut self, fi: usize, d: usize) {
+        let Some(z) = self.strided.as_mut() else { return };
+        let f = &mut self.files[fi];
+        if z.before_io(&mut f.start, &mut f.last_pos, d, f.file_size) {
+            let keep = f.done;
+            f.reset();
+            f.done = keep;
+        }
+    }
+
     /// End one `loops` iteration: reset the files for the next, or finish.
     fn end_loop(&mut self) -> bool {
         self.loops_done += 1;
         if self.loops_done >= self.loops {
             self.finished = true;
             return false;
+        }
+        if let (Some(z), Some(f)) = (self.strided.as_mut(), self.files.first_mut()) {
+            z.restart(&mut f.start);
         }
         self.loop_bytes = 0;
         self.reset_files();
@@ -934,6 +996,9 @@ impl Workload {
     /// over a region near 2^64 bytes can pass 2^64 issued bytes (found by the fuzz target).
     #[inline]
     fn account(&mut self, d: usize, len: u64) {
+        if let Some(z) = self.strided.as_mut() {
+            z.account(len);
+        }
         self.io_issues[d] += 1;
         self.issued_bytes = self.issued_bytes.saturating_add(len);
         self.loop_bytes = self.loop_bytes.saturating_add(len);
@@ -1082,15 +1147,17 @@ impl Workload {
                 },
                 RwSequencer::Identical => {
                     let f = &self.files[fi];
-                    (f.last_start[d].map_or(0, |s| s - f.start), false)
+                    (f.last_start[d].map_or(0, |s| s.saturating_sub(f.start)), false)
                 }
             }
         };
         let f = &mut self.files[fi];
-        if rel >= f.io_size {
+        // get_next_offset: past io_size (from the zone's start) or the file's end, the pass
+        // is over; io_u_fits: a length ends by the region's end.
+        if rel >= f.io_size || f.start.saturating_add(rel) >= f.file_size.max(f.end) {
             return None;
         }
-        let room = f.io_size - rel;
+        let room = f.end.saturating_sub(f.start + rel);
         let mut len = self.bs[d].next(room);
         if len == 0 {
             return None;
@@ -1124,7 +1191,9 @@ impl Workload {
     #[inline]
     fn seq_offset(&mut self, fi: usize, d: usize) -> Option<u64> {
         let f = &self.files[fi];
-        let mut pos = f.last_pos[d] - f.start;
+        // Another direction's zone may have moved past this one's last position: fio's
+        // unsigned difference is then huge and the pass over (strided mode only).
+        let mut pos = f.last_pos[d].wrapping_sub(f.start);
         // fio: the file is done once the last I/O ended at the file's end (absolute), and
         // the caller ends the region at `io_size` (relative).
         if pos >= f.io_size || f.last_pos[d] >= f.file_size {

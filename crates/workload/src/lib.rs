@@ -43,6 +43,7 @@ pub mod randmap;
 pub mod region;
 pub mod seeds;
 pub mod streams;
+mod strided;
 
 pub use files::clone_files;
 pub use generator::Workload;

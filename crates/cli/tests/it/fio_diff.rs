@@ -10,14 +10,25 @@ use iolab_test_support::{empty_stdin, or_skip};
 
 /// Pacing: thinktime, rate latency, per-direction rates (issue 34).
 mod pacing;
+/// fio's range and size parser: bsrange's directions and ends, the tail fio drops (t0023).
+mod ranges;
 /// Reports and set-up: group_reporting's job_runtime, sync counts, offset_increment, bsrange.
 mod reports;
+/// zonemode=strided: zonesize, zonerange, zoneskip (t/strided.py, disk-zone-profile.fio).
+mod strided;
+/// verify_interval (t/jobs/t0004).
+mod verify;
 
 const BIN: &str = env!("CARGO_BIN_EXE_iolab");
 
 /// The command's output under fio and under iolab (a symlink named `fio`), each run in a
 /// fresh directory; `None` after `skip:` when fio is missing.
 fn both(args: &[&str]) -> Option<(Output, Output)> {
+    both_kept(args).map(|(_, f, i)| (f, i))
+}
+
+/// [`both`], keeping the directory: what fio wrote is under `fio/`, iolab's under `iolab/`.
+fn both_kept(args: &[&str]) -> Option<(tempfile::TempDir, Output, Output)> {
     or_skip(iolab_test_support::fio())?;
     let dir = tempfile::tempdir_in(".").expect("tempdir");
     let shim = dir.path().join("bin");
@@ -33,7 +44,8 @@ fn both(args: &[&str]) -> Option<(Output, Output)> {
             .output()
             .expect("run")
     };
-    Some((run(Path::new("fio"), "fio"), run(&shim.join("fio"), "iolab")))
+    let (f, i) = (run(Path::new("fio"), "fio"), run(&shim.join("fio"), "iolab"));
+    Some((dir, f, i))
 }
 
 fn json(o: &Output) -> serde_json::Value {

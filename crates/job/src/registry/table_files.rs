@@ -300,9 +300,12 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         .alias(&["blocksize_range"])
         .min_val(1)
         .help(
-            "Draw each I/O's size uniformly from a range, per direction (`1k-4k`).",
+            "Draw each I/O's size uniformly from a range, per direction (`1k-4k,8k-16k`).",
             "Each draw is rounded down to a multiple of the range's minimum unless \
-            `bs_unaligned` is set (fio `get_next_buflen`). A reversed range is swapped.",
+            `bs_unaligned` is set (fio `get_next_buflen`). A reversed range is swapped. As \
+            fio 3.33 reads it: directions split at `,` only, the ends at the first `-`, else \
+            the first `:`, and what follows an end's number and unit behind punctuation is \
+            dropped (`512/25:1k:25:2k` is `512-1k`; iolab warns, fio says nothing).",
         ),
     opt("bssplit", Split, IoSize, Supported).set(a::set_bssplit).help(
         "Mix of block sizes with weights: `bs/perc:bs/perc[,…]` per direction.",
@@ -328,35 +331,34 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         "Read the two `bs` values as sequential,random instead of read,write.",
         "A fio rarity that reinterprets the per-direction `bs` list.",
     ),
-    opt("zonemode", Str, Zone, Supported).def("none").choices(&["none"]).help(
-        "Zone mode: iolab accepts only `none`.",
-        "fio's `strided` (zonesize/zonerange/zoneskip striding) and `zbd` (zoned block \
-            devices) modes are refused by name.",
-    ),
-    opt(
-        "zonesize",
-        Size,
-        Zone,
-        Unsupported(
-            "zoned I/O is not implemented; use offset/size, or separate jobs per \
-                        region",
+    opt("zonemode", Str, Zone, Supported)
+        .set(a::set_zonemode)
+        .def("none")
+        .choices(&["none", "strided"])
+        .help(
+            "Zone mode: `none`, or `strided` (I/O confined to one zone at a time).",
+            "`strided` as fio 3.33's io_u.c `setup_strided_zone_mode`: `zonesize` bytes in a \
+            zone of `zonerange` bytes, then the zone moves on by `zonerange` + `zoneskip`, back \
+            to the job's start past the file's end; random I/O draws within the zone, its \
+            random map spanning one zone. With several open files fio turns it off (iolab \
+            warns). fio's `zbd` (zoned block devices) is refused.",
         ),
-    )
-    .def("0")
-    .help(
-        "Bytes to do in each zone before moving on.",
-        "With `zonemode=strided` fio does `zonesize` bytes in each `zonerange` then skips \
-            `zoneskip`.",
+    opt("zonesize", Size, Zone, Supported).def("0").help(
+        "Bytes to do in each zone before moving on (`zonemode=strided`).",
+        "Larger than `zonerange`: the zone is gone over again; smaller: only part of it is \
+            touched. Without `zonemode=strided` a `zonesize` is an error, as in fio 3.33.",
     ),
     opt("zonecapacity", Size, Zone, Unsupported("zoned block devices are not supported"))
         .def("0")
         .help("Usable capacity of each zone.", "For emulated ZBD on regular files."),
-    opt("zonerange", Size, Zone, Unsupported("zoned I/O is not implemented"))
+    opt("zonerange", Size, Zone, Supported)
         .def("0")
-        .help("Size of one zone.", "See `zonesize`."),
-    opt("zoneskip", SizeOrPercent, Zone, Unsupported("zoned I/O is not implemented"))
-        .def("0")
-        .help("Bytes skipped after each zone.", "See `zonesize`."),
+        .help("Size of one zone (`zonemode=strided`).", "0 (the default) means `zonesize`."),
+    opt("zoneskip", Size, Zone, Supported).set(a::set_zoneskip).def("0").help(
+        "Bytes skipped after each zone (`zonemode=strided`).",
+        "A size, or `Nz`: N zones of `zonesize` (fio's zone unit). A percentage is refused \
+            (fio 3.33 turns it into a skip of nearly 2^64 bytes).",
+    ),
     opt("read_beyond_wp", Bool, Zone, Unsupported("zoned block devices are not supported"))
         .def("0")
         .help("Allow reads beyond a zone's write pointer.", "ZBD only."),

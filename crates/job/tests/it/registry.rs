@@ -149,6 +149,11 @@ fn status_policy_of_the_team() {
         "hot_set",
         "dedupe_spread",
         "compress_content",
+        "zonemode",
+        "zonesize",
+        "zonerange",
+        "zoneskip",
+        "verify_interval",
     ];
     for n in supported {
         assert_eq!(registry::lookup(n).unwrap().status, Status::Supported, "{n}");
@@ -166,7 +171,7 @@ fn status_policy_of_the_team() {
         "rbdname",
         "http_mode",
         "sg_write_mode",
-        "zonesize",
+        "zonecapacity",
     ] {
         let o = registry::lookup(n).unwrap();
         assert!(matches!(o.status, Status::Unsupported(_)), "{n}: {:?}", o.status);

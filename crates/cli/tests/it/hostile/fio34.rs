@@ -50,6 +50,144 @@ pub fn probes() -> Vec<Probe> {
         ));
     }
     v.extend(runs());
+    v.extend(ranges_and_zones());
+    v
+}
+
+/// fio's range grammar (`bsrange` as parse.c reads it, the tail fio drops after a number)
+/// and `zonemode=strided`'s options: huge, negative, zero, NaN and overflowing values are
+/// refused naming the option; fio's own forms run.
+fn ranges_and_zones() -> Vec<Probe> {
+    let ok = |name: &str, extra: &[&str]| run(name, extra, Oracle::Ok);
+    let no = |name: &str, extra: &[&str], opt: &str| run(name, extra, err(&[opt]));
+    let mut v = vec![
+        ok(
+            "bsrange t0023 form",
+            &["--size=1m", "--rw=randrw", "--bsrange=512/25:1k:25:2k:25:4k/25"],
+        ),
+        ok("bsrange=1k-4k/8k-32k", &["--size=1m", "--bsrange=1k-4k/8k-32k"]),
+        ok("bsrange=1k-4k, (trailing comma)", &["--size=1m", "--rw=randrw", "--bsrange=1k-4k,"]),
+        ok("filesize=1m) (t/strided.py)", &["--size=1m", "--filesize=1m)"]),
+    ];
+    for (label, val) in [
+        ("1k-4x", "1k-4x"),
+        ("nan-4k", "nan-4k"),
+        ("-1k-4k", "-1k-4k"),
+        ("0-0", "0-0"),
+        ("1k-16777216t", "1k-16777216t"),
+        ("1k-4k,,,", "1k-4k,,,"),
+    ] {
+        let flag = format!("--bsrange={val}");
+        v.push(no(&format!("bsrange={label}"), &["--size=1m", &flag], "bsrange"));
+    }
+    v.push(no("filesize=1.5m)", &["--size=1m", "--filesize=1.5m)"], "filesize"));
+    v.push(no("size=2^64)", &["--size=18446744073709551616)"], "size"));
+    v.extend(zones());
+    v.extend(verify_intervals());
+    v
+}
+
+/// `zonemode=strided` and its sizes.
+fn zones() -> Vec<Probe> {
+    let ok = |name: &str, extra: &[&str]| run(name, extra, Oracle::Ok);
+    let no = |name: &str, extra: &[&str], opt: &str| run(name, extra, err(&[opt]));
+    let strided = ["--size=1m", "--rw=randread", "--zonemode=strided"];
+    let with = |extra: &[&'static str]| {
+        let mut a = strided.to_vec();
+        a.extend_from_slice(extra);
+        a
+    };
+    let mut v = vec![
+        no("zonemode=zbd", &["--size=1m", "--zonemode=zbd", "--zonesize=64k"], "zbd"),
+        no("zonemode=nan", &["--size=1m", "--zonemode=nan"], "zonemode"),
+        no("zonemode=strided without zonesize", &with(&[]), "zonemode"),
+        no("zonesize without zonemode", &["--size=1m", "--zonesize=64k"], "zonesize"),
+        ok("zonesize=0 without zonemode", &["--size=1m", "--zonesize=0"]),
+        ok("zonesize=u64max", &with(&["--zonesize=18446744073709551615"])),
+        ok("zonesize=1 (below bs)", &with(&["--zonesize=1", "--runtime=2"])),
+        ok("zoneskip=u64max", &with(&["--zonesize=64k", "--zoneskip=18446744073709551615"])),
+        ok("zonerange=u64max", &with(&["--zonesize=64k", "--zonerange=18446744073709551615"])),
+        ok("zoneskip=2z", &with(&["--zonesize=64k", "--zoneskip=2z"])),
+        no(
+            "zoneskip=18446744073709551615z",
+            &with(&["--zonesize=64k", "--zoneskip=18446744073709551615z"]),
+            "zoneskip",
+        ),
+        no(
+            "zoneskip=99999999999999999999999z",
+            &with(&["--zonesize=64k", "--zoneskip=99999999999999999999999z"]),
+            "zoneskip",
+        ),
+        ok(
+            "strided rw=randtrimwrite",
+            &[
+                "--size=1m",
+                "--rw=randtrimwrite",
+                "--zonemode=strided",
+                "--zonesize=64k",
+                "--zoneskip=64k",
+            ],
+        ),
+        ok(
+            "strided rw=rw mixed",
+            &["--size=1m", "--rw=rw", "--zonemode=strided", "--zonesize=8k", "--zoneskip=8k"],
+        ),
+        ok(
+            "strided nrfiles=2 (off, warned)",
+            &["--size=1m", "--nrfiles=2", "--zonemode=strided", "--zonesize=64k"],
+        ),
+    ];
+    v.extend(zone_sizes());
+    v
+}
+
+/// `verify_interval`: malformed values refused, fio's fixups applied.
+fn verify_intervals() -> Vec<Probe> {
+    let mut v = Vec::new();
+    // A file the job writes and reads back (the null engine moves no data to verify).
+    let verify = ["--size=256k", "--rw=write", "--verify=md5", "--bs=4k", "--ioengine=psync"];
+    for &(label, val, _) in VALUES {
+        // fio's minimum is 96: 0 and every malformed value are refused.
+        let flag = format!("--verify_interval={val}");
+        let extra: Vec<&str> = verify.iter().copied().chain([flag.as_str()]).collect();
+        v.push(run(&format!("verify_interval={label}"), &extra, err(&["verify_interval"])));
+    }
+    // 128 divides 4k but cannot hold iolab's 80-byte header with data; 100 does not divide
+    // 4k, so fio's fixup makes it the gcd of the write sizes (4k).
+    for (val, ok_) in [("128", false), ("100", true), ("512", true), ("1m", true)] {
+        let flag = format!("--verify_interval={val}");
+        let extra: Vec<&str> = verify.iter().copied().chain([flag.as_str()]).collect();
+        let o = if ok_ { Oracle::Ok } else { err(&["verify_interval"]) };
+        v.push(run(&format!("verify_interval={val}"), &extra, o));
+    }
+    v
+}
+
+/// Each zone size: huge, negative, NaN, overflowing and percentages refused.
+fn zone_sizes() -> Vec<Probe> {
+    let mut v = Vec::new();
+    let strided = ["--size=1m", "--rw=randread", "--zonemode=strided"];
+    for opt in ["zonesize", "zonerange", "zoneskip"] {
+        for &(label, val, refused) in VALUES {
+            let flag = format!("--{opt}={val}");
+            let mut extra = strided.to_vec();
+            if opt != "zonesize" {
+                extra.push("--zonesize=64k");
+            }
+            extra.push(&flag);
+            // zonesize=0 with zonemode=strided is fio's refusal.
+            let o = if refused || (opt == "zonesize" && val == "0") {
+                err(&["zone"])
+            } else {
+                Oracle::Ok
+            };
+            v.push(run(&format!("run --{opt}={label}"), &extra, o));
+        }
+        let flag = format!("--{opt}=10%");
+        let extra: Vec<&str> =
+            strided.iter().copied().chain(["--zonesize=64k", flag.as_str()]).collect();
+        v.push(run(&format!("{opt}=10%"), &extra, err(&[opt])));
+    }
     v
 }
 
