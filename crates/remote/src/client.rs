@@ -369,7 +369,7 @@ impl Session {
     pub fn finish(&mut self, on_interval: &dyn Fn(&HostInterval)) -> Result<Finished, RemoteError> {
         let pcts = &iolab_stats::DEFAULT_PERCENTILES;
         loop {
-            match self.recv("awaiting an interval or the result")? {
+            match self.recv("awaiting the result")? {
                 Msg::Interval { delta } => {
                     let bad = |e: iolab_stats::hosts::delta::DeltaError| RemoteError::Refused {
                         peer: self.peer.clone(),

@@ -75,11 +75,11 @@ pub fn serve(
     state_dir: Option<PathBuf>,
 ) -> anyhow::Result<ExitCode> {
     let addr = (!stdio).then(|| listen_addr(listen)).transpose()?;
-    let secret = Secret::from_file(secret_file)?;
     // A directory given is checked now; the default one only when a job first needs it.
     if let Some(d) = &state_dir {
         server::state::check_dir(d).map_err(anyhow::Error::msg)?;
     }
+    let secret = Secret::from_file(secret_file)?;
     let state_dir = state_dir.or_else(server::state::default_dir);
     let cfg = ServerConfig {
         secret,

@@ -654,8 +654,11 @@ fn run_and_server_help_name_every_many_host_flag() {
         String::from_utf8(o.stdout).unwrap()
     };
     let (run, server) = (help("run"), help("server"));
-    let flag_lines =
-        |text: &str, flag: &str| text.lines().filter(|l| l.trim_start().starts_with(flag)).count();
+    // A flag's own line: the flag, then its value or spaces (not a wrapped mention).
+    let flag_lines = |text: &str, flag: &str| {
+        let own = |r: &str| r.is_empty() || r.starts_with(' ') || flag.ends_with('<');
+        text.lines().filter(|l| l.trim_start().strip_prefix(flag).is_some_and(own)).count()
+    };
     for f in [
         "--client <",
         "--secret-file <",

@@ -29,7 +29,10 @@ pub fn default_dir() -> Option<PathBuf> {
 /// Check (or create) the private state directory; the error says why in one line.
 pub fn check_dir(dir: &Path) -> Result<(), String> {
     let shown = dir.display();
-    match std::fs::symlink_metadata(dir) {
+    if dir.as_os_str().is_empty() {
+        return Err("--state-dir: empty; expected a directory".into());
+    }
+    let meta = match std::fs::symlink_metadata(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             std::fs::DirBuilder::new()
                 .recursive(true)
@@ -38,19 +41,24 @@ pub fn check_dir(dir: &Path) -> Result<(), String> {
                 .map_err(|e| format!("--state-dir={shown}: cannot create it: {e}"))?;
             std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
                 .map_err(|e| format!("--state-dir={shown}: {e}"))?;
-            check_dir(dir)
+            std::fs::symlink_metadata(dir).map_err(|e| format!("--state-dir={shown}: {e}"))?
         }
-        Err(e) => Err(format!("--state-dir={shown}: {e}")),
-        Ok(m) if !m.is_dir() => Err(format!("--state-dir={shown}: not a directory (a symlink is refused)")),
-        // SAFETY: geteuid(2) has no preconditions and cannot fail.
-        Ok(m) if m.uid() != unsafe { libc::geteuid() } => {
-            Err(format!("--state-dir={shown}: owned by uid {}, not this user", m.uid()))
-        }
-        Ok(m) if m.mode() & 0o077 != 0 => Err(format!(
+        Err(e) => return Err(format!("--state-dir={shown}: {e}")),
+        Ok(m) => m,
+    };
+    // SAFETY: geteuid(2) has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    if !meta.is_dir() {
+        Err(format!("--state-dir={shown}: not a directory (a symlink is refused)"))
+    } else if meta.uid() != me {
+        Err(format!("--state-dir={shown}: owned by uid {}, not this user", meta.uid()))
+    } else if meta.mode() & 0o077 != 0 {
+        Err(format!(
             "--state-dir={shown}: mode {:o} lets group or others in; it must be private (chmod 700)",
-            m.mode() & 0o7777
-        )),
-        Ok(_) => Ok(()),
+            meta.mode() & 0o7777
+        ))
+    } else {
+        Ok(())
     }
 }
 

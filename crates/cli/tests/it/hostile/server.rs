@@ -176,9 +176,29 @@ fn listen_and_hostfile_probes() -> Vec<Probe> {
     v
 }
 
+/// `iolab server --state-dir=…` that is not a private directory of this user.
+fn state_dir_probes() -> Vec<Probe> {
+    let srv = |name: &str, dir: &str, needle: &str| {
+        let a = format!("--state-dir={dir}");
+        let args = ["server", "--listen=127.0.0.1:0", "--secret-file={W}/none", a.as_str()];
+        Probe::new("server", name, &args, err(&["--state-dir", needle]))
+    };
+    vec![
+        srv("--state-dir empty", "", "value"),
+        srv("--state-dir a file", "{W}/f", "not a directory").prep(Prep::File("f", b"x".to_vec())),
+        srv("--state-dir a symlink", "{W}/l", "not a directory")
+            .prep(Prep::Dir("d"))
+            .prep(Prep::Symlink("l", "d")),
+        srv("--state-dir open to others", "{W}/o", "chmod 700").prep(Prep::Dir("o")),
+        srv("--state-dir under a file", "{W}/f/x", "not a directory")
+            .prep(Prep::File("f", b"x".to_vec())),
+    ]
+}
+
 /// The flag and secret-file probes, run by the harness.
 pub fn probes() -> Vec<Probe> {
     let mut v = flag_probes();
+    v.extend(state_dir_probes());
     v.extend(secret_probes());
     v.extend(listen_and_hostfile_probes());
     v
