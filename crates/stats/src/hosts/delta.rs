@@ -297,15 +297,15 @@ impl HostTotals {
     /// Whether `result` (the host's final result) is exactly these totals: every job's
     /// completed I/Os and completion-latency samples per direction.
     pub fn check_final(&self, result: &RunResult) -> Result<(), DeltaError> {
-        let count = |jobs: &[&JobResult], f: &dyn Fn(&DirStats) -> u64| -> u64 {
+        let count = |jobs: &[&JobResult], f: Count| -> u64 {
             jobs.iter().flat_map(|j| dirs(j)).map(f).fold(0u64, u64::saturating_add)
         };
         let mine: Vec<&JobResult> = self.jobs.iter().collect();
         let theirs: Vec<&JobResult> = result.jobs.iter().collect();
-        let checks: [(&str, &dyn Fn(&DirStats) -> u64); 3] = [
-            ("completed I/Os", &|s: &DirStats| s.total_ios),
-            ("bytes", &|s: &DirStats| s.io_bytes),
-            ("completion latency samples", &|s: &DirStats| s.clat.n),
+        let checks: [(&str, Count); 3] = [
+            ("completed I/Os", |s| s.total_ios),
+            ("bytes", |s| s.io_bytes),
+            ("completion latency samples", |s| s.clat.n),
         ];
         for (what, f) in checks {
             let (sum, result) = (count(&mine, f), count(&theirs, f));
@@ -316,6 +316,9 @@ impl HostTotals {
         Ok(())
     }
 }
+
+/// One figure of a direction, for [`HostTotals::check_final`].
+type Count = fn(&DirStats) -> u64;
 
 fn add_dir(s: &mut DirStats, d: &DirDelta, pcts: &[f64]) -> Result<(), String> {
     let ios = s.total_ios.checked_add(d.ios).ok_or("the completed I/Os overflow")?;

@@ -47,8 +47,11 @@ struct Row {
     index: u32,
     end_ns: u64,
     last: bool,
-    hosts: Vec<([u64; 4], Vec<(u64, u64)>)>,
+    hosts: Vec<HostDelta>,
 }
+
+/// A host's completed I/Os per direction and latency buckets over one window.
+type HostDelta = ([u64; 4], Vec<(u64, u64)>);
 
 impl Board {
     /// A board for hosts named `names` (hostname, port) in rank order.
