@@ -14,6 +14,7 @@ use std::str::FromStr;
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
+use iolab_stats::hosts::delta::{HostInterval, HostTotals};
 use iolab_stats::hosts::HostRun;
 
 use crate::auth::{client_handshake, unexpected, Secret};
@@ -178,6 +179,8 @@ pub struct Session {
     pub clock: Clock,
     /// How long the connection and proof took.
     pub handshake: Duration,
+    /// The host's intervals added up so far (checked as they come).
+    pub totals: HostTotals,
 }
 
 impl Drop for Session {
@@ -215,7 +218,17 @@ impl Session {
             }
         });
         let (peer, clock) = (peer.to_string(), Clock::default());
-        Session { peer, w, rx, timeout, child: None, tcp: None, clock, handshake: Duration::ZERO }
+        Session {
+            peer,
+            w,
+            rx,
+            timeout,
+            child: None,
+            tcp: None,
+            clock,
+            handshake: Duration::ZERO,
+            totals: HostTotals::default(),
+        }
     }
 
     /// Connect to `spec` (TCP, or ssh running `iolab server --stdio`).
@@ -330,9 +343,14 @@ impl Session {
         Ok(best.unwrap_or_default())
     }
 
-    /// Send the job and await `ready`.
-    pub fn prepare(&mut self, args: &[String], files: &[JobFile]) -> Result<(), RemoteError> {
-        self.send(&Msg::Job { args: args.to_vec(), files: files.to_vec() })?;
+    /// Send the job (with `--status-interval` in ns, 0 for none) and await `ready`.
+    pub fn prepare(
+        &mut self,
+        args: &[String],
+        files: &[JobFile],
+        interval_ns: u64,
+    ) -> Result<(), RemoteError> {
+        self.send(&Msg::Job { args: args.to_vec(), files: files.to_vec(), interval_ns })?;
         match self.recv("awaiting ready")? {
             Msg::Ready => Ok(()),
             Msg::Failed { why } => Err(RemoteError::Refused { peer: self.peer.clone(), why }),
@@ -345,14 +363,47 @@ impl Session {
         self.send(&Msg::Start { at_ns: at_ns + self.clock.offset_ns })
     }
 
-    /// Await the result: the run and the host's start skew.
-    pub fn finish(&mut self) -> Result<(iolab_stats::RunResult, i64), RemoteError> {
-        match self.recv("awaiting the result")? {
-            Msg::Done { result, start_skew_ns } => Ok((*result, start_skew_ns)),
-            Msg::Failed { why } => Err(RemoteError::Refused { peer: self.peer.clone(), why }),
-            m => Err(unexpected(&self.peer, &m, "instead of the result")),
+    /// Await the result, handing each interval (checked: it must add up to the host's running
+    /// totals) to `on_interval`; the result must equal the sum of the intervals. `received`
+    /// then tells the host it may drop its own copy.
+    pub fn finish(&mut self, on_interval: &dyn Fn(&HostInterval)) -> Result<Finished, RemoteError> {
+        let pcts = &iolab_stats::DEFAULT_PERCENTILES;
+        loop {
+            match self.recv("awaiting the result")? {
+                Msg::Interval { delta } => {
+                    let bad = |e: iolab_stats::hosts::delta::DeltaError| RemoteError::Refused {
+                        peer: self.peer.clone(),
+                        why: format!("its intervals do not add up: {e}"),
+                    };
+                    self.totals.apply(&delta, pcts).map_err(bad)?;
+                    on_interval(&delta);
+                }
+                Msg::Done { result, start_skew_ns, interval_file } => {
+                    if self.totals.seq > 0 {
+                        self.totals.check_final(&result).map_err(|e| RemoteError::Refused {
+                            peer: self.peer.clone(),
+                            why: e.to_string(),
+                        })?;
+                    }
+                    self.send(&Msg::Received)?;
+                    return Ok(Finished { result: *result, start_skew_ns, interval_file });
+                }
+                Msg::Failed { why } => {
+                    return Err(RemoteError::Refused { peer: self.peer.clone(), why })
+                }
+                m => return Err(unexpected(&self.peer, &m, "instead of the result")),
+            }
         }
     }
+}
+
+/// A host's result as it arrives.
+#[derive(Debug)]
+pub struct Finished {
+    pub result: iolab_stats::RunResult,
+    pub start_skew_ns: i64,
+    /// Where the host kept its intervals (removed now that the result is here).
+    pub interval_file: Option<String>,
 }
 
 /// What `--on-host-loss` says.
@@ -372,6 +423,17 @@ pub struct Plan {
     pub secret_file: std::path::PathBuf,
     pub host_timeout: Duration,
     pub on_loss: OnLoss,
+    /// `--status-interval`, ns; 0 for none.
+    pub interval_ns: u64,
+}
+
+/// What the coordinator tells its caller while the hosts run (by the host's rank).
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// A host's interval, already checked to add up.
+    Interval(u32, &'a HostInterval),
+    /// A host has its result, or is lost: it sends no more intervals.
+    Ended(u32),
 }
 
 /// A host that was lost, and why.

@@ -11,15 +11,21 @@ use std::time::Duration;
 use iolab_stats::hosts::HostRun;
 
 use crate::auth::Secret;
-use crate::client::{HostLine, Lost, OnLoss, Outcome, Plan, Session};
+use crate::client::{Event, HostLine, Lost, OnLoss, Outcome, Plan, Session};
 use crate::proto::now_ns;
 use crate::RemoteError;
 
 /// The least lead between sending the start and the start itself.
 const MIN_LEAD: Duration = Duration::from_millis(200);
 
-/// Run `plan` on every host of `lines`.
-pub fn run_hosts(lines: &[HostLine], plan: &Plan, secret: &Secret) -> Result<Outcome, RemoteError> {
+/// Run `plan` on every host of `lines`; `on_event` hears each host's intervals as they come
+/// (from the hosts' threads) and each host's end.
+pub fn run_hosts(
+    lines: &[HostLine],
+    plan: &Plan,
+    secret: &Secret,
+    on_event: &(dyn Fn(Event<'_>) + Sync),
+) -> Result<Outcome, RemoteError> {
     let prepared: Vec<Result<Session, RemoteError>> = std::thread::scope(|s| {
         let handles: Vec<_> =
             lines.iter().map(|l| s.spawn(move || prepare(l, plan, secret))).collect();
@@ -50,7 +56,11 @@ pub fn run_hosts(lines: &[HostLine], plan: &Plan, secret: &Secret) -> Result<Out
             .into_iter()
             .map(|(rank, line, mut session)| {
                 s.spawn(move || {
-                    let r = session.start(at).and_then(|()| session.finish());
+                    let each = |d: &iolab_stats::hosts::delta::HostInterval| {
+                        on_event(Event::Interval(rank, d));
+                    };
+                    let r = session.start(at).and_then(|()| session.finish(&each));
+                    on_event(Event::Ended(rank));
                     (rank, line, session.clock, r)
                 })
             })
@@ -60,13 +70,14 @@ pub fn run_hosts(lines: &[HostLine], plan: &Plan, secret: &Secret) -> Result<Out
     for f in finished {
         let Ok((rank, line, clock, r)) = f else { continue };
         match r {
-            Ok((result, start_skew_ns)) => out.hosts.push(HostRun {
+            Ok(f) => out.hosts.push(HostRun {
                 hostname: line.spec.hostname().to_string(),
                 port: line.spec.port(),
                 rank,
-                start_skew_ns,
+                start_skew_ns: f.start_skew_ns,
                 clock_offset_ns: clock.offset_ns,
-                result,
+                result: f.result,
+                interval_file: f.interval_file,
             }),
             Err(e) => out.lost.push(lost(line, rank, &e)),
         }
@@ -94,6 +105,6 @@ fn prepare(line: &HostLine, plan: &Plan, secret: &Secret) -> Result<Session, Rem
     s.handshake(secret)?;
     let mut args = plan.args.clone();
     args.extend(line.extra.iter().cloned());
-    s.prepare(&args, &plan.files)?;
+    s.prepare(&args, &plan.files, plan.interval_ns)?;
     Ok(s)
 }

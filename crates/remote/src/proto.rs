@@ -9,19 +9,27 @@
 //! C: Hello{version, nonce_c}        S: Challenge{version, nonce_s, proof_s}
 //! C: Proof{proof_c}                 S: Welcome | Refused
 //! C: Ping{t0} …                     S: Pong{t0, t1, t2} …
-//! C: Job{args, files}               S: Queued … then Ready | Failed
-//! C: Start{at_ns}                   S: Beat … then Done{result, start_skew_ns} | Failed
+//! C: Job{args, files, interval_ns}  S: Queued … then Ready | Failed
+//! C: Start{at_ns}                   S: Beat … Interval{delta} … then Done{…} | Failed
+//! C: Received
 //! ```
+//!
+//! With `interval_ns` (`--status-interval`) the server sends each interval's deltas
+//! ([`iolab_stats::hosts::delta`]) and, before `Done`, the remainder up to the final result;
+//! once the first interval is out the intervals are the only frames while the job runs (the
+//! coordinator's liveness signal). `Received` tells the server the coordinator holds the
+//! result, so it may remove its local copy of the intervals.
 
 use std::io::{ErrorKind, Read, Write};
 
+use iolab_stats::hosts::delta::HostInterval;
 use iolab_stats::RunResult;
 use serde::{Deserialize, Serialize};
 
 use crate::RemoteError;
 
 /// The protocol's version: a peer with another one is refused in the hello.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// The largest frame after the proof.
 pub const MAX_FRAME: u32 = 16 << 20;
 /// The largest frame before the proof (hello, proof).
@@ -68,6 +76,9 @@ pub enum Msg {
     Job {
         args: Vec<String>,
         files: Vec<JobFile>,
+        /// `--status-interval` in ns; 0: no intervals, one result at the end.
+        #[serde(default)]
+        interval_ns: u64,
     },
     /// The server is busy with another client's job; this one waits its turn.
     Queued,
@@ -79,10 +90,19 @@ pub enum Msg {
     },
     /// The job is running (sent every [`crate::server::BEAT`]).
     Beat,
+    /// One interval's deltas (counts, latency sums, histogram buckets since the last).
+    Interval {
+        delta: Box<HostInterval>,
+    },
     Done {
         result: Box<RunResult>,
         start_skew_ns: i64,
+        /// Where the server keeps this job's intervals until `Received`.
+        #[serde(default)]
+        interval_file: Option<String>,
     },
+    /// The coordinator holds the result.
+    Received,
     Failed {
         why: String,
     },
@@ -104,7 +124,9 @@ impl Msg {
             Msg::Ready => "ready",
             Msg::Start { .. } => "start",
             Msg::Beat => "beat",
+            Msg::Interval { .. } => "interval",
             Msg::Done { .. } => "done",
+            Msg::Received => "received",
             Msg::Failed { .. } => "failed",
         }
     }

@@ -8,11 +8,12 @@
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
 
+use iolab_stats::hosts::delta::DeltaTracker;
 use iolab_stats::RunResult;
 
 use crate::auth::{server_handshake, unexpected, Secret};
@@ -26,10 +27,23 @@ pub const MAX_PEERS: usize = 16;
 /// The furthest ahead a start instant may be.
 const MAX_LEAD_NS: i64 = 60_000_000_000;
 
+pub mod state;
+use state::IntervalLog;
+
+/// The shortest and longest `--status-interval` a server takes.
+pub const INTERVAL_NS: std::ops::RangeInclusive<u64> = 1_000_000..=86_400_000_000_000;
+
+/// What a running job hands each periodic snapshot to (cumulative, as fio's
+/// `--status-interval` builds it), and how often.
+pub struct Periodic {
+    pub every: Duration,
+    pub emit: Box<dyn FnMut(&RunResult) + Send>,
+}
+
 /// A job checked and ready to start.
 pub trait Prepared: Send {
-    /// Run it; the error is one line.
-    fn run(self: Box<Self>) -> Result<RunResult, String>;
+    /// Run it, giving `periodic` a snapshot every period; the error is one line.
+    fn run(self: Box<Self>, periodic: Option<Periodic>) -> Result<RunResult, String>;
 }
 
 /// What turns a client's job into a checked, ready job: the caller's local run.
@@ -50,6 +64,9 @@ pub struct ServerConfig {
     pub log: Arc<dyn Fn(&str) + Send + Sync>,
     /// Polled between connections: stop listening when true (a signal).
     pub stop: Arc<dyn Fn() -> bool + Send + Sync>,
+    /// The private directory of the jobs' interval files ([`state`]); `None`: intervals
+    /// are refused.
+    pub state_dir: Option<std::path::PathBuf>,
 }
 
 /// The writer a session and its beat thread share.
@@ -145,10 +162,17 @@ pub fn serve(
                 let t1 = now_ns();
                 send(w, &Msg::Pong { t0, t1, t2: now_ns() }, peer)?;
             }
-            Msg::Job { args, files } => {
-                let _turn = wait_turn(turn, w, peer, cfg)?;
-                job(r, w, peer, cfg, runner, (&args, &files))?;
+            Msg::Job { args, files, interval_ns } => {
+                let kept = {
+                    let _turn = wait_turn(turn, w, peer, cfg)?;
+                    job(r, w, peer, cfg, runner, (&args, &files, interval_ns))?
+                };
+                if let Some(log) = kept {
+                    await_received(r, peer, cfg, log);
+                }
             }
+            // A result without intervals needs no receipt.
+            Msg::Received => {}
             m => {
                 let e = unexpected(peer, &m, "instead of a ping or a job");
                 let _ = send(w, &Msg::Failed { why: e.to_string() }, peer);
@@ -190,20 +214,25 @@ fn wait_turn<'a>(
     }
 }
 
-/// Prepare the job, await the start, run it at the instant with beats, send the result.
+/// The client's job, its files, and its interval (ns, 0 for none).
+type JobArgs<'a> = (&'a [String], &'a [JobFile], u64);
+
+/// Prepare the job, await the start, run it at the instant with beats (or intervals), send
+/// the result; the interval file to remove once the client has it.
 fn job(
     r: &mut dyn Read,
     w: &SharedWriter,
     peer: &str,
     cfg: &ServerConfig,
     runner: &dyn Runner,
-    (args, files): (&[String], &[JobFile]),
-) -> Result<(), RemoteError> {
-    let prepared = match runner.prepare(args, files) {
+    (args, files, interval_ns): JobArgs<'_>,
+) -> Result<Option<IntervalLog>, RemoteError> {
+    let prepared = match check_interval(interval_ns, cfg).and_then(|()| runner.prepare(args, files))
+    {
         Ok(p) => p,
         Err(why) => {
             (cfg.log)(&format!("{peer}: job refused: {why}"));
-            return send(w, &Msg::Failed { why }, peer);
+            return send(w, &Msg::Failed { why }, peer).map(|()| None);
         }
     };
     send(w, &Msg::Ready, peer)?;
@@ -213,32 +242,191 @@ fn job(
     };
     if at_ns.saturating_sub(now_ns()) > MAX_LEAD_NS {
         let why = format!("start instant {at_ns} is more than 60 s ahead of this host's clock");
-        return send(w, &Msg::Failed { why }, peer);
+        return send(w, &Msg::Failed { why }, peer).map(|()| None);
     }
+    let stream = match open_stream(interval_ns, at_ns, w, peer, cfg) {
+        Ok(s) => s,
+        Err(why) => return send(w, &Msg::Failed { why }, peer).map(|()| None),
+    };
     wait_until(at_ns);
     let start_skew_ns = now_ns() - at_ns;
     (cfg.log)(&format!("{peer}: running, start skew {start_skew_ns} ns"));
-    // The beat thread sleeps on a channel: dropping `stop` wakes it at once when the run ends.
-    let (stop, stopped) = std::sync::mpsc::channel::<()>();
-    let beats = {
-        let (w, peer) = (w.clone(), peer.to_string());
-        std::thread::spawn(move || {
-            while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(BEAT) {
-                if send(&w, &Msg::Beat, &peer).is_err() {
-                    return;
-                }
-            }
-        })
-    };
-    let outcome = prepared.run();
-    drop(stop);
-    let _ = beats.join();
+    let flowing = stream.as_ref().map(|s| s.flowing.clone()).unwrap_or_default();
+    let beats = beat_thread(w, peer, flowing);
+    let outcome = prepared.run(stream.as_ref().map(|s| s.periodic(interval_ns)));
+    drop(beats);
+    let log = stream.and_then(|s| s.finish(outcome.as_ref().ok()));
     let msg = match outcome {
-        Ok(result) => Msg::Done { result: Box::new(result), start_skew_ns },
+        Ok(result) => Msg::Done {
+            result: Box::new(result),
+            start_skew_ns,
+            interval_file: log.as_ref().map(|l| l.path.display().to_string()),
+        },
         Err(why) => Msg::Failed { why },
     };
     (cfg.log)(&format!("{peer}: job {}", msg.name()));
-    send(w, &msg, peer)
+    if let Err(e) = send(w, &msg, peer) {
+        if let Some(l) = &log {
+            (cfg.log)(&format!(
+                "{peer}: coordinator lost; its intervals are kept in {}",
+                l.path.display()
+            ));
+        }
+        return Err(e);
+    }
+    Ok(log)
+}
+
+/// A client's interval: within [`INTERVAL_NS`], and only with a state directory.
+fn check_interval(interval_ns: u64, cfg: &ServerConfig) -> Result<(), String> {
+    if interval_ns == 0 {
+        return Ok(());
+    }
+    if !INTERVAL_NS.contains(&interval_ns) {
+        return Err(format!("--status-interval of {interval_ns} ns: expected 1 ms to 1 day"));
+    }
+    match &cfg.state_dir {
+        Some(d) => state::check_dir(d),
+        None => Err(
+            "--status-interval: this server has no state directory for its intervals (--state-dir)"
+                .into(),
+        ),
+    }
+}
+
+/// Beats every [`BEAT`] until the returned sender is dropped, or until intervals flow.
+fn beat_thread(w: &SharedWriter, peer: &str, flowing: Arc<AtomicBool>) -> BeatGuard {
+    // The beat thread sleeps on a channel: dropping `stop` wakes it at once when the run ends.
+    let (stop, stopped) = std::sync::mpsc::channel::<()>();
+    let (w, peer) = (w.clone(), peer.to_string());
+    let handle = std::thread::spawn(move || {
+        while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(BEAT) {
+            if flowing.load(Ordering::SeqCst) {
+                continue;
+            }
+            if send(&w, &Msg::Beat, &peer).is_err() {
+                return;
+            }
+        }
+    });
+    BeatGuard { stop: Some(stop), handle: Some(handle) }
+}
+
+/// Stops and joins the beat thread when dropped.
+struct BeatGuard {
+    stop: Option<std::sync::mpsc::Sender<()>>,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for BeatGuard {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// A job's interval stream: the tracker, the local file, the client's writer.
+struct Stream {
+    shared: Arc<Mutex<(DeltaTracker, Option<IntervalLog>)>>,
+    w: SharedWriter,
+    peer: String,
+    at_ns: i64,
+    flowing: Arc<AtomicBool>,
+    log: Arc<dyn Fn(&str) + Send + Sync>,
+}
+
+fn open_stream(
+    interval_ns: u64,
+    at_ns: i64,
+    w: &SharedWriter,
+    peer: &str,
+    cfg: &ServerConfig,
+) -> Result<Option<Stream>, String> {
+    if interval_ns == 0 {
+        return Ok(None);
+    }
+    let dir = cfg.state_dir.as_deref().ok_or("--status-interval: no --state-dir")?;
+    let file = IntervalLog::create(dir, at_ns)?;
+    (cfg.log)(&format!(
+        "{peer}: intervals kept in {} until the client has the result",
+        file.path.display()
+    ));
+    Ok(Some(Stream {
+        shared: Arc::new(Mutex::new((DeltaTracker::default(), Some(file)))),
+        w: w.clone(),
+        peer: peer.to_string(),
+        at_ns,
+        flowing: Arc::new(AtomicBool::new(false)),
+        log: cfg.log.clone(),
+    }))
+}
+
+impl Stream {
+    /// One interval out: its deltas appended to the file, then sent.
+    fn put(&self, snapshot: &RunResult, last: bool) {
+        let end_ns = u64::try_from(now_ns().saturating_sub(self.at_ns)).unwrap_or(0);
+        let mut g = self.shared.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let delta = g.0.next(snapshot, end_ns, last);
+        if let Some(f) = g.1.as_mut() {
+            if let Err(e) = f.append(&delta) {
+                (self.log)(&format!("{}: {e}; the intervals are no longer kept", self.peer));
+                g.1 = None;
+            }
+        }
+        drop(g);
+        // A client gone mid-run: the job goes on and the file keeps the intervals.
+        let _ = send(&self.w, &Msg::Interval { delta: Box::new(delta) }, &self.peer);
+        self.flowing.store(true, Ordering::SeqCst);
+    }
+
+    fn periodic(&self, interval_ns: u64) -> Periodic {
+        let me = Stream {
+            shared: self.shared.clone(),
+            w: self.w.clone(),
+            peer: self.peer.clone(),
+            at_ns: self.at_ns,
+            flowing: self.flowing.clone(),
+            log: self.log.clone(),
+        };
+        Periodic {
+            every: Duration::from_nanos(interval_ns),
+            emit: Box::new(move |r| me.put(r, false)),
+        }
+    }
+
+    /// The remainder up to the final result; the file, for removal once the client has it.
+    fn finish(self, result: Option<&RunResult>) -> Option<IntervalLog> {
+        if let Some(r) = result {
+            self.put(r, true);
+        }
+        let mut g = self.shared.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        g.1.take()
+    }
+}
+
+/// After `done`: the client's `received` removes the job's interval file; anything else (the
+/// client gone, a timeout) keeps it, named in the log.
+fn await_received(r: &mut dyn Read, peer: &str, cfg: &ServerConfig, log: IntervalLog) {
+    match read_msg(r, MAX_FRAME, peer, "awaiting received") {
+        Ok(Msg::Received) => {
+            let shown = log.path.display().to_string();
+            match log.remove() {
+                Ok(()) => (cfg.log)(&format!("{peer}: the client has the result; {shown} removed")),
+                Err(e) => (cfg.log)(&format!("{peer}: {e}")),
+            }
+        }
+        Ok(m) => (cfg.log)(&format!(
+            "{peer}: {} instead of received; its intervals are kept in {}",
+            m.name(),
+            log.path.display()
+        )),
+        Err(e) => (cfg.log)(&format!(
+            "{peer}: coordinator lost ({e}); its intervals are kept in {}",
+            log.path.display()
+        )),
+    }
 }
 
 /// Sleep until the realtime clock reaches `at_ns`, the last 2 ms spinning.

@@ -14,6 +14,8 @@ use serde::{Deserialize, Serialize};
 use crate::result::{JobResult, RunResult};
 use crate::summarize::group;
 
+pub mod delta;
+
 /// fio's name of the aggregate entry (client.c `handle_ts`).
 pub const ALL_CLIENTS: &str = "All clients";
 
@@ -33,6 +35,10 @@ pub struct HostRun {
     /// The host's clock minus the coordinator's, ns (0 when not measured).
     pub clock_offset_ns: i64,
     pub result: RunResult,
+    /// Where the host kept its own copy of its intervals during the run (removed when the
+    /// coordinator had the result).
+    #[serde(default)]
+    pub interval_file: Option<String>,
 }
 
 /// The "All clients" job: every job of every host merged exactly, or `None` when the hosts

@@ -36,6 +36,9 @@ pub mod remote;
 pub struct Args {
     #[command(flatten)]
     flags: RunFlags,
+    /// `--client` and its company (`cmd/server/client.rs` takes them first).
+    #[command(flatten)]
+    hosts: super::server::HostFlags,
     /// Job files and fio-style options (`--name=x --rw=randread --bs=4k`) with fio's global
     /// flags (--output-format=normal|json|json+|terse|jsonl|csv|html, --output=FILE,
     /// --status-interval=SECONDS, …), in any order with the flags above. No job: the quick
@@ -70,6 +73,9 @@ struct Flags {
     /// Under MPI: this rank's place and the stop the other ranks may set (`run/mpi.rs`).
     place: iolab_engine::runner::RankPlace,
     stop: Option<iolab_core::stop::Stop>,
+    /// Each periodic snapshot to a host's interval stream (a server's job, an MPI rank with
+    /// `--status-interval`) instead of fio's periodic reports; taken by the run.
+    periodic: std::sync::Mutex<Option<iolab_remote::server::Periodic>>,
 }
 
 impl Flags {
@@ -120,7 +126,16 @@ pub fn run_args(rest: &[String], who: Personality) -> anyhow::Result<ExitCode> {
     }
     let formats = g.ordered_formats().join(",");
     iolab_report::render::check_formats(&formats, true)?;
-    let flags = Flags { g, formats, own, fio, preset, place: Default::default(), stop: None };
+    let flags = Flags {
+        g,
+        formats,
+        own,
+        fio,
+        preset,
+        place: Default::default(),
+        stop: None,
+        periodic: Default::default(),
+    };
     // The start time is now, before the jobs are laid out (fio's `timestamp`).
     let started = super::meta_now(iolab_stats::RunMode::Measured, Vec::new());
     let has_job = !split.job_files.is_empty()

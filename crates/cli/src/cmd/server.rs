@@ -21,8 +21,9 @@ use iolab_remote::client::{OnLoss, Outcome, Plan};
 use iolab_remote::proto::{JobFile, DEFAULT_PORT};
 use iolab_remote::server::{self, ServerConfig, SharedWriter};
 
+pub mod board;
 mod client;
-pub use client::intercept;
+pub use client::{intercept, HostFlags};
 
 #[derive(clap::Args)]
 #[command(after_help = HELP)]
@@ -43,6 +44,12 @@ pub struct Args {
     /// --stdio`, which `--client=ssh://host` runs) instead of listening.
     #[arg(long)]
     stdio: bool,
+    /// A private directory (created mode 0700; group and others refused) where each job run
+    /// with --status-interval keeps its intervals until the client has the result, so they
+    /// survive a client that dies mid-run. Default $XDG_STATE_HOME/iolab-server, else
+    /// ~/.local/state/iolab-server.
+    #[arg(long, value_name = "DIR")]
+    state_dir: Option<PathBuf>,
 }
 
 const HELP: &str = "\
@@ -56,7 +63,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let Some(secret) = &a.secret_file else {
         bail!("--secret-file=FILE is required: a server runs jobs only for clients that prove the shared secret");
     };
-    serve(&a.listen, secret, a.allow_destroy, a.stdio)
+    serve(&a.listen, secret, a.allow_destroy, a.stdio, a.state_dir)
 }
 
 /// Serve until a signal (or, with `stdio`, for one session).
@@ -65,15 +72,22 @@ pub fn serve(
     secret_file: &Path,
     allow_destroy: bool,
     stdio: bool,
+    state_dir: Option<PathBuf>,
 ) -> anyhow::Result<ExitCode> {
     let addr = (!stdio).then(|| listen_addr(listen)).transpose()?;
+    // A directory given is checked now; the default one only when a job first needs it.
+    if let Some(d) = &state_dir {
+        server::state::check_dir(d).map_err(anyhow::Error::msg)?;
+    }
     let secret = Secret::from_file(secret_file)?;
+    let state_dir = state_dir.or_else(server::state::default_dir);
     let cfg = ServerConfig {
         secret,
         handshake_timeout: Duration::from_secs(10),
         idle_timeout: Duration::from_secs(600),
         log: Arc::new(|line: &str| eprintln!("iolab server: {line}")),
         stop: Arc::new(iolab_core::stop::requested),
+        state_dir,
     };
     let runner = Arc::new(super::run::remote::LocalRunner { allow_destroy });
     let Some(addr) = addr else { return serve_stdio(&cfg, runner.as_ref()) };
@@ -153,10 +167,15 @@ fn job_files(job_files: &[PathBuf]) -> anyhow::Result<Vec<JobFile>> {
     Ok(out)
 }
 
-/// The hosts' runs in each format, marked partial with the lost hosts named.
-fn render(outcome: &Outcome, formats: &str) -> anyhow::Result<Vec<u8>> {
+/// The hosts' runs in each format, marked partial with the lost hosts named, with every
+/// status interval's deltas (`board`) when there were intervals.
+pub fn render(
+    outcome: &Outcome,
+    formats: &str,
+    intervals: Option<&[serde_json::Value]>,
+) -> anyhow::Result<Vec<u8>> {
     use iolab_report::export::clients;
-    if outcome.lost.is_empty() {
+    if outcome.lost.is_empty() && intervals.is_none() {
         return Ok(clients::render_hosts(&outcome.hosts, formats)?);
     }
     let mut out = Vec::new();
@@ -164,8 +183,14 @@ fn render(outcome: &Outcome, formats: &str) -> anyhow::Result<Vec<u8>> {
         match fmt {
             "json" | "json+" => {
                 let mut doc = clients::clients_json(&outcome.hosts, fmt == "json+");
-                doc.put("iolab_partial", true);
-                doc.put("iolab_lost_hosts", lost_json(outcome));
+                if !outcome.lost.is_empty() {
+                    doc.put("iolab_partial", true);
+                    doc.put("iolab_lost_hosts", lost_json(outcome));
+                }
+                if let Some(rows) = intervals {
+                    let rows = rows.iter().map(iolab_report::export::fio_json::value_to_j);
+                    doc.put("iolab_intervals", iolab_report::json::J::Arr(rows.collect()));
+                }
                 out.extend(doc.to_fio_string().into_bytes());
                 out.push(b'\n');
             }
@@ -206,5 +231,5 @@ fn plan(
     t: Duration,
     on: OnLoss,
 ) -> Plan {
-    Plan { args, files, secret_file, host_timeout: t, on_loss: on }
+    Plan { args, files, secret_file, host_timeout: t, on_loss: on, interval_ns: 0 }
 }

@@ -233,4 +233,37 @@ mod with_mpi {
         assert!((900..1500).contains(&ms[0]), "{ms:?}");
         assert!(ms[1] < 3000, "rank 1 stopped about when rank 0 ended: {ms:?}");
     }
+
+    /// `mpirun -np 3` with `--status-interval`: every interval's All clients is the ranks'
+    /// sum (counts and bins), the final document is the sum of the intervals, and each rank's
+    /// own copy of its intervals is gone once rank 0 has them.
+    #[test]
+    fn status_intervals_under_three_ranks_add_up_exactly() {
+        let Some(mut m) = mpirun(3) else { return };
+        let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let out = d.path().join("r.json");
+        let state = d.path().join("state");
+        let o = run(m
+            .env("XDG_STATE_HOME", &state)
+            .args([bin(), "run", "--name=n", "--ioengine=null", "--rw=randread", "--bs=4k"])
+            .args(["--size=64m", "--time_based", "--runtime=3", "--rate_iops=10000"])
+            .args(["--status-interval=1", "--output-format=json+"])
+            .arg(format!("--output={}", out.display()))
+            .output()
+            .unwrap());
+        assert!(o.stdout.is_empty(), "no rank prints on stdout with --output");
+        let text = std::fs::read(&out).unwrap();
+        let docs: Vec<Value> =
+            serde_json::Deserializer::from_slice(&text).into_iter().map(Result::unwrap).collect();
+        let n = crate::server::check_intervals(&docs, 3);
+        assert!((2..=4).contains(&n), "{n} interval documents in a 3 s run at 1 s");
+        let fin = docs.last().unwrap();
+        let all = fin["client_stats"][3]["read"]["total_ios"].as_u64().unwrap();
+        assert!((60_000..=100_000).contains(&all), "{all} I/Os: 3 ranks at 10000 IOPS for 3 s");
+        for h in fin["iolab_hosts"].as_array().unwrap() {
+            let f = h["interval_file"].as_str().unwrap();
+            assert!(f.starts_with(&state.display().to_string()), "{f}");
+            assert!(!Path::new(f).exists(), "{f} is removed once rank 0 has the intervals");
+        }
+    }
 }

@@ -232,7 +232,7 @@ fn a_replayed_handshake_is_refused() {
     let replay = std::net::TcpStream::connect(&srv.addr).unwrap();
     replay.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     (&replay).write_all(&recorded).unwrap();
-    let job = Msg::Job { args: vec!["--name=x".into()], files: vec![] };
+    let job = Msg::Job { args: vec!["--name=x".into()], files: vec![], interval_ns: 0 };
     let _ = write_msg(&mut &replay, &job, "srv");
     let mut r = &replay;
     assert!(matches!(read_msg(&mut r, MAX_FRAME, "srv", "").unwrap(), Msg::Challenge { .. }));
@@ -428,9 +428,10 @@ fn stdio_speaks_the_same_protocol() {
         .iter()
         .map(|a| a.to_string())
         .collect();
-    session.prepare(&args, &[]).unwrap();
+    session.prepare(&args, &[], 0).unwrap();
     session.start(iolab_remote::proto::now_ns() + 50_000_000).unwrap();
-    let (result, skew) = session.finish().unwrap();
+    let done = session.finish(&|_| ()).unwrap();
+    let (result, skew) = (done.result, done.start_skew_ns);
     assert_eq!(result.jobs.len(), 1);
     assert_eq!(result.jobs[0].read.total_ios, 128);
     assert!(skew >= 0, "{skew}");
@@ -642,4 +643,183 @@ fn fio_plot_draws_the_merged_client_document() {
     assert!(o.status.success(), "fio-plot: {}", String::from_utf8_lossy(&o.stderr));
     let bytes = std::fs::read(&png).unwrap_or_default();
     assert!(bytes.starts_with(b"\x89PNG") && bytes.len() > 20_000, "{} bytes", bytes.len());
+}
+
+/// `--help` names every many-host flag, each with a line of its own.
+#[test]
+fn run_and_server_help_name_every_many_host_flag() {
+    let help = |sub: &str| {
+        let o = iolab().args([sub, "--help"]).output().unwrap();
+        assert!(o.status.success());
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let (run, server) = (help("run"), help("server"));
+    // A flag's own line: the flag, then its value or spaces (not a wrapped mention).
+    let flag_lines = |text: &str, flag: &str| {
+        let own = |r: &str| r.is_empty() || r.starts_with(' ') || flag.ends_with('<');
+        text.lines().filter(|l| l.trim_start().strip_prefix(flag).is_some_and(own)).count()
+    };
+    for f in [
+        "--client <",
+        "--secret-file <",
+        "--host-timeout <",
+        "--on-host-loss <",
+        "--mpi-stonewall <",
+    ] {
+        assert_eq!(flag_lines(&run, f), 1, "iolab run --help lists {f} once:\n{run}");
+    }
+    assert!(run.contains("Many hosts"), "{run}");
+    for f in ["--listen <", "--secret-file <", "--allow-destroy", "--stdio", "--state-dir <"] {
+        assert_eq!(flag_lines(&server, f), 1, "iolab server --help lists {f} once:\n{server}");
+    }
+}
+
+/// The documents a client printed: every JSON document of a stream, in order.
+fn docs(out: &[u8]) -> Vec<Value> {
+    serde_json::Deserializer::from_slice(out).into_iter::<Value>().map(Result::unwrap).collect()
+}
+
+fn bins_of(v: &Value) -> std::collections::BTreeMap<u64, u64> {
+    v.as_object()
+        .map(|b| b.iter().map(|(k, v)| (k.parse().unwrap(), v.as_u64().unwrap())).collect())
+        .unwrap_or_default()
+}
+
+fn add_bins(
+    a: &mut std::collections::BTreeMap<u64, u64>,
+    b: &std::collections::BTreeMap<u64, u64>,
+) {
+    for (k, v) in b {
+        *a.entry(*k).or_default() += v;
+    }
+}
+
+/// Every interval's All clients is the hosts' sum (counts and bins), in the running totals of
+/// the printed document and in its deltas; the final document is the sum of the intervals.
+pub fn check_intervals(all: &[Value], hosts: usize) -> usize {
+    let (final_doc, periodic) = all.split_last().unwrap();
+    let mut prev_all = 0u64;
+    for d in periodic {
+        let e = entries(d);
+        assert_eq!(e.len(), hosts + 1, "{d}");
+        assert_eq!(e[hosts]["jobname"], "All clients");
+        let ios: Vec<u64> = e.iter().map(|e| e["read"]["total_ios"].as_u64().unwrap()).collect();
+        assert_eq!(ios[hosts], ios[..hosts].iter().sum::<u64>(), "running totals add up");
+        let mut sum = std::collections::BTreeMap::new();
+        e[..hosts].iter().for_each(|h| add_bins(&mut sum, &bins(h)));
+        // Every bin below the hosts' top ones: json+ clamps a top bucket's value to the
+        // entry's max, which differs between a host and All clients (fio_plat.rs).
+        let cut = e[..hosts].iter().filter_map(|h| bins(h).keys().last().copied()).min().unwrap();
+        let below = |m: std::collections::BTreeMap<u64, u64>| -> Vec<(u64, u64)> {
+            m.into_iter().filter(|(k, _)| *k < cut).collect()
+        };
+        assert_eq!(below(bins(e[hosts])), below(sum.clone()), "running bins add up");
+        assert_eq!(bins(e[hosts]).values().sum::<u64>(), sum.values().sum::<u64>());
+        let row = &d["iolab_interval"];
+        let delta: Vec<u64> = row["hosts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["ios"][0].as_u64().unwrap())
+            .collect();
+        assert_eq!(row["All clients"]["ios"][0].as_u64().unwrap(), delta.iter().sum::<u64>());
+        let mut dsum = std::collections::BTreeMap::new();
+        for h in row["hosts"].as_array().unwrap() {
+            add_bins(&mut dsum, &bins_of(&h["clat_ns_bins"]));
+        }
+        assert_eq!(bins_of(&row["All clients"]["clat_ns_bins"]), dsum, "delta bins add up");
+        // The delta is what the running totals gained since the previous interval.
+        assert_eq!(ios[hosts] - prev_all, row["All clients"]["ios"][0].as_u64().unwrap());
+        assert_eq!(dsum.values().sum::<u64>(), ios[hosts] - prev_all);
+        prev_all = ios[hosts];
+    }
+    let rows = final_doc["iolab_intervals"].as_array().unwrap();
+    assert_eq!(rows.iter().filter(|r| r["final"] == false).count(), periodic.len());
+    let e = entries(final_doc);
+    let total: u64 = rows.iter().map(|r| r["All clients"]["ios"][0].as_u64().unwrap()).sum();
+    assert_eq!(total, e[hosts]["read"]["total_ios"].as_u64().unwrap(), "final = sum of intervals");
+    let mut sum = std::collections::BTreeMap::new();
+    rows.iter().for_each(|r| add_bins(&mut sum, &bins_of(&r["All clients"]["clat_ns_bins"])));
+    assert_eq!(sum, bins(e[hosts]), "final bins = sum of the intervals' bins");
+    periodic.len()
+}
+
+const INTERVALS: &[&str] = &[
+    "--name=i",
+    "--ioengine=null",
+    "--rw=randread",
+    "--bs=4k",
+    "--size=64m",
+    "--time_based",
+    "--runtime=3",
+    "--rate_iops=20000",
+    "--status-interval=1",
+    "--output-format=json+",
+];
+
+#[test]
+fn status_intervals_through_two_servers_add_up_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = secret(dir.path(), "secret", "interval secret of 32 bytes.....");
+    let state = dir.path().join("state");
+    let st = format!("--state-dir={}", state.display());
+    let (a, b) = (Server::start("127.0.0.2", &s, &[&st]), Server::start("127.0.0.3", &s, &[&st]));
+    let (o, _) =
+        bounded(client(&format!("{},{}", a.addr, b.addr), &s, INTERVALS), Duration::from_secs(60));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}\n{}\n{}", a.log(), b.log());
+    let all = docs(&o.stdout);
+    let n = check_intervals(&all, 2);
+    assert!((2..=4).contains(&n), "{n} interval documents in a 3 s run at 1 s");
+    let fin = all.last().unwrap();
+    // 20000 IOPS for 3 s on each host, within the rate's tolerance.
+    let ios = entries(fin)[2]["read"]["total_ios"].as_u64().unwrap();
+    assert!((80_000..=130_000).contains(&ios), "{ios}");
+    for x in fin["iolab_hosts"].as_array().unwrap() {
+        let f = x["interval_file"].as_str().unwrap();
+        assert!(f.starts_with(&state.display().to_string()), "{f}");
+        assert!(!Path::new(f).exists(), "{f} is removed once the client has the result");
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(a.log().contains("the client has the result"), "{}", a.log());
+}
+
+#[test]
+fn a_killed_client_leaves_the_servers_intervals_on_disk() {
+    use iolab_stats::hosts::delta::HostInterval;
+    let dir = tempfile::tempdir().unwrap();
+    let s = secret(dir.path(), "secret", "killed client secret, 32 bytes..");
+    let st = format!("--state-dir={}", dir.path().join("state").display());
+    let srv = Server::start("127.0.0.2", &s, &[&st]);
+    let mut job = INTERVALS.to_vec();
+    job.push("--status-interval=0.5");
+    job.retain(|a| *a != "--status-interval=1");
+    let mut cmd = client(&srv.addr, &s, &job);
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).stdin(empty_stdin().unwrap());
+    let mut child = cmd.spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(1800));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let t0 = Instant::now();
+    let kept = loop {
+        let log = srv.log();
+        let lost = log.lines().find(|l| l.contains("coordinator lost"));
+        if let Some(f) = lost.and_then(|l| l.split("kept in ").nth(1)) {
+            break f.to_string();
+        }
+        assert!(t0.elapsed() < Duration::from_secs(20), "{}", srv.log());
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let text = std::fs::read_to_string(kept.trim()).unwrap();
+    let ivs: Vec<HostInterval> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(ivs.len() >= 4, "{} intervals in a 3 s run at 0.5 s", ivs.len());
+    let seqs: Vec<u32> = ivs.iter().map(|d| d.seq).collect();
+    assert_eq!(seqs, (1..=ivs.len() as u32).collect::<Vec<_>>());
+    assert!(ivs.last().unwrap().last, "the run went on to its end and its remainder is kept");
+    let mut sum = 0u64;
+    for d in &ivs {
+        sum += d.ios()[0];
+        assert_eq!(sum, d.jobs[0].dirs[0].total_ios, "interval {} adds up", d.seq);
+    }
+    assert!((50_000..=70_000).contains(&sum), "{sum} I/Os at 20000 IOPS for 3 s");
 }

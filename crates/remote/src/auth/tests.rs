@@ -99,7 +99,7 @@ fn another_version_is_refused_in_the_hello() {
     let mut out = Vec::new();
     let s = Secret::from_bytes(GOOD);
     let e = server_handshake(&mut Cursor::new(hello), &mut out, &s, "p").unwrap_err();
-    assert_eq!(e.to_string(), "p: protocol version 99, this iolab speaks 1");
+    assert_eq!(e.to_string(), "p: protocol version 99, this iolab speaks 2");
 }
 
 #[test]

@@ -132,6 +132,9 @@ fn host_extras(h: &HostRun) -> J {
         .put("rank", h.rank)
         .put("start_skew_ns", h.start_skew_ns)
         .put("clock_offset_ns", h.clock_offset_ns);
+    if let Some(f) = &h.interval_file {
+        o.put("interval_file", f.as_str());
+    }
     let series = serde_json::to_value(&h.result.disk_series).unwrap_or_default();
     o.put("disk_series", value_to_j(&series));
     o.put("advice", J::Arr(h.result.advice.iter().map(value_to_j).collect()));

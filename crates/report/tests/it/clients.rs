@@ -80,6 +80,7 @@ fn three_hosts() -> (Vec<HostRun>, Vec<Vec<u64>>) {
                 start_skew_ns: 1_000 * i as i64,
                 clock_offset_ns: 0,
                 result: run_of("n", &[&r], runtime),
+                interval_file: None,
             }
         })
         .collect();

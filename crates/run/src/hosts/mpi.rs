@@ -31,8 +31,17 @@ const DONE: Tag = 29;
 /// What a rank sends rank 0: its run, or why it has none.
 #[derive(Debug, Serialize, Deserialize)]
 pub enum Outcome {
-    Ran { host: Box<HostRun>, interrupted: bool },
-    Failed { hostname: String, error: String },
+    Ran {
+        host: Box<HostRun>,
+        interrupted: bool,
+        /// The rank's `--status-interval` deltas, the final remainder last.
+        #[serde(default)]
+        intervals: Vec<iolab_stats::hosts::delta::HostInterval>,
+    },
+    Failed {
+        hostname: String,
+        error: String,
+    },
 }
 
 /// This process in the MPI world (MPI_Finalize when dropped).

@@ -123,7 +123,11 @@ pub fn watched_run(jobs: &[iolab_job::Job], flags: &Flags, quick: bool) -> anyho
     }
     // Some when periodic reports were made: collected for --output, else already printed.
     let sink = reports.as_ref().map(|r| r.sink.clone());
-    let periodic = reports.map(Reports::into_periodic);
+    let own_periodic = flags.periodic.lock().ok().and_then(|mut g| g.take());
+    let periodic = match own_periodic {
+        Some(p) => Some((iolab_run::status::Periodic::new(jobs, p.every), p.emit)),
+        None => reports.map(Reports::into_periodic),
+    };
     let devices = Some(watch.live_devices());
     let (result, interrupted) = run_shown(jobs, &run_opts, show, devices, periodic)?;
     let kept = |s: Sink| s.lock().map(|g| g.clone()).unwrap_or_default();

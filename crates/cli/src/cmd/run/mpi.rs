@@ -51,6 +51,9 @@ pub fn run(
 pub use ranks::run;
 
 #[cfg(feature = "mpi")]
+mod intervals;
+
+#[cfg(feature = "mpi")]
 mod ranks {
     use std::process::ExitCode;
 
@@ -64,6 +67,7 @@ mod ranks {
     use iolab_run::hosts::HostsError;
 
     use super::super::{load_jobs, measure, Flags};
+    use super::intervals;
 
     /// This rank's part of the run; rank 0 writes the document and gives the exit status.
     pub fn run(
@@ -93,21 +97,38 @@ mod ranks {
         };
         let mode = flags.own.mpi.mpi_stonewall.unwrap_or_default();
         let skew = world.start_together();
+        let stream = flags.g.status_interval.map(|every| intervals::Stream::start(&flags, every));
         let flags = &flags;
         let measured = world.run_stonewalled(mode, &stop, || {
             measure::measure(&opts, &parsed, flags, started).map_err(|e| format!("{e:#}"))
         });
         let hostname = world.hostname().to_string();
+        let (intervals, file) = match (&stream, &measured) {
+            (Some(s), Ok(m)) => s.finish(&m.result),
+            _ => (Vec::new(), None),
+        };
         let outcome = match measured {
             Ok(m) => {
                 let (rank, result) = (world.rank(), m.result);
-                let host =
-                    HostRun { hostname, rank, start_skew_ns: skew, result, ..Default::default() };
-                Outcome::Ran { host: Box::new(host), interrupted: m.interrupted }
+                let interval_file = file.as_ref().map(|f| f.path.display().to_string());
+                let host = HostRun {
+                    hostname,
+                    rank,
+                    start_skew_ns: skew,
+                    result,
+                    interval_file,
+                    ..Default::default()
+                };
+                Outcome::Ran { host: Box::new(host), interrupted: m.interrupted, intervals }
             }
             Err(error) => Outcome::Failed { hostname, error },
         };
-        match world.gather_outcomes(&outcome)? {
+        let gathered = world.gather_outcomes(&outcome)?;
+        // Rank 0 holds every rank's intervals now: each rank's own copy goes.
+        if let Some(Err(e)) = file.map(|f| f.remove()) {
+            eprintln!("iolab: rank {}: {e}", world.rank());
+        }
+        match gathered {
             Some(all) => write(all, flags, world.size()),
             None if matches!(outcome, Outcome::Failed { .. }) => Ok(ExitCode::from(1)),
             None => Ok(ExitCode::SUCCESS),
@@ -117,11 +138,13 @@ mod ranks {
     /// Rank 0: every rank's run in one document, or the failed ranks named.
     fn write(all: Vec<Outcome>, flags: &Flags, size: u32) -> anyhow::Result<ExitCode> {
         let (mut hosts, mut failed, mut interrupted) = (Vec::new(), Vec::new(), false);
+        let mut streams = Vec::new();
         for (r, o) in all.into_iter().enumerate() {
             match o {
-                Outcome::Ran { host, interrupted: i } => {
+                Outcome::Ran { host, interrupted: i, intervals } => {
                     interrupted |= i;
                     hosts.push(*host);
+                    streams.push(intervals);
                 }
                 Outcome::Failed { hostname, error } => {
                     failed.push((r as u32, format!("({hostname}) {error}")));
@@ -131,7 +154,7 @@ mod ranks {
         if !failed.is_empty() {
             bail!(ranks_failed(&failed, size));
         }
-        let out = iolab_report::export::clients::render_hosts(&hosts, &flags.formats)?;
+        let out = intervals::render(&hosts, streams, flags)?;
         iolab_report::render::write(&out, flags.g.output.as_deref())?;
         let who = if flags.fio { "fio" } else { "iolab" };
         for h in &hosts {
@@ -154,9 +177,6 @@ mod ranks {
         let no = |what: &str, why| Err(HostsError::Refused { what: what.to_string(), why });
         if !has_job {
             return no("the quick profile (no job)", "give a job file or --name=… for every rank");
-        }
-        if flags.g.status_interval.is_some() {
-            return no("--status-interval", "per-interval reports are not merged across ranks yet");
         }
         if flags.own.write_iolog.is_some() {
             return no("--write-iolog", "every rank would write its own streams to the one path");

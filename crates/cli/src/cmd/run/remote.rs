@@ -8,7 +8,7 @@
 use anyhow::bail;
 use iolab_job::cmdline::globals::Eta;
 use iolab_remote::proto::JobFile;
-use iolab_remote::server::{Prepared, Runner};
+use iolab_remote::server::{Periodic, Prepared, Runner};
 use iolab_run::flags::RunFlags;
 use iolab_stats::RunResult;
 
@@ -34,7 +34,7 @@ const REFUSED: &[(&str, &str)] = &[
     ("output-format", "the client renders the result"),
     ("minimal", "the client renders the result"),
     ("append-terse", "the client renders the result"),
-    ("status-interval", "not available on a server"),
+    ("status-interval", "the client asks for intervals itself (its --status-interval)"),
     ("client", "a server does not forward jobs"),
     ("server", "a server does not start servers"),
     ("predict", "not available on a server"),
@@ -49,7 +49,10 @@ impl Runner for LocalRunner {
 }
 
 impl Prepared for Ready {
-    fn run(self: Box<Self>) -> Result<RunResult, String> {
+    fn run(self: Box<Self>, periodic: Option<Periodic>) -> Result<RunResult, String> {
+        if let Ok(mut g) = self.flags.periodic.lock() {
+            *g = periodic;
+        }
         let started = super::super::meta_now(iolab_stats::RunMode::Measured, Vec::new());
         let m = measure::measure(&self.opts, &self.parsed, &self.flags, &started);
         m.map(|m| m.result).map_err(|e| crate::one_line(&e))
@@ -98,6 +101,7 @@ fn prepare(args: &[String], files: &[JobFile], allow_destroy: bool) -> anyhow::R
         preset,
         place: Default::default(),
         stop: None,
+        periodic: Default::default(),
     };
     match load_jobs(split, &flags)? {
         Some((opts, parsed, _)) => {

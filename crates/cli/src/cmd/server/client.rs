@@ -8,8 +8,41 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use iolab_remote::auth::Secret;
-use iolab_remote::client::{parse_hosts, OnLoss};
+use std::sync::{Mutex, PoisonError};
+
+use iolab_remote::client::{parse_hosts, Event, OnLoss};
+
+use super::board::Board;
 use iolab_run::flags::RunFlags;
+
+/// The `--help` heading of the many-host flags.
+const HEADING: &str = "Many hosts (iolab's server; docs/many-hosts.md)";
+
+/// `iolab run`'s many-host flags as `--help` lists them. They are taken out of the argument
+/// list by [`intercept`] before anything else reads it (a run on several hosts is not a local
+/// run with extra flags: the job goes to the servers); this type only gives them their
+/// `--help` lines, flattened into `run::Args`.
+#[derive(clap::Args, Debug, Default)]
+pub struct HostFlags {
+    /// Run the job on these hosts (`iolab server` on each) and write one fio client
+    /// document: HOST[:PORT] (port 8765, fio's), a comma-separated list, ssh://[USER@]HOST
+    /// (starts `iolab server --stdio` over ssh), or a hostfile (one host a line, with
+    /// --option=value words for that host only).
+    #[arg(long, help_heading = HEADING, value_name = "HOST[:PORT][,HOST…]|HOSTFILE")]
+    client: Option<String>,
+    /// The secret shared with the servers (a regular file readable by its owner only, 16
+    /// bytes to 4 KiB); with --client.
+    #[arg(long, help_heading = HEADING, value_name = "FILE")]
+    secret_file: Option<PathBuf>,
+    /// A host silent for this long is lost (seconds; `2.5`, `500ms`; default 10, and at least
+    /// three --status-interval periods when one is given); with --client.
+    #[arg(long, help_heading = HEADING, value_name = "SECONDS")]
+    host_timeout: Option<String>,
+    /// What a lost host does to the run: `fail` (default: the others' numbers are written,
+    /// marked partial, exit 1) or `continue` (still marked partial, exit as the others).
+    #[arg(long, help_heading = HEADING, value_name = "fail|continue")]
+    on_host_loss: Option<String>,
+}
 
 /// The flags this module takes (each `--x=V` or `--x V`; `--server`'s value only with `=`).
 const TAKEN: &[&str] = &["client", "secret-file", "host-timeout", "on-host-loss"];
@@ -75,8 +108,25 @@ fn set(slot: &mut Option<String>, key: &str, value: String) -> anyhow::Result<()
     Ok(())
 }
 
-/// `--host-timeout`: seconds (`10`, `2.5`, `10s`, `500ms`), more than 0 and at most a day.
-fn host_timeout(v: Option<&str>) -> anyhow::Result<Duration> {
+/// `--host-timeout`: seconds (`10`, `2.5`, `10s`, `500ms`), more than 0 and at most a day;
+/// by default 10 s, or three status intervals when that is longer. With `--status-interval`
+/// the intervals are the hosts' only frames while they run: a timeout not above the interval
+/// would lose every host, and is refused.
+fn host_timeout(v: Option<&str>, interval: Option<Duration>) -> anyhow::Result<Duration> {
+    let t = parse_timeout(v)?;
+    match (v, interval) {
+        (None, Some(i)) => Ok(t.max(i.saturating_mul(3))),
+        (Some(v), Some(i)) if t <= i => bail!(
+            "--host-timeout={}: must be longer than --status-interval ({} s): a host is lost \
+             when no interval comes for that long",
+            v.escape_default(),
+            i.as_secs_f64()
+        ),
+        _ => Ok(t),
+    }
+}
+
+fn parse_timeout(v: Option<&str>) -> anyhow::Result<Duration> {
     let Some(v) = v else { return Ok(Duration::from_secs(10)) };
     let bad = || {
         anyhow::anyhow!(
@@ -112,7 +162,7 @@ pub fn intercept(rest: &[String], fio: bool) -> anyhow::Result<Option<ExitCode>>
         if let Some(a) = t.rest.iter().find(|a| *a != "--allow-destroy" && *a != "--stdio") {
             bail!("--server: '{a}' is not a server flag (--allow-destroy, --stdio, --secret-file)");
         }
-        return super::serve(listen, secret, allow, stdio).map(Some);
+        return super::serve(listen, secret, allow, stdio, None).map(Some);
     }
     let Some(client) = &t.client else {
         for (name, given) in [
@@ -136,7 +186,6 @@ fn coordinate(client: &str, t: &Taken, fio: bool) -> anyhow::Result<ExitCode> {
         Some("continue") => OnLoss::Continue,
         Some(v) => bail!("--on-host-loss='{}': expected fail or continue", v.escape_default()),
     };
-    let timeout = host_timeout(t.host_timeout.as_deref())?;
     let secret_file = t
         .secret_file
         .clone()
@@ -144,6 +193,7 @@ fn coordinate(client: &str, t: &Taken, fio: bool) -> anyhow::Result<ExitCode> {
     let hosts = parse_hosts(client)?;
     let (forward, local) = split_output(&t.rest)?;
     let g = super::super::fio::globals(&local, fio)?;
+    let timeout = host_timeout(t.host_timeout.as_deref(), g.status_interval)?;
     let formats = g.ordered_formats().join(",");
     if let Some(f) =
         formats.split(',').find(|f| !matches!(*f, "normal" | "json" | "json+" | "html"))
@@ -160,8 +210,14 @@ fn coordinate(client: &str, t: &Taken, fio: bool) -> anyhow::Result<ExitCode> {
         iolab_report::output::check(p, &inputs)?;
     }
     let secret = Secret::from_file(&secret_file)?;
-    let plan = super::plan(forward, files, secret_file, timeout, on_loss);
-    let outcome = iolab_remote::coordinator::run_hosts(&hosts, &plan, &secret)?;
+    let mut plan = super::plan(forward, files, secret_file, timeout, on_loss);
+    plan.interval_ns = g.status_interval.map_or(0, |d| d.as_nanos().try_into().unwrap_or(u64::MAX));
+    let names = hosts.iter().map(|h| (h.spec.hostname().to_string(), h.spec.port())).collect();
+    let board = Mutex::new(Board::new(names, &formats, g.output.is_none()));
+    let on_event = |e: Event<'_>| board.lock().unwrap_or_else(PoisonError::into_inner).event(e);
+    let outcome = iolab_remote::coordinator::run_hosts(&hosts, &plan, &secret, &on_event)?;
+    let mut board = board.into_inner().unwrap_or_else(PoisonError::into_inner);
+    board.finish();
     for l in &outcome.lost {
         eprintln!(
             "iolab: host {}:{} (rank {}) lost: {}; the result is partial",
@@ -184,7 +240,9 @@ fn coordinate(client: &str, t: &Taken, fio: bool) -> anyhow::Result<ExitCode> {
             skews.join(", ")
         );
     }
-    let out = super::render(&outcome, &formats)?;
+    let rows = (plan.interval_ns > 0).then(|| board.rows());
+    let mut out = std::mem::take(&mut board.kept);
+    out.extend(super::render(&outcome, &formats, rows.as_deref())?);
     iolab_report::render::write(&out, g.output.as_deref())?;
     let failed = outcome.hosts.iter().any(|h| iolab_run::finish::failed(&h.result));
     let lost = !outcome.lost.is_empty() && on_loss == OnLoss::Fail;
@@ -196,9 +254,10 @@ type FlagValue = (String, Option<String>);
 
 /// The output flags the coordinator keeps (`--output`, `--output-format`, `--minimal`,
 /// `--append-terse`, `--terse-version`) apart from the arguments every host gets;
-/// `--status-interval` is refused.
+/// `--status-interval` too: the coordinator prints the intervals, each server sends them.
 fn split_output(args: &[String]) -> anyhow::Result<(Vec<String>, Vec<FlagValue>)> {
-    const LOCAL: &[&str] = &["output", "output-format", "minimal", "append-terse", "terse-version"];
+    const LOCAL: &[&str] =
+        &["output", "output-format", "minimal", "append-terse", "terse-version", "status-interval"];
     let mut forward = Vec::new();
     let mut local = Vec::new();
     let mut it = args.iter();
@@ -209,14 +268,11 @@ fn split_output(args: &[String]) -> anyhow::Result<(Vec<String>, Vec<FlagValue>)
         };
         let (key, value) =
             body.split_once('=').map_or((body, None), |(k, v)| (k, Some(v.to_string())));
-        if key == "status-interval" {
-            bail!("--status-interval: not available with --client (each host's result comes at the end)");
-        }
         if !LOCAL.contains(&key) {
             forward.push(a.clone());
             continue;
         }
-        let takes = matches!(key, "output" | "output-format" | "terse-version");
+        let takes = matches!(key, "output" | "output-format" | "terse-version" | "status-interval");
         let value = if takes && value.is_none() { it.next().cloned() } else { value };
         local.push((key.to_string(), value));
     }

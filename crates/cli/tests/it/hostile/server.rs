@@ -56,11 +56,20 @@ fn flag_probes() -> Vec<Probe> {
         &[c, s, "--output-format=terse"],
         err(&["--output-format"]),
     ));
-    v.push(client(
-        "--status-interval with --client",
-        &[c, s, "--status-interval=1"],
-        err(&["--status-interval"]),
-    ));
+    let huge = "9".repeat(400);
+    for t in ["0", "-1", "nan", "NaN", "inf", "1e300", "abc", "", &huge] {
+        let a = format!("--status-interval={t}");
+        let name = format!("--status-interval={:.12} with --client", t);
+        v.push(client(&name, &[c, s, &a], err(&["--status-interval", "!\u{1b}"])));
+    }
+    for (t, i) in [("1", "2"), ("2", "2"), ("500ms", "0.5")] {
+        let (ta, ia) = (format!("--host-timeout={t}"), format!("--status-interval={i}"));
+        v.push(client(
+            &format!("--host-timeout={t} not above --status-interval={i}"),
+            &[c, s, &ta, &ia],
+            err(&["--host-timeout", "--status-interval"]),
+        ));
+    }
     v
 }
 
@@ -167,9 +176,29 @@ fn listen_and_hostfile_probes() -> Vec<Probe> {
     v
 }
 
+/// `iolab server --state-dir=…` that is not a private directory of this user.
+fn state_dir_probes() -> Vec<Probe> {
+    let srv = |name: &str, dir: &str, needle: &str| {
+        let a = format!("--state-dir={dir}");
+        let args = ["server", "--listen=127.0.0.1:0", "--secret-file={W}/none", a.as_str()];
+        Probe::new("server", name, &args, err(&["--state-dir", needle]))
+    };
+    vec![
+        srv("--state-dir empty", "", "value"),
+        srv("--state-dir a file", "{W}/f", "not a directory").prep(Prep::File("f", b"x".to_vec())),
+        srv("--state-dir a symlink", "{W}/l", "not a directory")
+            .prep(Prep::Dir("d"))
+            .prep(Prep::Symlink("l", "d")),
+        srv("--state-dir open to others", "{W}/o", "chmod 700").prep(Prep::Dir("o")),
+        srv("--state-dir under a file", "{W}/f/x", "not a directory")
+            .prep(Prep::File("f", b"x".to_vec())),
+    ]
+}
+
 /// The flag and secret-file probes, run by the harness.
 pub fn probes() -> Vec<Probe> {
     let mut v = flag_probes();
+    v.extend(state_dir_probes());
     v.extend(secret_probes());
     v.extend(listen_and_hostfile_probes());
     v
@@ -212,14 +241,14 @@ fn wire_cases() -> Vec<(&'static str, Vec<u8>)> {
         ("a job before the hello", frame(br#"{"job":{"args":["--name=x"],"files":[]}}"#)),
         (
             "wrong version",
-            frame(format!(r#"{{"hello":{{"version":2,"nonce":"{nonce}"}}}}"#).as_bytes()),
+            frame(format!(r#"{{"hello":{{"version":1,"nonce":"{nonce}"}}}}"#).as_bytes()),
         ),
-        ("nonce not hex", frame(r#"{"hello":{"version":1,"nonce":"zz"}}"#.as_bytes())),
-        ("nonce too short", frame(r#"{"hello":{"version":1,"nonce":"abcd"}}"#.as_bytes())),
+        ("nonce not hex", frame(r#"{"hello":{"version":2,"nonce":"zz"}}"#.as_bytes())),
+        ("nonce too short", frame(r#"{"hello":{"version":2,"nonce":"abcd"}}"#.as_bytes())),
         (
             "a job instead of the proof",
             [
-                frame(format!(r#"{{"hello":{{"version":1,"nonce":"{nonce}"}}}}"#).as_bytes()),
+                frame(format!(r#"{{"hello":{{"version":2,"nonce":"{nonce}"}}}}"#).as_bytes()),
                 frame(br#"{"job":{"args":["--name=x"],"files":[]}}"#),
             ]
             .concat(),
@@ -227,7 +256,7 @@ fn wire_cases() -> Vec<(&'static str, Vec<u8>)> {
         (
             "a proof of 5000 bytes",
             [
-                frame(format!(r#"{{"hello":{{"version":1,"nonce":"{nonce}"}}}}"#).as_bytes()),
+                frame(format!(r#"{{"hello":{{"version":2,"nonce":"{nonce}"}}}}"#).as_bytes()),
                 frame(format!(r#"{{"proof":{{"proof":"{}"}}}}"#, "0".repeat(5000)).as_bytes()),
             ]
             .concat(),
@@ -299,4 +328,173 @@ fn after_proof(addr: &str, key: &Secret) -> Vec<(&'static str, String)> {
         let _ = write_msg(&mut &t, &Msg::Ping { t0: 0 }, "srv");
     }
     out
+}
+
+/// A well-formed interval of one job: `ios` reads, `total` so far, all at 100 ns.
+fn interval(seq: u32, ios: u64, total: u64) -> iolab_stats::hosts::delta::HostInterval {
+    use iolab_stats::hosts::delta::{DirDelta, HostInterval, JobDelta, LatDelta};
+    let n = u128::from(ios);
+    let clat = LatDelta {
+        n: ios,
+        sum: n * 100,
+        sum_sq: n * 10_000,
+        min: 100,
+        max: 100,
+        buckets: vec![(100, ios)],
+    };
+    let read = DirDelta { ios, bytes: ios * 4096, total_ios: total, clat, ..Default::default() };
+    let mut job = JobDelta { name: "x".into(), ..Default::default() };
+    job.dirs[0] = read;
+    HostInterval {
+        seq,
+        end_ns: u64::from(seq) * 500_000_000,
+        jobs: vec![job],
+        ..Default::default()
+    }
+}
+
+fn interval_frame(d: iolab_stats::hosts::delta::HostInterval) -> Vec<u8> {
+    let mut v = Vec::new();
+    write_msg(&mut v, &Msg::Interval { delta: Box::new(d) }, "fake").unwrap();
+    v
+}
+
+/// What a fake server sends after the start, and what the client must say of it.
+fn interval_cases() -> Vec<(&'static str, Vec<Vec<u8>>, &'static str)> {
+    let ok = || interval_frame(interval(1, 10, 10));
+    let mut bad_buckets = interval(2, 5, 15);
+    bad_buckets.jobs[0].dirs[0].clat.buckets = vec![(100, 9)];
+    let mut unordered = interval(2, 5, 15);
+    unordered.jobs[0].dirs[0].clat.buckets = vec![(200, 2), (100, 3)];
+    let mut done = iolab_stats::RunResult::default();
+    let mut job = iolab_stats::JobResult { name: "x".into(), ..Default::default() };
+    job.read.total_ios = 11;
+    done.jobs.push(job);
+    let mut done_frame = Vec::new();
+    let msg = Msg::Done { result: Box::new(done), start_skew_ns: 0, interval_file: None };
+    write_msg(&mut done_frame, &msg, "fake").unwrap();
+    vec![
+        ("counts going backwards", vec![ok(), interval_frame(interval(2, 0, 5))], "do not add up"),
+        ("an interval repeated", vec![ok(), ok()], "interval 1 arrived after interval 1"),
+        ("an interval skipped", vec![ok(), interval_frame(interval(3, 1, 11))], "arrived after"),
+        (
+            "buckets not summing to the count",
+            vec![ok(), interval_frame(bad_buckets)],
+            "buckets hold 9",
+        ),
+        ("buckets out of order", vec![ok(), interval_frame(unordered)], "out of order"),
+        ("an oversized interval frame", vec![ok(), vec![0xff; 4]], "over the limit"),
+        (
+            "a malformed interval frame",
+            vec![ok(), frame(br#"{"interval":{"delta":7}}"#)],
+            "malformed",
+        ),
+        ("binary garbage as an interval", vec![ok(), frame(b"\x00\xff garbage")], "malformed"),
+        ("a result that is not the sum of its intervals", vec![ok(), done_frame], "not the sum"),
+    ]
+}
+
+/// A server that proves itself, takes the job, and after the start sends `script`.
+fn fake_server(key: Secret, script: Vec<Vec<u8>>) -> (String, std::thread::JoinHandle<()>) {
+    use iolab_remote::auth::server_handshake;
+    use iolab_remote::proto::now_ns;
+    let l = std::net::TcpListener::bind("127.0.0.2:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    let h = std::thread::spawn(move || {
+        let (t, _) = l.accept().unwrap();
+        t.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let (mut r, mut w) = (&t, &t);
+        server_handshake(&mut r, &mut w, &key, "fake").unwrap();
+        loop {
+            match read_msg(&mut r, MAX_FRAME, "fake", "") {
+                Ok(Msg::Ping { t0 }) => {
+                    let pong = Msg::Pong { t0, t1: now_ns(), t2: now_ns() };
+                    write_msg(&mut w, &pong, "fake").unwrap();
+                }
+                Ok(Msg::Job { .. }) => write_msg(&mut w, &Msg::Ready, "fake").unwrap(),
+                Ok(Msg::Start { .. }) => {
+                    for b in &script {
+                        let _ = w.write_all(b);
+                        std::thread::sleep(Duration::from_millis(100));
+                    }
+                    // Then silence until the client hangs up.
+                    let _ = read_msg(&mut r, MAX_FRAME, "fake", "");
+                    return;
+                }
+                _ => return,
+            }
+        }
+    });
+    (addr, h)
+}
+
+/// A server whose intervals do not add up (or do not read) is lost, named with the reason;
+/// the other host's numbers and intervals are intact and the lost host's bad interval is in
+/// no sum.
+#[test]
+fn hostile_interval_frames() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = secret(dir.path(), "secret", "hostile intervals secret, 32 b..");
+    let st = format!("--state-dir={}", dir.path().join("state").display());
+    let real = Server::start("127.0.0.3", &s, &[&st]);
+    let key = Secret::from_file(&s).unwrap();
+    let job = [
+        "--name=x",
+        "--ioengine=null",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=1m",
+        "--time_based",
+        "--runtime=1",
+        "--rate_iops=2000",
+        "--status-interval=0.5",
+        "--host-timeout=3",
+        "--output-format=json+",
+    ];
+    let mut bad = Vec::new();
+    for (name, script, needle) in interval_cases() {
+        let (fake, h) = fake_server(key.clone(), script);
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"));
+        c.arg("run").args(job).arg(format!("--client={fake},{}", real.addr));
+        c.arg(format!("--secret-file={}", s.display()));
+        let (o, _) = bounded(c, Duration::from_secs(60));
+        let _ = h.join();
+        let err = String::from_utf8_lossy(&o.stderr);
+        let lost_line =
+            format!("host 127.0.0.2:{} (rank 0) lost", fake.rsplit(':').next().unwrap());
+        let doc: serde_json::Value = match serde_json::Deserializer::from_slice(&o.stdout)
+            .into_iter::<serde_json::Value>()
+            .last()
+        {
+            Some(Ok(d)) => d,
+            _ => {
+                bad.push(format!("{name}: no document: {err}"));
+                continue;
+            }
+        };
+        let rows = doc["iolab_intervals"].as_array().cloned().unwrap_or_default();
+        let host_sum = |h: usize| -> u64 {
+            rows.iter().map(|r| r["hosts"][h]["ios"][0].as_u64().unwrap()).sum()
+        };
+        let survivor = doc["client_stats"][0]["read"]["total_ios"].as_u64().unwrap_or(0);
+        let ok = o.status.code() == Some(1)
+            && err.contains(&lost_line)
+            && err.contains(needle)
+            && doc["iolab_partial"] == true
+            && doc["iolab_lost_hosts"][0]["reason"].as_str().is_some_and(|r| r.contains(needle))
+            && doc["client_stats"].as_array().map(Vec::len) == Some(1)
+            && survivor > 0
+            && host_sum(1) == survivor
+            && host_sum(0) == 10;
+        println!("interval {name:<45} {}", if ok { "refused, host named" } else { "WRONG" });
+        if !ok {
+            bad.push(format!(
+                "{name}: exit {:?}, fake's rows {}, survivor {survivor} vs {}: {err}",
+                o.status.code(),
+                host_sum(0),
+                host_sum(1)
+            ));
+        }
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
 }
