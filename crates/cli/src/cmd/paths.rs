@@ -39,6 +39,11 @@ const DECLARED: &[(&str, &str, Intent)] = &[
     ("plot", "results", Intent::Input),
     ("plot", "out_dir", Intent::Output),
     ("server", "secret_file", Intent::Input),
+    // The private directory (0700, refused when others can enter it) where the server keeps
+    // each job's intervals (O_EXCL 0600 files) until the client has the result.
+    ("server", "state_dir", Intent::Output),
+    // `run --secret-file` is in run's help (cmd/server's help-only flags); taken before clap.
+    ("run", "secret_file", Intent::Input),
 ];
 
 /// The intent of each fio global flag that takes a path (`run`, `sim`, `parse`, `fio`).
@@ -53,10 +58,8 @@ const FIO_FLAG_INTENTS: &[(&str, Intent)] = &[
 
 /// The many-host flags `run` (and fio's personality) takes before clap sees its arguments
 /// (`cmd/server/client.rs`): (command, syntax, intent).
-const MANY_HOST_FLAGS: &[(&str, &str, Intent)] = &[
-    ("run", "--client=HOSTS_OR_HOSTFILE", Intent::Input),
-    ("run", "--secret-file=FILE", Intent::Input),
-];
+const MANY_HOST_FLAGS: &[(&str, &str, Intent)] =
+    &[("run", "--client=HOSTS_OR_HOSTFILE", Intent::Input)];
 
 /// One path argument of one command.
 #[derive(Debug)]

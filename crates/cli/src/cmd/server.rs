@@ -60,10 +60,26 @@ Examples:
   iolab run job.fio --client=10.0.0.5,10.0.0.6 --secret-file=/etc/iolab/secret";
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    if let Some(d) = &a.state_dir {
+        state_dir_gate(d)?;
+    }
     let Some(secret) = &a.secret_file else {
         bail!("--secret-file=FILE is required: a server runs jobs only for clients that prove the shared secret");
     };
     serve(&a.listen, secret, a.allow_destroy, a.stdio, a.state_dir)
+}
+
+/// `--state-dir` through the gate as an output before anything is made there: a directory
+/// (or a new name) is what it takes; a block device, a missing name under /dev (which the
+/// directory's creation would otherwise make) or an input of the process is refused.
+fn state_dir_gate(d: &Path) -> anyhow::Result<()> {
+    use iolab_core::gate::{self, classify::Kind, Intent};
+    let c = gate::classify::classify(d).map_err(|e| anyhow::anyhow!("--state-dir: {e}"))?;
+    if c.kind != Kind::Directory {
+        gate::check_classified(&c, Intent::Output)
+            .map_err(|e| anyhow::anyhow!("--state-dir: {e}"))?;
+    }
+    Ok(())
 }
 
 /// Serve until a signal (or, with `stdio`, for one session).
