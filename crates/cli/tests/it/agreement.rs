@@ -287,6 +287,10 @@ const NEEDS: &[(&str, &str, &str)] = &[
     ("ioengine", "cpuio", "cpuload=10"),
     // Only the file-operation engines take it; psync refuses it by name (an invalid case).
     ("openfiles", "", "ioengine=filestat"),
+    // fio 3.33 refuses each without the other ("--zonemode=none and --zonesize are not
+    // compatible"; strided without a zone size).
+    ("zonemode", "strided", "zonesize=16k"),
+    ("zonesize", "4k", "zonemode=strided"),
 ];
 
 /// The verdict of one case, or what was wrong with it.
