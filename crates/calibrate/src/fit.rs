@@ -664,10 +664,98 @@ pub fn fit(name: &str, cap: u64, ms: &[Measured], seed: u64, wrote: bool) -> Dev
         mix_stretch: 0.0,
         read,
         write,
+        valid: crate::range::valid(ms),
         points: Vec::new(),
     };
     refine(&mut p, ms);
+    bound(&mut p, ms);
     p
+}
+
+/// A command's transfer never moves bytes faster than this many times the fastest the
+/// sweep saw them move ([`best_rate`]).
+pub const XFER_BOUND: f64 = 4.0;
+
+/// The modelled QD1 4 KiB random command (fixed part, full-stroke seek, transfer) takes at
+/// least this share of the measured one's median total latency.
+pub const BASE_FLOOR: f64 = 0.5;
+
+/// The fastest bytes moved in `dir`'s sweep (bytes/s): a point's bandwidth, or one QD1
+/// command's bytes over its median total latency (submission to completion).
+pub fn best_rate(ms: &[Measured], dir: IoDir) -> f64 {
+    ms.iter()
+        .filter(|m| m.point.dir() == dir && !m.point.mixed())
+        .map(|m| {
+            let lat = m.m.lat_p50_us.max(m.m.p50_us);
+            let one = if m.point.iodepth == 1 && m.point.numjobs <= 1 && lat > 0.0 {
+                m.point.bs as f64 / (lat / 1e6)
+            } else {
+                0.0
+            };
+            one.max(m.m.bw_bytes)
+        })
+        .fold(0.0, f64::max)
+}
+
+/// Transfers at most `most` bytes/s: the per-byte rate and each `xfer_us` knot held to it,
+/// and the sharing at each size (`xfer_parallel`, `xfer_parallel_by_size`) raised by as much
+/// as its transfer was slowed, so that transfers beside others in service take what they
+/// took (the deep points' bandwidth, rate times sharing, stays what was fitted).
+fn slow_transfers(dp: &mut DirProfile, most: f64) {
+    // (size, how many times slower) of each size whose transfer was slowed.
+    let mut slowed: Vec<(f64, f64)> = Vec::new();
+    let f = dp.xfer_bytes_per_sec / most;
+    if f > 1.0 {
+        dp.xfer_bytes_per_sec = most;
+        if dp.xfer_us.is_empty() {
+            dp.xfer_parallel *= f;
+            slowed.extend(dp.xfer_parallel_by_size.iter().map(|k| (k[0], f)));
+        }
+    }
+    for k in &mut dp.xfer_us {
+        let least = k[0] / most * 1e6;
+        if k[1] < least {
+            slowed.push((k[0], least / k[1].max(1e-9)));
+            k[1] = least;
+        }
+    }
+    // With knots, the largest size's slowing is the deep 1 MiB point's (`xfer_parallel`).
+    let top = dp.xfer_us.last().map(|k| k[0]);
+    if let Some(&(_, g)) = slowed.iter().find(|(b, _)| Some(*b) == top) {
+        dp.xfer_parallel *= g;
+    }
+    for (bs, g) in slowed {
+        if let Some(k) = dp.xfer_parallel_by_size.iter_mut().find(|k| k[0] == bs) {
+            k[1] = (k[1] * g).min(PARALLEL_RANGE.1);
+        }
+    }
+}
+
+/// Holds the fitted values to what was measured (issue 32, "a profile that cannot say
+/// impossible things"; the newcomer review's throttled loop device fitted a 1.37 TB/s
+/// transfer and a 0.34 µs fixed part from a device that moved 30 MB/s, its clat being the
+/// sub-µs tail of a submit call that had done the work): per direction the transfer rate
+/// (and every `xfer_us` knot) at most [`XFER_BOUND`] × [`best_rate`], and the QD1 4 KiB
+/// random command's modelled time at least [`BASE_FLOOR`] × its measured median total
+/// latency (the fixed part raised to make up the difference).
+fn bound(p: &mut DeviceProfile, ms: &[Measured]) {
+    let cap = p.capacity;
+    for (dir, dp) in [(IoDir::Read, &mut p.read), (IoDir::Write, &mut p.write)] {
+        let best = best_rate(ms, dir);
+        if best > 0.0 {
+            slow_transfers(dp, XFER_BOUND * best);
+        }
+        let Some(qd1) = find(ms, dir, |p| rand4k_single(p, dir) && p.iodepth == 1) else {
+            continue;
+        };
+        let measured = qd1.m.lat_p50_us.max(qd1.m.p50_us);
+        let seek = dp.seek_sqrt_us * mean_sqrt_jump(cap, cap) + dp.seek_linear_us / 3.0;
+        let modelled = dp.base_us + seek + dp.xfer_ns(4096) / 1e3;
+        let least = BASE_FLOOR * measured;
+        if modelled < least {
+            dp.base_us += least - modelled;
+        }
+    }
 }
 
 /// Rounds of [`refine`].
@@ -978,6 +1066,8 @@ pub fn errors(profile: &DeviceProfile, ms: &[Measured]) -> Result<Vec<FitPoint>,
             measured_p99_us: round(m.m.p99_us),
             predicted_p99_us: round(p.p99_us),
             iops_error: round(metrics::rel_error(p.iops, m.m.iops)),
+            p50_error: round(metrics::rel_error(p.p50_us, m.m.p50_us)),
+            p99_error: round(metrics::rel_error(p.p99_us, m.m.p99_us)),
         });
     }
     Ok(out)

@@ -1,6 +1,7 @@
 //! The figures a prediction is judged on, taken the same way from a measured and a simulated
 //! `RunResult`: per group and direction, IOPS and bandwidth over the longest job's runtime
-//! (fio's `agg`), and the merged completion-latency p50/p99 (fio's `clat` percentiles).
+//! (fio's `agg`), the merged completion-latency p50/p99 (fio's `clat` percentiles), and the
+//! submission (`slat`) and total (`lat`, where the caller waits) latency beside them.
 
 use iolab_core::IoDir;
 use iolab_stats::{GroupResult, RunResult};
@@ -17,6 +18,15 @@ pub struct Metrics {
     /// The submitting threads' CPU time (user and system) as a share of the group's runtime,
     /// per thread (1: a thread busy all along; 0 from the simulator, which runs no CPU).
     pub cpu: f64,
+    /// Submission latency p50/p99 and mean (µs): the time the submit call took (0 where the
+    /// engine measures none, as fio's sync engines).
+    pub slat_p50_us: f64,
+    pub slat_p99_us: f64,
+    pub slat_mean_us: f64,
+    /// Total latency (submission to completion, fio's `lat`) p50/p99 and mean (µs).
+    pub lat_p50_us: f64,
+    pub lat_p99_us: f64,
+    pub lat_mean_us: f64,
 }
 
 /// The metrics of `dir` in `g`.
@@ -24,9 +34,10 @@ pub fn of_group(g: &GroupResult, dir: IoDir) -> Metrics {
     let gd = g.dir(dir);
     let s = &gd.stats;
     let run = gd.max_run_ns.max(s.runtime_ns).max(1) as f64;
-    let pct = |p: f64| {
-        s.clat.percentiles.iter().find(|x| (x.pct - p).abs() < 1e-9).map_or(0.0, |x| x.value as f64)
+    let pct_of = |l: &iolab_stats::LatStats, p: f64| {
+        l.percentiles.iter().find(|x| (x.pct - p).abs() < 1e-9).map_or(0.0, |x| x.value as f64)
     };
+    let pct = |p: f64| pct_of(&s.clat, p);
     Metrics {
         ios: s.total_ios,
         iops: s.total_ios as f64 * 1e9 / run,
@@ -36,6 +47,12 @@ pub fn of_group(g: &GroupResult, dir: IoDir) -> Metrics {
         mean_us: s.clat.mean / 1e3,
         cpu: (g.cpu.usr_ns + g.cpu.sys_ns) as f64
             / (g.jobs.len().max(1) as f64 * g.runtime_ns.max(1) as f64),
+        slat_p50_us: pct_of(&s.slat, 50.0) / 1e3,
+        slat_p99_us: pct_of(&s.slat, 99.0) / 1e3,
+        slat_mean_us: s.slat.mean / 1e3,
+        lat_p50_us: pct_of(&s.lat, 50.0) / 1e3,
+        lat_p99_us: pct_of(&s.lat, 99.0) / 1e3,
+        lat_mean_us: s.lat.mean / 1e3,
     }
 }
 

@@ -8,9 +8,12 @@
 //! "predicting outside that range says so"). A profile without points (a preset's, or a
 //! hand-written one) has no stated range and gets no note.
 
+use iolab_core::IoDir;
 use iolab_job::engines::{has, SYNC};
 use iolab_job::Job;
-use iolab_model::device::profile::DeviceProfile;
+use iolab_model::device::profile::{DeviceProfile, ValidRange};
+
+use crate::fit::Measured;
 
 /// What every note of this module starts with (the `--predict` table lists them).
 pub const PREFIX: &str = "outside the calibrated range: ";
@@ -38,6 +41,35 @@ pub fn swept(p: &DeviceProfile, read: bool) -> Option<Swept> {
         max_bs: s.max_bs.max(pt.bs),
         max_depth: s.max_depth.max(pt.iodepth),
     }))
+}
+
+/// The range each direction's sweep measured, as the profile states it (`[[valid]]`): the
+/// sizes and commands in flight swept, and the least and most IOPS and bandwidth measured
+/// (the 50/50 point counts for both directions).
+pub fn valid(ms: &[Measured]) -> Vec<ValidRange> {
+    let mut out = Vec::new();
+    for (dir, name) in [(IoDir::Read, "read"), (IoDir::Write, "write")] {
+        let pts: Vec<&Measured> =
+            ms.iter().filter(|m| m.point.dir() == dir || m.point.mixed()).collect();
+        let Some(first) = pts.first() else { continue };
+        let depth = |m: &Measured| m.point.iodepth.saturating_mul(m.point.numjobs.max(1));
+        let mut v = ValidRange {
+            dir: name.into(),
+            bs: [first.point.bs; 2],
+            depth: [depth(first); 2],
+            iops: [first.m.iops; 2],
+            bytes_per_sec: [first.m.bw_bytes; 2],
+        };
+        for m in &pts[1..] {
+            v.bs = [v.bs[0].min(m.point.bs), v.bs[1].max(m.point.bs)];
+            v.depth = [v.depth[0].min(depth(m)), v.depth[1].max(depth(m))];
+            v.iops = [v.iops[0].min(m.m.iops), v.iops[1].max(m.m.iops)];
+            v.bytes_per_sec =
+                [v.bytes_per_sec[0].min(m.m.bw_bytes), v.bytes_per_sec[1].max(m.m.bw_bytes)];
+        }
+        out.push(v);
+    }
+    out
 }
 
 fn size(b: u64) -> String {
@@ -73,6 +105,15 @@ pub fn outside(p: &DeviceProfile, jobs: &[Job]) -> Vec<String> {
                     size(s.max_bs)
                 ));
             }
+            let asked = if read { job.rate_iops.read } else { job.rate_iops.write };
+            let most = p.valid.iter().find(|v| v.dir == if read { "read" } else { "write" });
+            if let Some(v) = most.filter(|v| asked as f64 > 1.1 * v.iops[1]) {
+                notes.push(format!(
+                    "{PREFIX}job '{}' asks {asked} {dir} a second (rate_iops); the most the \
+                     profile's sweep measured was {:.0}: the prediction extrapolates the fit",
+                    job.name, v.iops[1]
+                ));
+            }
             if depth > s.max_depth {
                 notes.push(format!(
                     "{PREFIX}job '{}' keeps {depth} {dir} in flight; the profile's deepest {dir} \
@@ -104,6 +145,8 @@ mod tests {
             measured_p99_us: 200.0,
             predicted_p99_us: 200.0,
             iops_error: 0.0,
+            p50_error: 0.0,
+            p99_error: 0.0,
         }
     }
 

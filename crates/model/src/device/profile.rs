@@ -94,6 +94,10 @@ pub struct DeviceProfile {
     pub mix_stretch: f64,
     pub read: DirProfile,
     pub write: DirProfile,
+    /// What a calibrated profile was measured over, per direction: the sizes, depths and
+    /// rates its predictions interpolate within (empty for a preset or a hand-written one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub valid: Vec<ValidRange>,
     /// The sweep behind the profile and the fit's error at each point.
     #[serde(default, rename = "point", skip_serializing_if = "Vec::is_empty")]
     pub points: Vec<FitPoint>,
@@ -239,6 +243,27 @@ pub struct FitPoint {
     pub predicted_p99_us: f64,
     /// (predicted − measured) / measured, IOPS.
     pub iops_error: f64,
+    /// (predicted − measured) / measured, median and 99th percentile latency.
+    #[serde(default)]
+    pub p50_error: f64,
+    #[serde(default)]
+    pub p99_error: f64,
+}
+
+/// One direction's measured range (see [`DeviceProfile::valid`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ValidRange {
+    /// `read` or `write`.
+    pub dir: String,
+    /// Least and largest block size swept, bytes.
+    pub bs: [u64; 2],
+    /// Least and most commands in flight swept.
+    pub depth: [u32; 2],
+    /// Least and most IOPS measured.
+    pub iops: [f64; 2],
+    /// Least and most bandwidth measured, bytes/s.
+    pub bytes_per_sec: [f64; 2],
 }
 
 impl DeviceProfile {
@@ -373,6 +398,7 @@ impl DeviceProfile {
             mix_stretch: 0.0,
             read: dir.clone(),
             write: dir,
+            valid: Vec::new(),
             points: Vec::new(),
         }
     }
@@ -411,6 +437,7 @@ impl DeviceProfile {
             mix_stretch: 0.0,
             read: dir(p.read_latency_us, p.read_bytes_per_sec),
             write: dir(p.write_latency_us, p.write_bytes_per_sec),
+            valid: Vec::new(),
             points: Vec::new(),
         }
     }
