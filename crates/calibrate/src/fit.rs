@@ -1,7 +1,12 @@
 //! Fitting a device profile to the sweep (see `iolab_model::device::profile` for the model).
 //!
 //! Per direction:
-//! 1. **Latency split**: each point's measured quantiles (fio's clat percentiles, as latency /
+//! 0. **Where the caller waits**: every latency below is the total one (fio's `lat`,
+//!    submission to completion), not `clat`: a loop device over cached data completes inside
+//!    the submit call, its clat a sub-µs tail (issue 32). The QD1 4 KiB point's median slat
+//!    over its median lat is the share of a command the submit call blocks for
+//!    (`submit_share`, [`submit_share`]), which the simulator reports as slat.
+//! 1. **Latency split**: each point's measured quantiles (fio's lat percentiles, as latency /
 //!    mean) are split at 8× the median into a body and stalls ([`split`]); the stalls become a
 //!    rate in time per depth (each stalls the commands in flight) with their durations, capped
 //!    at a quarter of the time beyond QD1.
@@ -69,7 +74,8 @@ pub struct Measured {
     pub point: Point,
     pub span: u64,
     pub m: Metrics,
-    /// Completion-latency quantiles / mean: `[q, x]`, q from 0 to 1.
+    /// Total-latency quantiles / mean (fio's lat; its clat where no lat was kept): `[q, x]`,
+    /// q from 0 to 1.
     pub shape: Vec<[f64; 2]>,
     /// The job that ran (fio job file text).
     pub job: String,
@@ -90,7 +96,8 @@ pub fn measured(
     if m.ios == 0 {
         return Err(CalibrateError::Point { point: point.label(), why: "no I/O completed".into() });
     }
-    let lat = &g.dir(point.dir()).stats.clat;
+    let st = &g.dir(point.dir()).stats;
+    let lat = if st.lat.n > 0 { &st.lat } else { &st.clat };
     let mean = lat.mean.max(1.0);
     let mut shape = vec![[0.0, lat.min as f64 / mean]];
     for p in &lat.percentiles {
@@ -662,6 +669,7 @@ pub fn fit(name: &str, cap: u64, ms: &[Measured], seed: u64, wrote: bool) -> Dev
         seed,
         write_cache,
         mix_stretch: 0.0,
+        submit_share: [submit_share(ms, IoDir::Read), submit_share(ms, IoDir::Write)],
         read,
         write,
         valid: crate::range::valid(ms),
@@ -686,7 +694,7 @@ pub fn best_rate(ms: &[Measured], dir: IoDir) -> f64 {
     ms.iter()
         .filter(|m| m.point.dir() == dir && !m.point.mixed())
         .map(|m| {
-            let lat = m.m.lat_p50_us.max(m.m.p50_us);
+            let lat = m.m.p50_us;
             let one = if m.point.iodepth == 1 && m.point.numjobs <= 1 && lat > 0.0 {
                 m.point.bs as f64 / (lat / 1e6)
             } else {
@@ -748,7 +756,7 @@ fn bound(p: &mut DeviceProfile, ms: &[Measured]) {
         let Some(qd1) = find(ms, dir, |p| rand4k_single(p, dir) && p.iodepth == 1) else {
             continue;
         };
-        let measured = qd1.m.lat_p50_us.max(qd1.m.p50_us);
+        let measured = qd1.m.p50_us;
         let seek = dp.seek_sqrt_us * mean_sqrt_jump(cap, cap) + dp.seek_linear_us / 3.0;
         let modelled = dp.base_us + seek + dp.xfer_ns(4096) / 1e3;
         let least = BASE_FLOOR * measured;
@@ -756,6 +764,18 @@ fn bound(p: &mut DeviceProfile, ms: &[Measured]) {
             dp.base_us += least - modelled;
         }
     }
+}
+
+/// The share of a command the submit call blocks for in `dir` (`submit_share`): the QD1 4 KiB
+/// random point's median submission latency over its median total latency (medians: behind
+/// a throttle the few commands a window held return from the call at once and wait after
+/// it). 0 where the engine measured no slat.
+fn submit_share(ms: &[Measured], dir: IoDir) -> f64 {
+    let Some(m) = find(ms, dir, |p| rand4k_single(p, dir) && p.iodepth == 1) else { return 0.0 };
+    if m.m.p50_us <= 0.0 {
+        return 0.0;
+    }
+    (m.m.slat_p50_us / m.m.p50_us).clamp(0.0, 1.0)
 }
 
 /// Rounds of [`refine`].

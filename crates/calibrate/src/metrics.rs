@@ -1,7 +1,9 @@
 //! The figures a prediction is judged on, taken the same way from a measured and a simulated
 //! `RunResult`: per group and direction, IOPS and bandwidth over the longest job's runtime
-//! (fio's `agg`), the merged completion-latency p50/p99 (fio's `clat` percentiles), and the
-//! submission (`slat`) and total (`lat`, where the caller waits) latency beside them.
+//! (fio's `agg`), and the merged total latency p50/p99 (fio's `lat`: submission to
+//! completion, where the caller waits), with its submission (`slat`) and completion (`clat`)
+//! parts beside them: a device that completes inside the submit call (a loop device over
+//! cached data) has its time in slat and a sub-µs clat, so clat alone is not its latency.
 
 use iolab_core::IoDir;
 use iolab_stats::{GroupResult, RunResult};
@@ -12,6 +14,7 @@ pub struct Metrics {
     pub ios: u64,
     pub iops: f64,
     pub bw_bytes: f64,
+    /// Total latency (fio's `lat`; its `clat` where a result has no `lat`) p50/p99/mean, µs.
     pub p50_us: f64,
     pub p99_us: f64,
     pub mean_us: f64,
@@ -23,10 +26,10 @@ pub struct Metrics {
     pub slat_p50_us: f64,
     pub slat_p99_us: f64,
     pub slat_mean_us: f64,
-    /// Total latency (submission to completion, fio's `lat`) p50/p99 and mean (µs).
-    pub lat_p50_us: f64,
-    pub lat_p99_us: f64,
-    pub lat_mean_us: f64,
+    /// Completion latency (fio's `clat`) p50/p99 and mean (µs).
+    pub clat_p50_us: f64,
+    pub clat_p99_us: f64,
+    pub clat_mean_us: f64,
 }
 
 /// The metrics of `dir` in `g`.
@@ -37,22 +40,23 @@ pub fn of_group(g: &GroupResult, dir: IoDir) -> Metrics {
     let pct_of = |l: &iolab_stats::LatStats, p: f64| {
         l.percentiles.iter().find(|x| (x.pct - p).abs() < 1e-9).map_or(0.0, |x| x.value as f64)
     };
-    let pct = |p: f64| pct_of(&s.clat, p);
+    let total = if s.lat.n > 0 { &s.lat } else { &s.clat };
+    let pct = |p: f64| pct_of(total, p);
     Metrics {
         ios: s.total_ios,
         iops: s.total_ios as f64 * 1e9 / run,
         bw_bytes: s.io_bytes as f64 * 1e9 / run,
         p50_us: pct(50.0) / 1e3,
         p99_us: pct(99.0) / 1e3,
-        mean_us: s.clat.mean / 1e3,
+        mean_us: total.mean / 1e3,
         cpu: (g.cpu.usr_ns + g.cpu.sys_ns) as f64
             / (g.jobs.len().max(1) as f64 * g.runtime_ns.max(1) as f64),
         slat_p50_us: pct_of(&s.slat, 50.0) / 1e3,
         slat_p99_us: pct_of(&s.slat, 99.0) / 1e3,
         slat_mean_us: s.slat.mean / 1e3,
-        lat_p50_us: pct_of(&s.lat, 50.0) / 1e3,
-        lat_p99_us: pct_of(&s.lat, 99.0) / 1e3,
-        lat_mean_us: s.lat.mean / 1e3,
+        clat_p50_us: pct_of(&s.clat, 50.0) / 1e3,
+        clat_p99_us: pct_of(&s.clat, 99.0) / 1e3,
+        clat_mean_us: s.clat.mean / 1e3,
     }
 }
 

@@ -2,7 +2,9 @@
 //! (`iolab calibrate`; default `iolab-profile.toml` in the current directory) through
 //! [`crate::predict`], and the measurement and the prediction side by side per group and
 //! direction: a text table after the summary, and in JSON an `iolab_predict` object with the
-//! rows and their relative errors (the predicted result itself is added by the exporter, in
+//! rows and their relative errors. Latency is judged where the caller waits: p50/p99 of the
+//! total latency (fio's `lat`), and the medians of its two parts, submission (`slat`) and
+//! completion (`clat`), each beside its prediction (the predicted result itself is added by the exporter, in
 //! the measured document's format).
 
 use std::path::Path;
@@ -56,12 +58,12 @@ fn outside(predicted: &RunResult) -> impl Iterator<Item = &String> {
 pub fn text(rows: &[Row], profile: &DeviceProfile, predicted: &RunResult) -> String {
     let mut s = format!("\npredicted on profile {} vs measured:\n", profile.name);
     s.push_str(
-        "  group dir        IOPS meas/pred (err)          MiB/s meas/pred      p50 µs meas/pred (err)     p99 µs meas/pred (err)\n",
+        "  group dir        IOPS meas/pred (err)          MiB/s meas/pred      p50 µs meas/pred (err)     p99 µs meas/pred (err)     slat p50 µs meas/pred (err)  clat p50 µs meas/pred (err)\n",
     );
     for r in rows {
         let (m, p) = (&r.measured, &r.predicted);
         s.push_str(&format!(
-            "  {:<5} {:<5} {:>10.0} {:>10.0} ({:+5.1}%)  {:>8.1} {:>8.1}  {:>9.1} {:>9.1} ({:+5.1}%)  {:>9.1} {:>9.1} ({:+5.1}%)\n",
+            "  {:<5} {:<5} {:>10.0} {:>10.0} ({:+5.1}%)  {:>8.1} {:>8.1}  {:>9.1} {:>9.1} ({:+5.1}%)  {:>9.1} {:>9.1} ({:+5.1}%)  {:>9.1} {:>9.1} ({:+5.1}%)    {:>9.1} {:>9.1} ({:+5.1}%)\n",
             r.group,
             r.dir.as_str(),
             m.iops,
@@ -75,8 +77,17 @@ pub fn text(rows: &[Row], profile: &DeviceProfile, predicted: &RunResult) -> Str
             m.p99_us,
             p.p99_us,
             rel_error(p.p99_us, m.p99_us) * 100.0,
+            m.slat_p50_us,
+            p.slat_p50_us,
+            rel_error(p.slat_p50_us, m.slat_p50_us) * 100.0,
+            m.clat_p50_us,
+            p.clat_p50_us,
+            rel_error(p.clat_p50_us, m.clat_p50_us) * 100.0,
         ));
     }
+    s.push_str(
+        "  (p50/p99: total latency, submission to completion; slat + clat are its two parts)\n",
+    );
     for n in outside(predicted) {
         s.push_str(&format!("  note: {n}\n"));
     }
@@ -92,17 +103,30 @@ pub fn json(rows: &[Row], profile: &DeviceProfile, predicted: &RunResult) -> ser
             let (m, p) = (&r.measured, &r.predicted);
             serde_json::json!({
                 "groupid": r.group, "dir": r.dir.as_str(),
-                "measured": {"iops": m.iops, "bw_bytes": m.bw_bytes, "p50_us": m.p50_us, "p99_us": m.p99_us},
-                "predicted": {"iops": p.iops, "bw_bytes": p.bw_bytes, "p50_us": p.p50_us, "p99_us": p.p99_us},
+                "measured": figures(m),
+                "predicted": figures(p),
                 "error": {
                     "iops": rel_error(p.iops, m.iops), "bw": rel_error(p.bw_bytes, m.bw_bytes),
                     "p50": rel_error(p.p50_us, m.p50_us), "p99": rel_error(p.p99_us, m.p99_us),
+                    "slat_p50": rel_error(p.slat_p50_us, m.slat_p50_us),
+                    "clat_p50": rel_error(p.clat_p50_us, m.clat_p50_us),
+                    "slat_p99": rel_error(p.slat_p99_us, m.slat_p99_us),
+                    "clat_p99": rel_error(p.clat_p99_us, m.clat_p99_us),
                 },
             })
         })
         .collect();
     let outside: Vec<&String> = outside(predicted).collect();
     serde_json::json!({ "profile": profile.name, "rows": rows, "outside_range": outside })
+}
+
+/// One side of a row in JSON: p50/p99 are the total latency, `slat_*`/`clat_*` its parts.
+fn figures(m: &Metrics) -> serde_json::Value {
+    serde_json::json!({
+        "iops": m.iops, "bw_bytes": m.bw_bytes, "p50_us": m.p50_us, "p99_us": m.p99_us,
+        "slat_p50_us": m.slat_p50_us, "slat_p99_us": m.slat_p99_us,
+        "clat_p50_us": m.clat_p50_us, "clat_p99_us": m.clat_p99_us,
+    })
 }
 
 /// The jobs' predicted result on `profile`.

@@ -8,6 +8,7 @@ pub mod coordinated_omission;
 pub mod cpu_bound;
 pub mod depth_not_reached;
 pub mod device_outlier;
+pub mod inline_completion;
 pub mod page_cache;
 pub mod rate_not_achieved;
 pub mod repeat_data;
@@ -36,6 +37,7 @@ pub const CHECKS: &[Check] = &[
     rate_not_achieved::CHECK,
     cpu_bound::CHECK,
     coordinated_omission::CHECK,
+    inline_completion::CHECK,
 ];
 
 /// `job 'name'` (with the clone index when a name repeats, as numjobs makes it).

@@ -43,6 +43,12 @@ pub trait Device {
     /// Service time of `op` started at `now` while `busy` other commands are in service;
     /// moves the device's state (head, wear) on.
     fn service(&mut self, op: &DevOp, now: Nanos, busy: usize) -> Nanos;
+    /// How much of the command [`Device::service`] last gave the submit call blocks for (a
+    /// loop device completes inside it; fio's slat), when the model says; `None`: not
+    /// modelled (the simulator then reports no submission latency).
+    fn submit_block(&self) -> Option<Nanos> {
+        None
+    }
 }
 
 /// A device description: plain data (TOML/JSON), turned into a [`Device`] by [`DeviceSpec::build`].

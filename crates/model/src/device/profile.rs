@@ -98,6 +98,13 @@ pub struct DeviceProfile {
     /// rates its predictions interpolate within (empty for a preset or a hand-written one).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub valid: Vec<ValidRange>,
+    /// Per direction (read, write), the share of a command's time the submit call blocks
+    /// for when the command starts at once (fio's slat over lat: about 1 where the device
+    /// completes inside the submit call, as a loop device over cached data does; a few
+    /// hundredths where the call only queues it). A command that waits on a cap first is
+    /// submitted at once and waits after the call returned. 0 (absent): not modelled.
+    #[serde(default, skip_serializing_if = "no_share")]
+    pub submit_share: [f64; 2],
     /// The sweep behind the profile and the fit's error at each point.
     #[serde(default, rename = "point", skip_serializing_if = "Vec::is_empty")]
     pub points: Vec<FitPoint>,
@@ -201,6 +208,10 @@ pub struct DepthShape {
     /// Quantiles of stall durations, µs (`[[q, µs], …]`; empty: no stalls).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stall_us: Vec<[f64; 2]>,
+}
+
+fn no_share(s: &[f64; 2]) -> bool {
+    s.iter().all(|&x| x == 0.0)
 }
 
 fn one() -> f64 {
@@ -326,6 +337,12 @@ impl DeviceProfile {
                 self.write_cache
             ));
         }
+        if !self.submit_share.iter().all(|s| (0.0..=1.0).contains(s)) {
+            return Err(format!(
+                "submit_share = {:?}: expected two shares (read, write) from 0 to 1",
+                self.submit_share
+            ));
+        }
         self.read.validate("read")?;
         self.write.validate("write")
     }
@@ -399,6 +416,7 @@ impl DeviceProfile {
             read: dir.clone(),
             write: dir,
             valid: Vec::new(),
+            submit_share: [0.0; 2],
             points: Vec::new(),
         }
     }
@@ -438,6 +456,7 @@ impl DeviceProfile {
             read: dir(p.read_latency_us, p.read_bytes_per_sec),
             write: dir(p.write_latency_us, p.write_bytes_per_sec),
             valid: Vec::new(),
+            submit_share: [0.0; 2],
             points: Vec::new(),
         }
     }
@@ -694,6 +713,8 @@ pub struct Profiled {
     /// The current or next stall: start and duration, ns; and its own random stream.
     stall: (f64, f64),
     stall_rng: SplitMix64,
+    /// What the submit call blocked for in the last command served (ns; `submit_share`).
+    last_block: f64,
 }
 
 impl Profiled {
@@ -711,6 +732,7 @@ impl Profiled {
             bucket: [0.0; 2],
             stall: (f64::NEG_INFINITY, 0.0),
             stall_rng: SplitMix64(p_seed_stall),
+            last_block: 0.0,
         }
     }
 
@@ -837,6 +859,10 @@ impl Device for Profiled {
         let mix = 1.0 + self.p.mix_stretch * self.other_share(op.dir);
         let svc = self.with_stalls(op.dir, busy, now.0 as f64, fixed * draw * stretch * mix + xfer);
         let wait = self.admit(op, now.0 as f64);
+        // The submit call does the part of the service the caps did not hold back (a command
+        // held by a window returns from the call at once and is served after it).
+        let share = self.p.submit_share[usize::from(op.dir != IoDir::Read)];
+        self.last_block = share * (svc - wait).max(0.0);
         let end = op.offset.saturating_add(op.len);
         self.last_pos = end;
         self.ends[self.next_slot] = (end, op.dir != IoDir::Read);
@@ -846,6 +872,9 @@ impl Device for Profiled {
         // is done and the bucket has let it through (a QD1 service time fitted on a capped
         // device already holds the cap; adding them would count it twice).
         Nanos(wait.max(svc).max(0.0) as u64)
+    }
+    fn submit_block(&self) -> Option<Nanos> {
+        (self.p.submit_share.iter().any(|&s| s > 0.0)).then_some(Nanos(self.last_block as u64))
     }
 }
 

@@ -150,10 +150,15 @@ pub fn run_result(report: &mut SimReport, meta: &[JobMeta], run_meta: RunMeta) -
         j.report = m.report.clone();
     }
     result.groups = iolab_stats::groups(&result.jobs, &result.meta.percentile_list);
-    result.notes.push(
+    let slat = result.jobs.iter().any(|j| j.read.slat.n + j.write.slat.n > 0);
+    result.notes.push(if slat {
+        "predicted by iolab sim (cache and device models), not measured; slat is the \
+         profile's submit share of each command that started when it was issued"
+            .to_string()
+    } else {
         "predicted by iolab sim (cache and device models), not measured; slat is not modelled"
-            .to_string(),
-    );
+            .to_string()
+    });
     result
 }
 

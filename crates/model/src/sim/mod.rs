@@ -10,7 +10,10 @@
 //! completion goes into a per-worker [`iolab_stats::Recorder`], the type `iolab run`'s workers
 //! fill, so [`SimReport::results`] are `JobResult`s summarised exactly as a measured run's
 //! (HdrHistogram percentiles, depth distributions, bandwidth/IOPS interval samples). A
-//! simulated request has no submission latency: `slat` stays at N=0 and `lat` equals `clat`.
+//! simulated request has no submission latency (`slat` N=0, `lat` equals `clat`) unless its
+//! device models one ([`crate::device::Device::submit_block`], a calibrated profile's
+//! `submit_share`): a request whose first command starts when it is issued spends that part
+//! of its latency in the submit call (slat), the rest is its completion latency (clat).
 
 pub mod flags;
 pub mod jobs;
@@ -200,6 +203,8 @@ struct InFlight {
     stages: Vec<Vec<DevReq>>,
     stage: usize,
     remaining: usize,
+    /// Its submission latency (ns) when the device models one.
+    slat: Option<u64>,
 }
 
 struct WorkerState {
@@ -465,6 +470,7 @@ impl Sim<'_> {
             stages,
             stage: 0,
             remaining: 0,
+            slat: None,
         };
         let id = match self.free.pop() {
             Some(i) => {
@@ -546,6 +552,8 @@ impl Sim<'_> {
         let lat = self.now.0.saturating_sub(f.issued.0);
         let interval = self.opt.stats_interval;
         let ws = &mut self.workers[f.worker as usize];
+        let slat = f.slat.map(|s| s.min(lat));
+        let clat = lat - slat.unwrap_or(0);
         ws.inflight -= 1;
         ws.last = self.now;
         let ramp_end = ws.started.unwrap_or(Nanos::ZERO) + ws.spec.ramp.unwrap_or(Nanos::ZERO);
@@ -563,7 +571,7 @@ impl Sim<'_> {
         if let Some(from) = ws.measuring {
             ws.rec.tick_interval(Nanos(self.now.0.saturating_sub(from.0)));
             ws.rec.record_complete_batch(1);
-            ws.rec.record_complete(f.dir, f.len, None, Nanos(lat), Nanos(lat));
+            ws.rec.record_complete(f.dir, f.len, slat.map(Nanos), Nanos(clat), Nanos(lat));
         }
         if ws.done && ws.inflight == 0 {
             // Its last I/O: workers waiting on it (stonewall, wait_for) may start now.
@@ -596,6 +604,7 @@ impl Sim<'_> {
             };
             let Some(q) = d.pending.remove(idx) else { return };
             let svc = d.dev.service(&q.op, now, d.busy);
+            let block = d.dev.submit_block();
             d.busy += 1;
             d.rep.busy_ns += svc.0;
             d.rep.ops += 1;
@@ -613,6 +622,20 @@ impl Sim<'_> {
             };
             let ev = Ev::DevDone { dev: dev as u32, owner: q.owner, mig_tier, mig_bytes };
             self.at(Nanos(now.0 + svc.0), ev);
+            if let Some(b) = block {
+                self.note_submit(q.owner, b);
+            }
+        }
+    }
+
+    /// A request's first command started with the submit call blocking `block` of it: its
+    /// slat when that start is its issue (a command queued first was submitted earlier and
+    /// waited after the call returned: slat 0).
+    fn note_submit(&mut self, owner: u32, block: Nanos) {
+        let now = self.now;
+        let Some(f) = self.reqs.get_mut(owner as usize).and_then(Option::as_mut) else { return };
+        if owner != BG && f.stage == 0 && f.slat.is_none() {
+            f.slat = Some(if f.issued == now { block.0 } else { 0 });
         }
     }
 
