@@ -11,7 +11,10 @@ use iolab_report::compare;
     iolab compare fio.json iolab.json --output-format=csv --output=diff.csv\n\n\
     Noise: Welch's t-test on the per-interval IOPS and bandwidth samples each result keeps \
     (fio's iops_mean/iops_stddev/iops_samples), and on iolab's per-interval device aqu-sz and \
-    %util. Latency percentiles have no interval samples in either format and get no verdict.")]
+    %util; the latency means on each side's per-I/O mean, deviation and count. Latency \
+    percentiles (clat p50/p99/p99.9) are judged by their own sampling noise: each side's \
+    distribution-free 95 % confidence interval from its listed percentiles and I/O count; \
+    intervals apart are beyond noise. A latency difference under 1 µs is never significant.")]
 pub struct Args {
     #[command(flatten)]
     c: compare::CompareFlags,

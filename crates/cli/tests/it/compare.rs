@@ -264,3 +264,16 @@ fn a_side_without_the_baselines_jobs_is_not_within_noise() {
     let j = json(&compare(&[&ok, &ok], &["--output-format=json"]));
     assert_eq!(j["within_noise"], serde_json::json!([true]));
 }
+
+/// `compare --help` says how latency is judged as `compare` does it (percentiles by their
+/// confidence intervals, means by Welch's test), not that latency "gets no verdict" (it has
+/// had one since `crates/report/tests/it/compare_latency.rs`; issue 32).
+#[test]
+fn help_says_latency_gets_a_verdict() {
+    let o = iolab().args(["compare", "--help"]).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(o.status.success(), "{text}");
+    assert!(!text.contains("no verdict"), "{text}");
+    assert!(text.contains("Latency percentiles (clat p50/p99/p99.9) are judged"), "{text}");
+    assert!(text.contains("95 % confidence interval"), "{text}");
+}

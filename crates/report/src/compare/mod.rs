@@ -8,8 +8,10 @@
 //! `bw_samples`; fio's stat.c `add_ddir_status_json`), and iolab's device series keeps aqu-sz
 //! and %util per interval. Two sides are compared with **Welch's unequal-variance t-test**
 //! (two-sided, Welch–Satterthwaite degrees of freedom; [`welch`]), which needs only those three
-//! numbers per side. Latency percentiles have no per-interval samples in either format, so
-//! their differences are shown without a verdict, and the output says so.
+//! numbers per side; the latency means use each side's per-I/O mean, deviation and count.
+//! Latency percentiles have no per-interval samples in either format: each side's
+//! distribution-free 95 % confidence interval ([`quantile::ci95`]) judges them instead, two
+//! intervals apart being beyond noise.
 //!
 //! Reading is lenient where fio's own output is: text before the first `{` (fio's "note:"
 //! lines) is skipped, and of several JSON documents (`--status-interval` with json) the last
