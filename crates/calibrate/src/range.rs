@@ -211,4 +211,27 @@ mod tests {
         assert!(n[0].contains("writes 4 KiB–256 KiB blocks"), "{n:?}");
         assert!(n[1].contains("keeps 32 writes in flight") && n[1].contains("was 16"), "{n:?}");
     }
+
+    /// A rate the sweep never measured is named (`[[valid]]`'s most IOPS per direction); a
+    /// rate within it is not.
+    #[test]
+    fn a_rate_beyond_the_measured_iops_is_named() {
+        let mut p = profile();
+        p.valid = vec![ValidRange {
+            dir: "read".into(),
+            bs: [4096, 1 << 20],
+            depth: [1, 64],
+            iops: [500.0, 2000.0],
+            bytes_per_sec: [1e6, 3e7],
+        }];
+        let job = |rate: u32| {
+            let text = format!("[r]\nrw=randread\nbs=4k\nrate_iops={rate}\nsize=1g\n");
+            outside(&p, &iolab_job::parse_str("t", &text).unwrap().jobs)
+        };
+        let n = job(5000);
+        assert_eq!(n.len(), 1, "{n:?}");
+        assert!(n[0].contains("job 'r' asks 5000 reads a second"), "{n:?}");
+        assert!(n[0].contains("the most the profile's sweep measured was 2000"), "{n:?}");
+        assert!(job(1500).is_empty());
+    }
 }

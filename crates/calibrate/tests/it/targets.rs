@@ -146,9 +146,37 @@ fn loop_over_a_disk_file_predicts_jobs_it_did_not_sweep() {
     std::fs::remove_file(f).unwrap();
 }
 
-/// A loop device throttled to 2000 read and 2000 write IOPS by the blkio controller: the
-/// calibration sees the cap, 4 KiB jobs deep enough to reach it are predicted at ~2000 IOPS,
-/// as measured, two jobs on the device share the 2000 instead of getting 2000 each, and the
+/// A throttle setting drawn from a seeded range, so the test holds the model to settings it
+/// was not tuned on (issue 32, "tests that cannot overfit"): read IOPS 1000–3000, write IOPS
+/// 500–2500 at least 250 apart, read 40–80 MB/s, write 30–60 MB/s (4 KiB jobs stay under the
+/// bandwidth caps). Not lower: at 26 MB/s (seed 20786) and 24 MB/s the sweep's deep 1 MiB
+/// read point (16 MiB in flight) completed no I/O within its segment and the calibration
+/// failed ("no I/O completed"), a defect of the sweep still open. The seed is `IOLAB_THROTTLE_SEED`, else the UTC day (a new setting each
+/// day, the same within one); the test prints it.
+fn drawn_throttle() -> (u64, [u64; 4]) {
+    let seed = std::env::var("IOLAB_THROTTLE_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+            now.map_or(1, |d| d.as_secs() / 86_400)
+        });
+    let mut r = iolab_core::rand::SplitMix64(seed);
+    let mut pick =
+        |lo: u64, hi: u64, step: u64| lo + (r.next_u64() % ((hi - lo) / step + 1)) * step;
+    let ri = pick(1000, 3000, 50);
+    let mut wi = pick(500, 2500, 50);
+    while wi.abs_diff(ri) < 250 {
+        wi = pick(500, 2500, 50);
+    }
+    let (rb, wb) = (pick(40, 80, 1) * 1_000_000, pick(30, 60, 1) * 1_000_000);
+    (seed, [ri, wi, rb, wb])
+}
+
+/// A loop device throttled by the blkio controller at a setting drawn from a seeded range
+/// ([`drawn_throttle`]): the calibration sees the caps, 4 KiB jobs deep enough to reach them
+/// are predicted at the read and the write cap, as measured, two jobs on the device share the
+/// read cap instead of getting it each, and the
 /// deep 64 KiB read point's median gives the transfer sharing at 64 KiB (the profile
 /// reproduces that median; without the sharing throttled profiles had none). (The
 /// disk under this loop serves 4 KiB at a few hundred IOPS at QD1 when the shared VM is busy,
@@ -163,13 +191,21 @@ fn a_throttled_loop_device_is_predicted_at_its_cap_and_shared() {
         return;
     };
     let Some(mm) = or_skip(lo.majmin()) else { return };
-    let Some(t) = or_skip(Throttle::v1("cal", &mm, [2000, 2000, 0, 0])) else { return };
+    let (seed, caps) = drawn_throttle();
+    println!(
+        "throttle seed {seed}: read {} / write {} IOPS, {} / {} B/s",
+        caps[0], caps[1], caps[2], caps[3]
+    );
+    let (rcap, wcap) = (caps[0] as f64, caps[1] as f64);
+    let Some(t) = or_skip(Throttle::v1("cal", &mm, caps)) else { return };
     let Some(guard) = InCgroup::enter(&t) else {
         skip("cannot move a thread into the blkio group");
         return;
     };
     let dev_path = lo.device().to_path_buf();
-    let opts = destructive(12.0);
+    // 20 s, not 12: the bandwidth caps slow the 64 KiB and 1 MiB points (12 s ran out with
+    // 11 points left at 46 / 44 MB/s).
+    let opts = destructive(20.0);
     let cal = calibrate(&dev_path, &opts).unwrap();
     for m in &cal.measured {
         println!("{}: {:?}", m.point.label(), m.m);
@@ -194,15 +230,15 @@ fn a_throttled_loop_device_is_predicted_at_its_cap_and_shared() {
     let measured =
         first(&measure(&job(&dev_path, "[m]\nrw=randread\nbs=4k\niodepth=32")), IoDir::Read);
     drop(guard);
-    assert!((measured.iops / 2000.0 - 1.0).abs() < 0.15, "the throttle holds: {measured:?}");
-    for (body, dir) in [
-        ("[a]\nrw=randread\nbs=4k\niodepth=64", IoDir::Read),
-        ("[b]\nrw=randread\nbs=4k\niodepth=32", IoDir::Read),
-        ("[c]\nrw=randwrite\nbs=4k\niodepth=32", IoDir::Write),
+    assert!((measured.iops / rcap - 1.0).abs() < 0.15, "the throttle holds: {measured:?}");
+    for (body, dir, cap) in [
+        ("[a]\nrw=randread\nbs=4k\niodepth=64", IoDir::Read, rcap),
+        ("[b]\nrw=randread\nbs=4k\niodepth=32", IoDir::Read, rcap),
+        ("[c]\nrw=randwrite\nbs=4k\niodepth=32", IoDir::Write, wcap),
     ] {
         let p = first(&predicted(&job(&dev_path, body), &dev), dir);
         println!("{body:?}: predicted {p:?}");
-        assert!((p.iops / 2000.0 - 1.0).abs() < 0.15, "{body}: predicted {p:?}");
+        assert!((p.iops / cap - 1.0).abs() < 0.15, "{body}: cap {cap}, predicted {p:?}");
     }
     let two = predicted(
         &job(&dev_path, "[x]\nrw=randread\nbs=4k\niodepth=16\n[y]\nrw=randread\nbs=4k\niodepth=16"),
@@ -210,8 +246,8 @@ fn a_throttled_loop_device_is_predicted_at_its_cap_and_shared() {
     );
     let each: Vec<f64> = two.jobs.iter().map(|j| j.read.total_ios as f64 / 1.5).collect();
     let sum: f64 = each.iter().sum();
-    assert!((sum / 2000.0 - 1.0).abs() < 0.15, "two jobs share the cap: {each:?}");
-    assert!(each.iter().all(|&x| (x / 1000.0 - 1.0).abs() < 0.25), "evenly: {each:?}");
+    assert!((sum / rcap - 1.0).abs() < 0.15, "two jobs share the cap {rcap}: {each:?}");
+    assert!(each.iter().all(|&x| (x / (rcap / 2.0) - 1.0).abs() < 0.25), "evenly: {each:?}");
     drop(t);
     drop(lo);
     std::fs::remove_file(f).unwrap();

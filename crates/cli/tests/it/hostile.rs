@@ -18,6 +18,7 @@ mod gate2;
 mod mpi;
 mod mrc;
 mod presets;
+mod profile_split;
 mod runner;
 mod server;
 mod tables;
@@ -158,6 +159,7 @@ fn hostile_inputs() {
     let mut probes = tables::all();
     probes.extend(presets::probes());
     probes.extend(mrc::probes());
+    probes.extend(profile_split::probes());
     probes.extend(mpi::probes());
     probes.extend(fio34::probes());
     let mut loops = Vec::new();
