@@ -203,9 +203,9 @@ fn a_throttled_loop_device_is_predicted_at_its_cap_and_shared() {
         return;
     };
     let dev_path = lo.device().to_path_buf();
-    // 20 s, not 12: the bandwidth caps slow the 64 KiB and 1 MiB points (12 s ran out with
-    // 11 points left at 46 / 44 MB/s).
-    let opts = destructive(20.0);
+    // 30 s, not 12: the bandwidth caps slow the 64 KiB and 1 MiB points (12 s ran out with
+    // 11 points left at 46 / 44 MB/s, 20 s at 3000 / 1900 IOPS and 51 / 41 MB/s, seed 5).
+    let opts = destructive(30.0);
     let cal = calibrate(&dev_path, &opts).unwrap();
     for m in &cal.measured {
         println!("{}: {:?}", m.point.label(), m.m);
