@@ -18,6 +18,8 @@ mod ranges;
 mod reports;
 /// zonemode=strided: zonesize, zonerange, zoneskip (t/strided.py, disk-zone-profile.fio).
 mod strided;
+/// A job whose file cannot be opened: its JSON with the error (review §5).
+mod unopened;
 /// verify_interval (t/jobs/t0004).
 mod verify;
 

@@ -228,23 +228,7 @@ pub(super) fn start_clone(
     let mut fill = VerifyFill::new(&dcfg, seed, vplan.stamp);
     // A read job with verify= checks what an earlier job wrote, block by block.
     let header_seed = !(job.rw.has_read() && job.rw.has_write());
-    let verify = vplan
-        .inline
-        .then(|| VerifyCheck::new(&dcfg, seed, None, paths.clone()).seed_from_header(header_seed));
-    let backlog = backlog_of(job, &vplan).map(|b| {
-        fill.backlog = Some(b.clone());
-        let check = VerifyCheck::new(&dcfg, seed, None, paths.clone());
-        BacklogCheck { backlog: b, check: check.seed_from_header(header_seed) }
-    });
-    // A dataless engine (null, the file operations) moves no data: its buffers say nothing
-    // about the target.
-    let dataless = iolab_job::engines::has(&plan.engine, iolab_job::engines::NO_DATA);
-    let probe = cx.opts.read_probe.clone().filter(|_| !dataless).map(|p| (js.ji, p, 0));
-    let check = (probe.is_some() || verify.is_some() || backlog.is_some()).then_some(ProbedCheck {
-        probe,
-        verify,
-        backlog,
-    });
+    let check = read_check(cx, js, (&dcfg, seed, header_seed), &vplan, &paths, &mut fill);
     // Set alone by steadystate, and read as set whenever the run's stop is.
     let stop = cx.stop.child();
     let (live, done) = (Arc::new(Mutex::new(None)), Arc::new(AtomicBool::new(false)));
@@ -299,6 +283,34 @@ pub(super) fn start_clone(
             .cloned()
             .collect(),
         engine: plan.engine.clone(),
+    })
+}
+
+/// The clone's read check: `verify` of a read job, `verify_backlog`'s reads (whose writes
+/// `fill` then logs for it) and the advice's read probe; `None` when there is none.
+fn read_check(
+    cx: &RunCtx<'_>,
+    js: &JobSetup<'_>,
+    (dcfg, seed, header_seed): (&DataConfig, u64, bool),
+    vplan: &config::VerifyPlan,
+    paths: &[PathBuf],
+    fill: &mut VerifyFill,
+) -> Option<ProbedCheck> {
+    let (job, plan) = (js.job, js.plan);
+    let new_check = || VerifyCheck::new(dcfg, seed, None, paths.to_vec());
+    let verify = vplan.inline.then(|| new_check().seed_from_header(header_seed));
+    let backlog = backlog_of(job, vplan).map(|b| {
+        fill.backlog = Some(b.clone());
+        BacklogCheck { backlog: b, check: new_check().seed_from_header(header_seed) }
+    });
+    // A dataless engine (null, the file operations) moves no data: its buffers say nothing
+    // about the target.
+    let dataless = iolab_job::engines::has(&plan.engine, iolab_job::engines::NO_DATA);
+    let probe = cx.opts.read_probe.clone().filter(|_| !dataless).map(|p| (js.ji, p, 0));
+    (probe.is_some() || verify.is_some() || backlog.is_some()).then_some(ProbedCheck {
+        probe,
+        verify,
+        backlog,
     })
 }
 
@@ -626,7 +638,7 @@ fn sync_for_verify(targets: &[Target], direct: bool) -> Result<Vec<String>, Engi
     Ok(notes)
 }
 
-fn empty_outcome(interval: Nanos) -> WorkerOutcome {
+pub(super) fn empty_outcome(interval: Nanos) -> WorkerOutcome {
     WorkerOutcome {
         rec: iolab_stats::Recorder::new(interval),
         runtime: Nanos::ZERO,
