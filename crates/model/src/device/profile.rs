@@ -330,9 +330,9 @@ impl DeviceProfile {
     /// turn as the base, the preset's seek curve as the √ and linear terms, the mean of the
     /// outer and inner media rates; the shape is a uniform rotational delay over a turn on
     /// top of the fixed part over a 1 GB span. A preset that reorders its queue (`ncq_depth`
-    /// > 1) holds that many commands in service, sharing the one data path, their fixed part
-    /// stretched per depth so that random 4 KiB reads reach the preset's own queueing curve
-    /// ([`queue_stretches`]); with `ncq=1`, one command at a time.
+    /// above 1) holds that many commands in service, sharing the one data path, their fixed
+    /// part stretched per depth so that random 4 KiB reads reach the preset's own queueing
+    /// curve ([`queue_stretches`]); with `ncq=1`, one command at a time.
     pub fn from_hdd(name: &str, p: &HddParams) -> DeviceProfile {
         let (a, b) = p.seek_coefficients();
         let rev_us = p.revolution_ns() / 1e3;
