@@ -230,7 +230,7 @@ fn calibrates_a_loop_device_over_tmpfs() {
 #[test]
 fn profile_files_reject_unknown_keys_with_the_line() {
     let p = iolab_model::device::preset_profile("hdd:10k").unwrap();
-    let text = p.to_toml().unwrap().replacen("servers = 1\n", "servers = 1\nspeed = 3\n", 1);
+    let text = p.to_toml().unwrap().replacen("\ncapacity = ", "\nspeed = 3\ncapacity = ", 1);
     let line = text.lines().position(|l| l == "speed = 3").unwrap() + 1;
     let e = DeviceProfile::from_toml(&text, "x.toml").unwrap_err().to_string();
     assert!(e.contains(&format!("line {line}")) && e.contains("speed"), "{e}");
