@@ -66,8 +66,6 @@ JOB_TESTS_ALL = list(range(1, 27))
 EXCEPTIONS = {
     "t/latency_percentiles.py": "cmdprio*: no per-priority latencies (`prios` in the JSON); "
                                 "the tests without cmdprio pass",
-    "t/jobs/t0005-f7078f7b.fio": "verify_backlog is refused: iolab verifies after the writes",
-    "t/jobs/t0008-ae2fafc8.fio": "verify_backlog is refused: iolab verifies after the writes",
     "t/jobs/t0007-37cf9e3c.fio": "rw=read:512k with bs=1m: the bytes read differ from fio's "
                                  "(the skip's accounting)",
     "t/jobs/t0013.fio": "io_submit_mode=offload is refused",
@@ -77,7 +75,12 @@ EXCEPTIONS = {
     "t/jobs/t0025.fio": "experimental_verify is refused",
     "examples/butterfly.fio": "flow/flow_sleep (flow control between jobs) are refused",
     "examples/flow.fio": "flow/flow_sleep (flow control between jobs) are refused",
-    "examples/cross-stripe-verify.fio": "verify_backlog is refused",
+    "examples/cross-stripe-verify.fio": "rw=write:112k with offset= and verify: the blocks "
+                                        "written differ from fio 3.33's (this copy: fio 256, "
+                                        "iolab 1024; alone, --rw=write:112k --bs=16k --size=4m "
+                                        "--offset=120k --verify=crc32c: fio 128, iolab 32; "
+                                        "without verify 32 both); verify_backlog itself agrees "
+                                        "(t0005, t0008)",
     "examples/dedupe-global.fio": "dedupe_global is refused: dedupe pools are per job",
     "examples/latency-profile.fio": "latency_target is refused",
     "examples/netio.fio": "the net engine is not implemented",

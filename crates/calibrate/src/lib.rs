@@ -31,4 +31,4 @@ pub mod target;
 pub mod versus;
 
 pub use error::CalibrateError;
-pub use sweep::{calibrate, CalibrateOptions, Calibration};
+pub use sweep::{calibrate, calibrate_with_progress, CalibrateOptions, Calibration, Progress};

@@ -37,6 +37,14 @@ pub struct CalibrateFlags {
     /// toml (the profile) or html (an offline page of the sweep: measured against fitted).
     #[cfg_attr(feature = "clap", arg(long, default_value = "toml", value_parser = ["toml", "html"]))]
     pub output_format: String,
+    /// Also write the profile's HTML page (the sweep, measured against fitted) to FILE,
+    /// atomically, beside the profile (`iolab report PROFILE.toml` draws the same page).
+    #[cfg_attr(feature = "clap", arg(long, value_name = "FILE"))]
+    pub html: Option<PathBuf>,
+    /// No progress on stderr while the sweep runs, and no per-point table after it (errors
+    /// and warnings still go to stderr).
+    #[cfg_attr(feature = "clap", arg(long, short = 'q'))]
+    pub quiet: bool,
     /// Write a preset (hdd-7200, hdd-10k, sata-ssd, nvme, …) as a profile; no I/O.
     #[cfg_attr(feature = "clap", arg(long, conflicts_with = "target"))]
     pub from_preset: Option<String>,
@@ -126,6 +134,8 @@ mod tests {
             max_depth,
             output: None,
             output_format: "toml".into(),
+            html: None,
+            quiet: false,
             from_preset: None,
         };
         let o = f("60s", "256m", 64).options().unwrap();

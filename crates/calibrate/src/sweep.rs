@@ -8,7 +8,9 @@
 //! not guessed); a budget that cannot give each point 100 ms is refused up front. A budget
 //! long enough ([`rounds`]) measures every point in up to three segments, one per round over
 //! the reading points and then over the writing ones ([`schedule`]), and keeps each point's
-//! median segment.
+//! median segment. After the set-up and after each segment the caller hears where the sweep
+//! is ([`Progress`]: segments done of planned, the point and its IOPS, time against the
+//! budget), as `iolab calibrate` shows on stderr.
 
 use crate::error::CalibrateError;
 use crate::fit::{self, Measured};
@@ -174,8 +176,56 @@ pub fn check_budget(secs: f64, text: &str) -> Result<(), CalibrateError> {
 
 const MIN_POINT_SECS: f64 = 0.1;
 
+/// Where a calibration is: reported after the set-up (laying out a file iolab created) and
+/// after each measured segment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Progress {
+    /// Segments measured and planned in all (a point is measured in one to three segments;
+    /// the plan shrinks when a slow machine costs the repeats).
+    pub done: usize,
+    pub total: usize,
+    /// The segment just measured (its point's label) and its IOPS; `None` after the set-up.
+    pub point: Option<(String, f64)>,
+    /// Wall time since the calibration started, and its budget, seconds.
+    pub elapsed_secs: f64,
+    pub budget_secs: f64,
+}
+
+impl Progress {
+    /// Seconds of the budget left (0 once it is spent).
+    pub fn left_secs(&self) -> f64 {
+        (self.budget_secs - self.elapsed_secs).max(0.0)
+    }
+
+    /// One line: `run 3/33: randread bs=4096 iodepth=1 span=full 78 IOPS; 12.3 s of the
+    /// 60.0 s budget, 47.7 s left` (a run is one segment of one point).
+    pub fn line(&self) -> String {
+        let what = match &self.point {
+            Some((label, iops)) => {
+                format!("run {}/{}: {label} {iops:.0} IOPS", self.done, self.total)
+            }
+            None => format!("laid out the file; {} runs to go", self.total),
+        };
+        format!(
+            "{what}; {:.1} s of the {:.1} s budget, {:.1} s left",
+            self.elapsed_secs,
+            self.budget_secs,
+            self.left_secs()
+        )
+    }
+}
+
 /// Runs the sweep on `path` and fits the profile.
 pub fn calibrate(path: &Path, opts: &CalibrateOptions) -> Result<Calibration, CalibrateError> {
+    calibrate_with_progress(path, opts, &mut |_| {})
+}
+
+/// [`calibrate`], telling `progress` where the sweep is after the set-up and each segment.
+pub fn calibrate_with_progress(
+    path: &Path,
+    opts: &CalibrateOptions,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Calibration, CalibrateError> {
     let text = format!("{}s", opts.budget_secs);
     check_budget(opts.budget_secs, &text)?;
     let start = Instant::now();
@@ -198,7 +248,7 @@ pub fn calibrate(path: &Path, opts: &CalibrateOptions) -> Result<Calibration, Ca
             why: format!("{} points need at least {floor:.1}s", points.len()),
         });
     }
-    let result = run_sweep(&t, &points, opts, start);
+    let result = run_sweep(&t, &points, opts, (start, progress));
     let sweep_secs = start.elapsed().as_secs_f64();
     if t.created {
         // Removed on every way out; a failure to remove is reported only if all else worked.
@@ -251,16 +301,21 @@ fn run_sweep(
     t: &Target,
     points: &[Point],
     opts: &CalibrateOptions,
-    start: Instant,
+    (start, progress): (Instant, &mut dyn FnMut(&Progress)),
 ) -> Result<Vec<Measured>, CalibrateError> {
     let ropts = RunOptions { allow_destroy: opts.allow_destroy, ..RunOptions::default() };
+    let n = points.len();
+    let mut plan = schedule(points, rounds(opts.budget_secs, n));
+    let mut tell = |done, total, point| {
+        let elapsed_secs = start.elapsed().as_secs_f64();
+        progress(&Progress { done, total, point, elapsed_secs, budget_secs: opts.budget_secs });
+    };
     if t.created {
         let job = layout_job(t);
         run_one(&job, &ropts, "layout")?;
+        tell(0, plan.len(), None);
     }
     let budget = opts.budget_secs * SWEEP_SHARE;
-    let n = points.len();
-    let mut plan = schedule(points, rounds(opts.budget_secs, n));
     let mut segments: Vec<Vec<Measured>> = vec![Vec::new(); n];
     let mut overhead = 0.05f64;
     let mut k = 0;
@@ -301,8 +356,10 @@ fn run_sweep(
         let t0 = Instant::now();
         let r = run_one(&job, &ropts, &p.label())?;
         overhead = (t0.elapsed().as_secs_f64() - per).max(0.0).max(overhead * 0.5);
-        segments[i].push(fit::measured(*p, &r, &job, span(t, p))?);
+        let m = fit::measured(*p, &r, &job, span(t, p))?;
         k += 1;
+        tell(k, plan.len(), Some((p.label(), m.m.iops)));
+        segments[i].push(m);
     }
     Ok(segments.into_iter().filter_map(median_segment).collect())
 }
@@ -390,4 +447,28 @@ pub fn point_job(t: &Target, p: &Point, secs: f64, seed: u64) -> String {
 /// The profile as a simulated device.
 pub fn device(profile: &DeviceProfile) -> DeviceSpec {
     DeviceSpec::Profile(Box::new(profile.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_says_the_point_its_iops_and_the_time_left_of_the_budget() {
+        let p = Progress {
+            done: 3,
+            total: 33,
+            point: Some(("randread bs=4096 iodepth=1 span=full".into(), 78.4)),
+            elapsed_secs: 12.34,
+            budget_secs: 60.0,
+        };
+        assert_eq!(
+            p.line(),
+            "run 3/33: randread bs=4096 iodepth=1 span=full 78 IOPS; 12.3 s of the 60.0 s \
+             budget, 47.7 s left"
+        );
+        let late = Progress { point: None, elapsed_secs: 61.0, ..p };
+        assert_eq!(late.left_secs(), 0.0);
+        assert!(late.line().starts_with("laid out the file; 33 runs to go; 61.0 s"));
+    }
 }

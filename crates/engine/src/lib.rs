@@ -14,6 +14,7 @@
 //! ```
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod backlog;
 pub mod blkid;
 pub mod buf;
 pub mod clock;

@@ -61,6 +61,11 @@ impl VerifyLog {
         self.blocks.iter().map(|(&(f, o), &(l, g))| (f, o, l, g))
     }
 
+    /// Put a block in the log as it is (what `verify_backlog` left unverified).
+    pub fn insert(&mut self, file: u32, offset: u64, len: u64, gen: u64) {
+        self.blocks.insert((file, offset), (len, gen));
+    }
+
     fn gen_of(&self, file: u32, offset: u64) -> Option<u64> {
         self.blocks.get(&(file, offset)).map(|e| e.1)
     }
@@ -87,6 +92,8 @@ pub struct VerifyFill {
     seed: u64,
     /// `Some` when the job verifies what it writes.
     pub log: Option<VerifyLog>,
+    /// `verify_backlog`: every write is logged there too, to be read back while writing.
+    pub backlog: Option<crate::backlog::SharedBacklog>,
 }
 
 impl VerifyFill {
@@ -96,6 +103,7 @@ impl VerifyFill {
             cfg: cfg.clone(),
             seed,
             log: verify.then(VerifyLog::default),
+            backlog: None,
         }
     }
 }
@@ -107,6 +115,10 @@ impl BufFill for VerifyFill {
             None => self.gen.fill(buf, file, offset, 0),
             Some(log) => {
                 let g = log.note(file, offset, buf.len() as u64);
+                if let Some(b) = &self.backlog {
+                    let mut b = b.lock().unwrap_or_else(|e| e.into_inner());
+                    b.log_write(file, offset, buf.len() as u64, g);
+                }
                 self.gen.fill(buf, file, offset, g);
                 iolab_data::stamp(buf, &self.cfg.verify_ctx(file, offset, g, self.seed));
             }
@@ -206,8 +218,22 @@ impl VerifyCheck {
 
 impl ReadCheck for VerifyCheck {
     fn check(&mut self, buf: &[u8], file: u32, offset: u64) -> Result<(), Box<VerifyFailure>> {
-        let logged = self.log.as_ref().map(|l| l.gen_of(file, offset));
-        let gen = logged.flatten().unwrap_or(0);
+        let logged = self.log.as_ref().and_then(|l| l.gen_of(file, offset));
+        self.check_gen(buf, file, offset, logged)
+    }
+}
+
+impl VerifyCheck {
+    /// Check a block against generation `logged` (`None`: not logged, any generation is
+    /// accepted).
+    pub fn check_gen(
+        &mut self,
+        buf: &[u8],
+        file: u32,
+        offset: u64,
+        logged: Option<u64>,
+    ) -> Result<(), Box<VerifyFailure>> {
+        let gen = logged.unwrap_or(0);
         let seed = match iolab_data::verify::header::Header::read(buf) {
             Ok(h) if self.header_seed => h.seed,
             _ => self.seed,

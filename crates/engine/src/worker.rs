@@ -59,6 +59,18 @@ pub trait ReadCheck: Send {
     fn every(&self) -> u64 {
         1
     }
+
+    /// Whether [`ReadCheck::done`] wants every completion (fio's `verify_backlog`, which
+    /// needs each write's completion and the last direction done); default no, so a plain
+    /// check costs nothing more per I/O.
+    fn wants_done(&self) -> bool {
+        false
+    }
+
+    /// A unit of `dir` at (`file`, `offset`) completed (`ok`) or failed, after its
+    /// accounting (fio io_u.c `io_completed`: the write's log entry is marked done, or
+    /// dropped when it failed; `td->last_ddir` is set).
+    fn done(&mut self, _dir: IoDir, _file: u32, _offset: u64, _ok: bool) {}
 }
 
 /// The loop's knobs, resolved from the job.
@@ -314,6 +326,8 @@ struct Worker<'a, 'f, 'c, E: ?Sized, S: ?Sized> {
     /// The check's [`ReadCheck::every`], and read completions to skip before its next call.
     check_every: u64,
     check_skip: u64,
+    /// The check's [`ReadCheck::wants_done`].
+    done_hook: bool,
     cfg: &'a WorkerConfig,
     stop: &'a dyn StopCheck,
     live: Option<&'a LiveSlot>,
@@ -391,6 +405,7 @@ where
         let rec = Recorder::new(cfg.interval);
         publish_live(live, &rec);
         let check_every = check.as_ref().map_or(1, |c| c.every().max(1));
+        let done_hook = check.as_ref().is_some_and(|c| c.wants_done());
         Worker {
             engine,
             src,
@@ -398,6 +413,7 @@ where
             check,
             check_every,
             check_skip: 0,
+            done_hook,
             cfg,
             stop,
             live,
@@ -838,6 +854,9 @@ where
         stop_on_error: bool,
     ) {
         let res = full_resid(s.dir, s.len, res, self.shape.coarse);
+        if self.done_hook {
+            self.done(s.dir, s.file, s.offset, res >= 0);
+        }
         if res < 0 {
             self.fail(s, (-res) as i32, stop_on_error);
             return;
@@ -950,6 +969,14 @@ where
                 s.file,
                 std::io::Error::from_raw_os_error(errno)
             ));
+        }
+    }
+
+    /// Tell the check a unit completed ([`ReadCheck::done`]).
+    #[cold]
+    fn done(&mut self, dir: IoDir, file: u32, offset: u64, ok: bool) {
+        if let Some(c) = self.check.as_mut() {
+            c.done(dir, file, offset, ok);
         }
     }
 

@@ -51,7 +51,7 @@ pub fn fio_fixups(job: &mut Job) -> Vec<String> {
         );
     }
     let timed = job.time_based && job.runtime.is_some_and(|r| r.0 > 0);
-    let backlog = job.options.contains_key("verify_backlog");
+    let backlog = job.verify_backlog() > 0;
     if verify && writes && do_verify && timed && !job.rw.has_read() && !backlog {
         w.push(
             "fio: verification read phase will never start because write phase uses all of \

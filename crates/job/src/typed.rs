@@ -163,6 +163,10 @@ counts! {
     cpuchunks => "cpuchunks";
     /// `uncached` (default 0): RWF_DONTCACHE for pvsync2.
     uncached => "uncached";
+    /// `verify_backlog=N`: verify after every N blocks written (0: after the writes).
+    verify_backlog => "verify_backlog";
+    /// `verify_backlog_batch` (0: `verify_backlog`): blocks verified per backlog round.
+    verify_backlog_batch => "verify_backlog_batch";
 }
 
 given! {

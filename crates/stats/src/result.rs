@@ -371,6 +371,23 @@ impl VerifyResult {
     pub fn failed(&self) -> u64 {
         self.checked - self.ok
     }
+
+    /// This result with `other`'s checks added (`verify_backlog`'s checks made while the job
+    /// wrote, beside the phase's after it). The reads, runtime and notes stay this one's.
+    pub fn absorb(mut self, other: VerifyResult) -> VerifyResult {
+        self.checked += other.checked;
+        self.ok += other.ok;
+        self.corruption += other.corruption;
+        self.misplaced += other.misplaced;
+        self.stale += other.stale;
+        self.torn += other.torn;
+        self.bad_header += other.bad_header;
+        let mut f = other.failures;
+        f.append(&mut self.failures);
+        f.truncate(Self::MAX_LISTED);
+        self.failures = f;
+        self
+    }
 }
 
 /// One failed block: where, what kind, what was expected and what was found.

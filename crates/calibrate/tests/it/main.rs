@@ -6,6 +6,7 @@
 //! add a test to the topic it belongs to, or a new `mod` line here.
 #![allow(clippy::unwrap_used)]
 
+mod queueing;
 mod sweeps;
 mod targets;
 

@@ -50,13 +50,17 @@ fn calibrates_a_new_file_within_its_budget_and_removes_it() {
     let p = &cal.profile;
     assert_eq!((p.capacity, p.points.len()), (16 << 20, 21));
     // The written profile reads back identically and predicts its own QD1 4 KiB point
-    // within a factor of two even on a loaded machine.
+    // within a factor of two on a quiet machine. Under CPU pressure the sweep's points are
+    // measured on a machine that moves between them (beside two busy loops, load 9: 32 µs
+    // measured, 96 µs fitted, 2026-11-29), so there the bound is the factor of four measured
+    // then, which still catches a fit that lost the point (a unit slip is 1000x).
     let back = DeviceProfile::from_toml(&p.to_toml().unwrap(), "p.toml").unwrap();
     assert_eq!(&back, p);
     let qd1 =
         p.points.iter().find(|x| x.rw == "randread" && x.iodepth == 1 && x.bs == 4096).unwrap();
     let p50_ratio = qd1.predicted_p50_us / qd1.measured_p50_us;
-    assert!((0.5..2.0).contains(&p50_ratio), "{qd1:?}");
+    let within = if busy.is_none() { 0.5..2.0 } else { 0.25..4.0 };
+    assert!(within.contains(&p50_ratio), "{qd1:?} (busy: {busy:?})");
     // The refinement simulates the full-span QD1 point until the profile reproduces it.
     let full = p
         .points
@@ -226,7 +230,7 @@ fn calibrates_a_loop_device_over_tmpfs() {
 #[test]
 fn profile_files_reject_unknown_keys_with_the_line() {
     let p = iolab_model::device::preset_profile("hdd:10k").unwrap();
-    let text = p.to_toml().unwrap().replacen("servers = 1\n", "servers = 1\nspeed = 3\n", 1);
+    let text = p.to_toml().unwrap().replacen("\ncapacity = ", "\nspeed = 3\ncapacity = ", 1);
     let line = text.lines().position(|l| l == "speed = 3").unwrap() + 1;
     let e = DeviceProfile::from_toml(&text, "x.toml").unwrap_err().to_string();
     assert!(e.contains(&format!("line {line}")) && e.contains("speed"), "{e}");

@@ -21,6 +21,7 @@ const DECLARED: &[(&str, &str, Intent)] = &[
     ("sim", "rest", Intent::Input),
     ("calibrate", "target", Intent::Target),
     ("calibrate", "output", Intent::Output),
+    ("calibrate", "html", Intent::Output),
     ("parse", "rest", Intent::Input),
     ("data gen", "output", Intent::Output),
     ("data measure", "path", Intent::Input),

@@ -8,6 +8,8 @@ use std::process::{Command, Output};
 
 use iolab_test_support::{empty_stdin, or_skip};
 
+/// verify_backlog and verify_backlog_batch (t0005, t0008, cross-stripe-verify).
+mod backlog;
 /// Pacing: thinktime, rate latency, per-direction rates (issue 34).
 mod pacing;
 /// fio's range and size parser: bsrange's directions and ends, the tail fio drops (t0023).
@@ -16,6 +18,8 @@ mod ranges;
 mod reports;
 /// zonemode=strided: zonesize, zonerange, zoneskip (t/strided.py, disk-zone-profile.fio).
 mod strided;
+/// A job whose file cannot be opened: its JSON with the error (review §5).
+mod unopened;
 /// verify_interval (t/jobs/t0004).
 mod verify;
 

@@ -11,6 +11,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod bounds;
+mod calib16;
 mod fio34;
 mod firsthour;
 mod gate;
@@ -158,6 +159,7 @@ fn hostile_inputs() {
     }
     let mut probes = tables::all();
     probes.extend(presets::probes());
+    probes.extend(calib16::probes());
     probes.extend(mrc::probes());
     probes.extend(profile_split::probes());
     probes.extend(mpi::probes());

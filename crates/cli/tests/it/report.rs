@@ -768,6 +768,70 @@ fn calibrate_sweep_as_html() {
     );
 }
 
+/// Issue 32 item 6: `iolab report PROFILE.toml` draws the page `calibrate --html` wrote in
+/// the same run (the newcomer review: "`report` can't read a calibration profile, so seeing
+/// the sweep means calibrating again"). A preset's profile: no I/O.
+#[test]
+fn report_draws_a_profile_toml_as_calibrate_html_does() {
+    let d = scratch("profile-toml");
+    let (toml, page) = (p(&d, "p.toml"), p(&d, "cal.html"));
+    let args = ["calibrate", "--from-preset=hdd-7200", "-o", &toml, "--html", &page];
+    let (_, err) = iolab(&args);
+    assert!(err.contains("wrote the profile's page to"), "{err}");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    assert!(text.contains("version = 1") && text.contains("name = \"hdd-7200\""), "{text}");
+    let (_, err) = iolab(&["report", &toml, "-o", &p(&d, "rep.html")]);
+    assert!(err.contains("rep.html"), "{err}");
+    let cal = std::fs::read_to_string(d.join("cal.html")).unwrap();
+    let rep = std::fs::read_to_string(d.join("rep.html")).unwrap();
+    assert!(cal.contains("Device profile: hdd-7200"), "the profile's section");
+    // The same page but for the input's label in the title ("calibrate" against the file).
+    assert_eq!(rep.replace("p.toml", "calibrate"), cal);
+}
+
+/// Issue 32 item 6: one calibration writes the profile and its page, and stderr shows the
+/// sweep as it goes: a line per run (stderr is a pipe here) with the runs done of planned,
+/// the point, its IOPS and the time left of the budget, counting up to the plan.
+#[test]
+fn calibrate_shows_progress_and_writes_profile_and_page_in_one_run() {
+    let d = scratch("calibrate-ux");
+    let (toml, page) = (p(&d, "p.toml"), p(&d, "cal.html"));
+    let (_, err) = iolab(&[
+        "calibrate",
+        &p(&d, "target.dat"),
+        "--budget=20s",
+        "--size=16MiB",
+        "--max-depth=4",
+        "-o",
+        &toml,
+        "--html",
+        &page,
+    ]);
+    let runs: Vec<(usize, usize)> = err
+        .lines()
+        .filter_map(|l| l.strip_prefix("iolab: calibrate: run "))
+        .map(|l| {
+            assert!(l.contains(" IOPS; ") && l.contains(" s of the 20.0 s budget, "), "{l}");
+            let (k, rest) = l.split_once('/').unwrap();
+            (k.parse().unwrap(), rest.split_once(':').unwrap().0.parse().unwrap())
+        })
+        .collect();
+    assert!(err.contains("iolab: calibrate: laid out the file; "), "{err}");
+    let (last, total) = *runs.last().unwrap();
+    assert_eq!(last, total, "the last run is the plan's last: {runs:?}");
+    assert!(runs.windows(2).all(|w| w[1].0 == w[0].0 + 1), "one line per run: {runs:?}");
+    // Every point measured at least once: 21 points (11 read, 9 write, the 50/50 one).
+    assert!(total >= 21, "{runs:?}");
+    let profile = std::fs::read_to_string(&toml).unwrap();
+    assert_eq!(profile.lines().filter(|l| *l == "[[point]]").count(), 21, "{profile}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("Device profile: ") && html.contains("target.dat"), "its page");
+    let (_, err) = iolab(&["report", &toml, "-o", &p(&d, "rep.html")]);
+    assert!(err.contains("rep.html"), "{err}");
+    let rep = std::fs::read_to_string(d.join("rep.html")).unwrap();
+    assert_eq!(rep.replace("p.toml", "calibrate"), html);
+}
+
 /// A device profile (iolab-calibrate's TOML, version 1) for `--predict`: 100 µs random and
 /// 20 µs sequential service, 2 GB/s, 4 servers, a flat latency shape.
 fn profile(d: &Path) -> String {

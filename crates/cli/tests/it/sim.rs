@@ -325,12 +325,16 @@ fn sim_text_of_a_write_only_job_speaks_of_writes() {
     assert!(dirty.contains("derived: dirty data left at the end: 8388608 B"), "{dirty}");
 }
 
-/// Issue 32 item 5: an HDD backing with `ncq=32` reorders queued commands by shortest
-/// positioning time, so random 4 KiB reads over the whole 1 TB 7.2K drive grow with the
-/// queue depth (78 IOPS at QD1; about 2.4x at QD32), while the preset without it stays flat
-/// whatever the depth (the newcomer review's "QD32 = QD1 = 78 IOPS").
+/// Issue 32 item 5: the 7.2K SATA preset queues as SATA NCQ does (32 commands, reordered by
+/// shortest positioning time), so random 4 KiB reads over the whole 1 TB drive grow with the
+/// queue depth as published figures say (hdd.rs's header cites them): QD1 against
+/// 1 / (8.5 ms seek + 4.17 ms half turn + 0.3 ms) = 77 IOPS, QD16 against the Seagate Exos
+/// data sheets' "Random Read 4K QD16" 168-170 IOPS, each within 15 %; QD4 and QD32, for
+/// which no published figure was found, between their neighbours. `ncq=1` turns it off:
+/// flat whatever the depth (the newcomer review's "QD32 = QD1 = 78 IOPS"). The preset's
+/// profile form queues the same within 10 %.
 #[test]
-fn hdd_command_queueing_grows_random_iops_with_depth() {
+fn hdd_preset_queueing_matches_published_figures() {
     let d = tempfile::tempdir_in(".").unwrap();
     let iops = |backing: &str, qd: u32| -> f64 {
         let o = iolab()
@@ -345,10 +349,19 @@ fn hdd_command_queueing_grows_random_iops_with_depth() {
         let v: Value = serde_json::from_slice(&o.stdout).unwrap();
         v["jobs"][0]["read"]["iops"].as_f64().unwrap()
     };
-    let flat = [iops("hdd:7200", 1), iops("hdd:7200", 32)];
-    assert!((flat[1] / flat[0] - 1.0).abs() < 0.05, "no queueing without ncq: {flat:?}");
-    let q: Vec<f64> = [1, 4, 16, 32].iter().map(|&qd| iops("hdd:7200:ncq=32", qd)).collect();
-    assert!((70.0..=86.0).contains(&q[0]), "QD1 {q:?}");
+    let flat = [iops("hdd:7200:ncq=1", 1), iops("hdd:7200:ncq=1", 32)];
+    assert!((flat[1] / flat[0] - 1.0).abs() < 0.05, "no queueing with ncq=1: {flat:?}");
+    let q: Vec<f64> = [1, 4, 16, 32].iter().map(|&qd| iops("hdd:7200", qd)).collect();
+    println!("hdd:7200 random 4 KiB read IOPS at QD 1, 4, 16, 32: {q:?}");
+    let within = |x: f64, published: f64| (x / published - 1.0).abs() <= 0.15;
+    assert!(within(q[0], 77.0), "QD1 {q:?} against 77");
+    assert!(within(q[2], 169.0), "QD16 {q:?} against the Exos data sheets' 168-170");
     assert!(q.windows(2).all(|w| w[1] > w[0] * 1.1), "grows with depth: {q:?}");
-    assert!((2.0..=2.8).contains(&(q[3] / q[0])), "QD32 over QD1: {q:?}");
+    assert!((q[0] - flat[0]).abs() < 1.0, "QD1 is the same with or without queueing");
+    // The preset in profile form (`calibrate --from-preset`, `profile:`) queues alike.
+    let prof: Vec<f64> = [1, 4, 16, 32].iter().map(|&qd| iops("profile:hdd-7200", qd)).collect();
+    println!("profile:hdd-7200 at QD 1, 4, 16, 32: {prof:?}");
+    for (p, d) in prof.iter().zip(&q) {
+        assert!((p / d - 1.0).abs() <= 0.1, "profile {prof:?} against the preset {q:?}");
+    }
 }

@@ -5,6 +5,7 @@
 
 use super::config::{self, JobPlan};
 use super::options::{ReadProbe, RunOptions};
+use crate::backlog::{Backlog, BacklogCheck, BacklogSource, SharedBacklog};
 use crate::engines::{self, EngineConfig, EngineFile};
 use crate::error::EngineError;
 use crate::live::{Progress, ProgressSlot};
@@ -61,10 +62,12 @@ pub(super) struct JobSetup<'a> {
     pub disk_names: &'a mut Vec<String>,
 }
 
-/// The per-clone read check: the advice probe (1 in `every` reads) and `verify`.
+/// The per-clone read check: the advice probe (1 in `every` reads), `verify` of a read job,
+/// and `verify_backlog`'s verify reads.
 struct ProbedCheck {
     probe: Option<(usize, ReadProbe, u64)>,
     verify: Option<VerifyCheck>,
+    backlog: Option<BacklogCheck>,
 }
 
 impl ReadCheck for ProbedCheck {
@@ -81,6 +84,9 @@ impl ReadCheck for ProbedCheck {
             }
             *n += 1;
         }
+        if let Some(r) = self.backlog.as_mut().and_then(|b| b.check(buf, file, offset)) {
+            return r;
+        }
         match &mut self.verify {
             Some(c) => c.check(buf, file, offset),
             None => Ok(()),
@@ -90,9 +96,19 @@ impl ReadCheck for ProbedCheck {
     /// The probe alone needs one read in `every`, so the worker skips the rest; verify needs
     /// them all.
     fn every(&self) -> u64 {
-        match (&self.probe, &self.verify) {
-            (Some((_, p, _)), None) => p.every.max(1),
+        match (&self.probe, &self.verify, &self.backlog) {
+            (Some((_, p, _)), None, None) => p.every.max(1),
             _ => 1,
+        }
+    }
+
+    fn wants_done(&self) -> bool {
+        self.backlog.is_some()
+    }
+
+    fn done(&mut self, dir: iolab_core::IoDir, file: u32, offset: u64, ok: bool) {
+        if let Some(b) = self.backlog.as_mut() {
+            b.completed(dir, file, offset, ok);
         }
     }
 }
@@ -157,6 +173,8 @@ struct CloneThread {
     /// `unlink=1`: delete the job's regular files when it ends (fio filesetup.c
     /// `close_and_free_files`).
     unlink: bool,
+    /// `number_ios` × `loops`, which `verify_backlog`'s reads count toward.
+    number_ios: Option<u64>,
     fill: VerifyFill,
     check: Option<ProbedCheck>,
     verify: Option<VerifyPhase>,
@@ -207,17 +225,10 @@ pub(super) fn start_clone(
     let targets = open_targets(cx.opts, js, &paths, &wl, &dcfg, seed, &vplan)?;
     let ecfg = engine_config(job, plan, &targets, &paths)?;
     let ctor = engines::lookup(&plan.engine)?.ctor;
-    let fill = VerifyFill::new(&dcfg, seed, vplan.stamp);
+    let mut fill = VerifyFill::new(&dcfg, seed, vplan.stamp);
     // A read job with verify= checks what an earlier job wrote, block by block.
     let header_seed = !(job.rw.has_read() && job.rw.has_write());
-    let verify = vplan
-        .inline
-        .then(|| VerifyCheck::new(&dcfg, seed, None, paths.clone()).seed_from_header(header_seed));
-    // A dataless engine (null, the file operations) moves no data: its buffers say nothing
-    // about the target.
-    let dataless = iolab_job::engines::has(&plan.engine, iolab_job::engines::NO_DATA);
-    let probe = cx.opts.read_probe.clone().filter(|_| !dataless).map(|p| (js.ji, p, 0));
-    let check = (probe.is_some() || verify.is_some()).then_some(ProbedCheck { probe, verify });
+    let check = read_check(cx, js, (&dcfg, seed, header_seed), &vplan, &paths, &mut fill);
     // Set alone by steadystate, and read as set whenever the run's stop is.
     let stop = cx.stop.child();
     let (live, done) = (Arc::new(Mutex::new(None)), Arc::new(AtomicBool::new(false)));
@@ -242,6 +253,7 @@ pub(super) fn start_clone(
         wl,
         invalidate_passes: plan.invalidate_passes,
         unlink: job.unlink(),
+        number_ios: job.number_ios.map(|n| n.saturating_mul(u64::from(job.loops.max(1)))),
         fill,
         check,
         verify,
@@ -271,6 +283,34 @@ pub(super) fn start_clone(
             .cloned()
             .collect(),
         engine: plan.engine.clone(),
+    })
+}
+
+/// The clone's read check: `verify` of a read job, `verify_backlog`'s reads (whose writes
+/// `fill` then logs for it) and the advice's read probe; `None` when there is none.
+fn read_check(
+    cx: &RunCtx<'_>,
+    js: &JobSetup<'_>,
+    (dcfg, seed, header_seed): (&DataConfig, u64, bool),
+    vplan: &config::VerifyPlan,
+    paths: &[PathBuf],
+    fill: &mut VerifyFill,
+) -> Option<ProbedCheck> {
+    let (job, plan) = (js.job, js.plan);
+    let new_check = || VerifyCheck::new(dcfg, seed, None, paths.to_vec());
+    let verify = vplan.inline.then(|| new_check().seed_from_header(header_seed));
+    let backlog = backlog_of(job, vplan).map(|b| {
+        fill.backlog = Some(b.clone());
+        BacklogCheck { backlog: b, check: new_check().seed_from_header(header_seed) }
+    });
+    // A dataless engine (null, the file operations) moves no data: its buffers say nothing
+    // about the target.
+    let dataless = iolab_job::engines::has(&plan.engine, iolab_job::engines::NO_DATA);
+    let probe = cx.opts.read_probe.clone().filter(|_| !dataless).map(|p| (js.ji, p, 0));
+    (probe.is_some() || verify.is_some() || backlog.is_some()).then_some(ProbedCheck {
+        probe,
+        verify,
+        backlog,
     })
 }
 
@@ -477,6 +517,7 @@ impl CloneThread {
         let mut engine = ctor(&ecfg)?;
         let invalidate = self.invalidate_passes.then_some(&targets[..]);
         let mut src = WorkloadSource { wl, invalidate, passes: 0 };
+        let backlog = check.as_ref().and_then(|c| c.backlog.as_ref()).map(|b| b.backlog.clone());
         let mut out = match &verify {
             Some(v) if v.only => {
                 // verify_only: the writes are replayed into the log, not done.
@@ -487,9 +528,17 @@ impl CloneThread {
                 let check = check.as_mut().map(|c| c as &mut dyn ReadCheck);
                 let live: Option<&crate::worker::LiveSlot> = Some(&self.live);
                 // The null engine's loop monomorphised (see `IoEngine::as_null`).
-                match engine.as_null() {
-                    Some(e) => run_worker(e, &mut src, &mut fill, check, wcfg, stop, live)?,
-                    None => run_worker(&mut *engine, &mut src, &mut fill, check, wcfg, stop, live)?,
+                match (engine.as_null(), &backlog) {
+                    (_, Some(b)) => {
+                        let limit = self.number_ios;
+                        let mut src =
+                            BacklogSource { inner: &mut src, backlog: b.clone(), limit, issued: 0 };
+                        run_worker(&mut *engine, &mut src, &mut fill, check, wcfg, stop, live)?
+                    }
+                    (Some(e), None) => run_worker(e, &mut src, &mut fill, check, wcfg, stop, live)?,
+                    (None, None) => {
+                        run_worker(&mut *engine, &mut src, &mut fill, check, wcfg, stop, live)?
+                    }
                 }
             }
         };
@@ -499,7 +548,13 @@ impl CloneThread {
         if let Some(c) = check.as_ref().and_then(|c| c.verify.as_ref()) {
             out.verify = Some(c.result());
         }
-        let log = if verify.is_some() { fill.log.take() } else { None };
+        let inline = check.as_ref().and_then(|c| c.backlog.as_ref()).map(|b| b.check.result());
+        // verify_backlog: the phase checks what the backlog left.
+        let log = match (&verify, &backlog) {
+            (None, _) => None,
+            (Some(_), Some(b)) => Some(b.lock().unwrap_or_else(|e| e.into_inner()).remaining()),
+            (Some(_), None) => fill.log.take(),
+        };
         if let (Some(v), Some(log), None) = (&verify, log, &out.error) {
             let cache_notes = sync_for_verify(&targets, v.direct)?;
             let (mut res, fatal) = verify_phase(&mut *engine, log, v, wcfg, stop)?;
@@ -507,11 +562,33 @@ impl CloneThread {
             out.verify = Some(res);
             out.verify_failures += fatal;
         }
+        if let Some(i) = inline {
+            out.verify = Some(match out.verify.take() {
+                Some(phase) => phase.absorb(i),
+                None => i,
+            });
+        }
         if self.unlink {
             unlink_files(&targets, &mut out.notes);
         }
         Ok(out)
     }
+}
+
+/// `verify_backlog` (fio io_u.c `check_get_verify`): on when the job writes and verifies
+/// (fio logs writes only with `do_verify` and a `verify` kind, and `verify_only` writes
+/// nothing); the log keeps write order where the job has a random map (fio
+/// `file_randommap`: uniform random offsets without `norandommap` or the LFSR).
+fn backlog_of(job: &Job, vplan: &config::VerifyPlan) -> Option<SharedBacklog> {
+    let every = job.verify_backlog();
+    if every == 0 || !vplan.phase || vplan.only {
+        return None;
+    }
+    let fifo = job.rw.is_random()
+        && !job.norandommap
+        && matches!(job.random_distribution, iolab_job::Distribution::Random)
+        && job.random_generator != iolab_job::RandomGenerator::Lfsr;
+    Some(Backlog::shared(every, job.verify_backlog_batch(), fifo))
 }
 
 /// `unlink=1`: remove the job's regular files (a clone that shares them may have removed
@@ -561,7 +638,7 @@ fn sync_for_verify(targets: &[Target], direct: bool) -> Result<Vec<String>, Engi
     Ok(notes)
 }
 
-fn empty_outcome(interval: Nanos) -> WorkerOutcome {
+pub(super) fn empty_outcome(interval: Nanos) -> WorkerOutcome {
     WorkerOutcome {
         rec: iolab_stats::Recorder::new(interval),
         runtime: Nanos::ZERO,

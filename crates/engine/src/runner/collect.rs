@@ -83,6 +83,28 @@ impl Collected {
     }
 }
 
+impl Collected {
+    /// A job whose file could not be opened: each clone's result with fio's error and no
+    /// I/O (fio filesetup.c fails the job's set-up with the errno; stat.c still reports it).
+    pub fn push_unopened(
+        &mut self,
+        job: &Job,
+        ji: usize,
+        clones: usize,
+        (errno, what): (i32, &str),
+        opts: &RunOptions,
+    ) {
+        for n in 0..clones {
+            let out = super::clone::empty_outcome(opts.interval);
+            let notes = vec![format!("job {}: {what}", job.name)];
+            let (mut jr, _) =
+                job_result(job, out, notes, &job.ioengine, (0, 0), self.next_jobidx(), opts);
+            jr.error = errno;
+            self.finished.push((ji, n as u32, jr));
+        }
+    }
+}
+
 /// One clone's result; also hands back its latency log.
 fn job_result(
     job: &Job,

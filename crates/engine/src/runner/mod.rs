@@ -43,7 +43,7 @@ pub fn run_jobs(
     // Every job resolved and every clone's targets checked before the first clone starts.
     let plans = jobs.iter().map(|j| config::plan_job(j, opts)).collect::<Result<Vec<_>, _>>()?;
     let (first_thread, numbers) = numbering(opts, jobs)?;
-    preflight::check_all(jobs, &plans, &numbers, opts)?;
+    let unopenable = preflight::check_all(jobs, &plans, &numbers, opts)?;
     let run_start = Instant::now();
     // fio's steadystate: a stop condition watching the clones' live counters (steady.rs).
     let progress = progress.unwrap_or_default();
@@ -63,7 +63,7 @@ pub fn run_jobs(
     let cx = RunCtx { opts, stop: &stop, progress: progress.as_deref(), run_start, exit: None };
     let mut result = RunResult::default();
     let mut disk_names: Vec<String> = Vec::new();
-    let order = Order { plans: &plans, numbers: &numbers, first_thread };
+    let order = Order { plans: &plans, numbers: &numbers, first_thread, unopenable };
     let mut got = run_groups(&cx, jobs, &order, &mut result.notes, &mut disk_names)?;
     if let Some(e) = got.first_err.take() {
         return Err(e);
@@ -95,6 +95,8 @@ struct Order<'a> {
     numbers: &'a [preflight::CloneNumbers],
     /// The thread number before the first clone's (MPI: after the ranks before this one).
     first_thread: u32,
+    /// Jobs whose files cannot be opened: reported with their error, not run.
+    unopenable: preflight::Unopenable,
 }
 
 /// Each job's clones numbered: the clone, its number among every rank's clones (`RankPlace`)
@@ -160,6 +162,10 @@ fn run_groups(
         }
         if got.first_err.is_some() || cx.stop.is_set() || scopes.all_exited() {
             break;
+        }
+        if let Some((errno, what)) = order.unopenable.get(&ji) {
+            got.push_unopened(job, ji, order.numbers[ji].len(), (*errno, what), cx.opts);
+            continue;
         }
         let plan = &order.plans[ji];
         let (stop, exit) = scopes.for_job(job);

@@ -24,16 +24,37 @@ use std::path::PathBuf;
 /// Each clone of a job: (clone, its number among every rank's clones, fio's thread number).
 pub(super) type CloneNumbers = Vec<(u32, u32, u32)>;
 
+/// Jobs that cannot open one of their files, by job index: (errno, message). fio sets such a
+/// job's error during its set-up (filesetup.c, "err=21 ... error=Is a directory"), runs the
+/// other jobs and reports this one with its error and no I/O.
+pub(super) type Unopenable = HashMap<usize, (i32, String)>;
+
+/// A file fio cannot open as a job's file: a directory (EISDIR).
+fn unopenable(p: &std::path::Path) -> Option<(i32, String)> {
+    std::fs::metadata(p)
+        .is_ok_and(|m| m.is_dir())
+        .then(|| (libc::EISDIR, format!("{}: open failed: Is a directory", p.display())))
+}
+
 /// Check every clone of every job (see the module notes).
 pub(super) fn check_all(
     jobs: &[Job],
     plans: &[JobPlan],
     numbers: &[CloneNumbers],
     opts: &RunOptions,
-) -> Result<(), EngineError> {
+) -> Result<Unopenable, EngineError> {
     let mut checked: HashMap<(PathBuf, bool), Option<u64>> = HashMap::new();
-    for ((job, plan), clones) in jobs.iter().zip(plans).zip(numbers) {
+    let mut failed = Unopenable::new();
+    for (ji, ((job, plan), clones)) in jobs.iter().zip(plans).zip(numbers).enumerate() {
         if iolab_job::engines::has(&plan.engine, iolab_job::engines::DISKLESS) {
+            continue;
+        }
+        let bad = clones
+            .iter()
+            .flat_map(|&(_, number, _)| iolab_workload::clone_files(job, number))
+            .find_map(|p| unopenable(&p));
+        if let Some(e) = bad {
+            failed.insert(ji, e);
             continue;
         }
         let writes = writes(job, plan, opts)?;
@@ -59,7 +80,7 @@ pub(super) fn check_all(
             }
         }
     }
-    Ok(())
+    Ok(failed)
 }
 
 /// Whether the job's clones write their targets, as `clone::open_targets` decides.

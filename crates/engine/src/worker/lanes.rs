@@ -119,6 +119,9 @@ where
         t_done: u64,
     ) {
         let res = super::full_resid(r.dir, r.len, res, self.shape.coarse);
+        if CHECK && self.done_hook {
+            self.done(r.dir, r.file, r.offset, res >= 0);
+        }
         if res < 0 {
             self.rec.record_submit(r.dir, 1);
             let s =

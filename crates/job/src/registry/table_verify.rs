@@ -173,18 +173,19 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     ),
     opt("verify_async_cpus", Str, Verify, Unsupported("verify_async is not implemented"))
         .help("CPUs for the async verify threads.", "See `verify_async`."),
-    opt(
-        "verify_backlog",
-        Size,
-        Verify,
-        Unsupported("not implemented; iolab verifies after the write phase"),
-    )
-    .help(
-        "Verify after every N blocks written, instead of at the end.",
-        "Interleaving changes what is measured.",
+    opt("verify_backlog", Size, Verify, Supported).min_val(0).help(
+        "Verify after every N blocks written, instead of only at the end.",
+        "As fio 3.33 (io_u.c `check_get_verify`): when N written blocks are unverified and the \
+            last I/O done was not a read, the oldest (lowest offset without a random map) are \
+            read back and checked before the job goes on; the reads count as the job's reads \
+            but not toward its `size`. What is left unverified at the end is verified after the \
+            writes. 0: off.",
     ),
-    opt("verify_backlog_batch", Int, Verify, Unsupported("verify_backlog is not implemented"))
-        .help("How many blocks to verify per backlog round.", "See `verify_backlog`."),
+    opt("verify_backlog_batch", Int, Verify, Supported).min_val(0).help(
+        "How many blocks to verify per backlog round.",
+        "Default (0): `verify_backlog`. Fewer lets the backlog grow; more verifies what there \
+            is.",
+    ),
     opt("experimental_verify", Bool, Verify, Unsupported("not implemented")).help(
         "fio's experimental verify path that re-generates offsets.",
         "Replaces the logged-offset verify in fio.",

@@ -113,25 +113,25 @@ pub static PRESETS: &[Preset] = &[
     Preset {
         name: "hdd-7200",
         aliases: &["7200", "7.2k", "nl-sata"],
-        about: "1 TB 7,200 RPM SATA (WD RE4 / HGST A7K1000 class): 8.5 ms avg seek",
+        about: "1 TB 7,200 RPM SATA (WD RE4 / HGST A7K1000 class): 8.5 ms avg seek, NCQ 32",
         spec: || DeviceSpec::Hdd(hdd::HddParams::sata_7200_1tb()),
     },
     Preset {
         name: "hdd-7200-sas",
         aliases: &["nl-sas", "7200-sas"],
-        about: "4 TB 7,200 RPM NL-SAS (HGST Ultrastar 7K4000): 8.2 ms avg seek",
+        about: "4 TB 7,200 RPM NL-SAS (HGST Ultrastar 7K4000): 8.2 ms avg seek, TCQ 254",
         spec: || DeviceSpec::Hdd(hdd::HddParams::nl_sas_7200_4tb()),
     },
     Preset {
         name: "hdd-10k",
         aliases: &["10k", "10000", "sas-10k"],
-        about: "1.2 TB 10,000 RPM SAS (Savvio / Enterprise Performance 10K class): 4.0 ms avg seek",
+        about: "1.2 TB 10,000 RPM SAS (Savvio / Enterprise Performance 10K class): 4.0 ms avg seek, TCQ 254",
         spec: || DeviceSpec::Hdd(hdd::HddParams::sas_10k_1200g()),
     },
     Preset {
         name: "hdd-15k",
         aliases: &["15k", "15000", "sas-15k"],
-        about: "450 GB 15,000 RPM SAS (Hitachi Ultrastar 15K450): 3.3 ms avg seek",
+        about: "450 GB 15,000 RPM SAS (Hitachi Ultrastar 15K450): 3.3 ms avg seek, TCQ 254",
         spec: || DeviceSpec::Hdd(hdd::HddParams::sas_15k_450g()),
     },
     Preset {

@@ -370,8 +370,11 @@ impl DeviceProfile {
 
     /// The 7,200/10,000/15,000 RPM presets as profiles: overhead + track-to-track + half a
     /// turn as the base, the preset's seek curve as the √ and linear terms, the mean of the
-    /// outer and inner media rates, one command at a time; the shape is a uniform rotational
-    /// delay over a turn on top of the fixed part over a 1 GB span.
+    /// outer and inner media rates; the shape is a uniform rotational delay over a turn on
+    /// top of the fixed part over a 1 GB span. A preset that reorders its queue (`ncq_depth`
+    /// above 1) holds that many commands in service, sharing the one data path, their fixed
+    /// part stretched per depth so that random 4 KiB reads reach the preset's own queueing
+    /// curve ([`queue_stretches`]); with `ncq=1`, one command at a time.
     pub fn from_hdd(name: &str, p: &HddParams) -> DeviceProfile {
         let (a, b) = p.seek_coefficients();
         let rev_us = p.revolution_ns() / 1e3;
@@ -384,6 +387,10 @@ impl DeviceProfile {
                 [q, (fixed_us + q * rev_us) / base_us]
             })
             .collect();
+        // Command queueing: up to `ncq_depth` commands in service, the fixed part stretched
+        // per depth to the drive's reordering gain, transfers sharing the one head.
+        let depth_shapes = queue_stretches(p, rate, &shape);
+        let queued = !depth_shapes.is_empty();
         let dir = DirProfile {
             base_us,
             seq_base_us: 0.0,
@@ -391,13 +398,13 @@ impl DeviceProfile {
             seek_linear_us: b * 1e3,
             xfer_bytes_per_sec: rate,
             xfer_us: Vec::new(),
-            xfer_parallel: 0.0,
+            xfer_parallel: if queued { 1.0 } else { 0.0 },
             xfer_parallel_by_size: Vec::new(),
-            servers: 1,
+            servers: if queued { 65536 } else { 1 },
             max_bytes_per_sec: 0.0,
             max_iops: 0.0,
             shape,
-            depth_shapes: Vec::new(),
+            depth_shapes,
             host_us: 0.0,
             host_us_by_size: Vec::new(),
             host_parallel: 0.0,
@@ -409,7 +416,7 @@ impl DeviceProfile {
             name: name.to_string(),
             source: "preset".into(),
             capacity: p.capacity,
-            servers: 1,
+            servers: p.ncq_depth.clamp(1, 65536) as u32,
             seed: 0,
             write_cache: "write-through".into(),
             mix_stretch: 0.0,
@@ -876,6 +883,40 @@ impl Device for Profiled {
     fn submit_block(&self) -> Option<Nanos> {
         (self.p.submit_share.iter().any(|&s| s > 0.0)).then_some(Nanos(self.last_block as u64))
     }
+}
+
+/// An HDD preset's command queueing as per-depth stretches of the profile's fixed part:
+/// with `d` commands in service each takes `F·s(d) + X·d` (its transfer shared with the
+/// others), so the drive's random 4 KiB IOPS at depth `d`, `I(d)`
+/// ([`super::hdd::queued_read_iops`]), needs `s(d) = (d/I(d) − X·d) / (1/I(1) − X)`, `X` the
+/// 4 KiB transfer; at depths 1, 2, 4, … and `ncq_depth`, each with the QD1 `shape`. None for
+/// a drive that does not reorder.
+fn queue_stretches(p: &HddParams, rate: f64, shape: &[[f64; 2]]) -> Vec<DepthShape> {
+    let ncq = p.ncq_depth.clamp(1, 65536);
+    if ncq == 1 {
+        return Vec::new();
+    }
+    let x = 4096.0 / rate.max(1.0);
+    let mut depths: Vec<usize> = (0..17).map(|k| 1usize << k).take_while(|&d| d < ncq).collect();
+    depths.push(ncq);
+    let iops = |d| super::hdd::queued_read_iops(p, d, 2000);
+    let one = iops(1);
+    let unit = (1.0 / one - x).max(1e-9);
+    depths
+        .iter()
+        .map(|&d| {
+            let n = d as f64;
+            let stretch =
+                if d == 1 { 1.0 } else { ((n / iops(d) - x * n) / unit).clamp(1e-3, 1e3) };
+            DepthShape {
+                depth: d as u32,
+                stretch,
+                shape: shape.to_vec(),
+                stall_rate_hz: 0.0,
+                stall_us: Vec::new(),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

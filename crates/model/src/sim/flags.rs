@@ -168,8 +168,9 @@ Tier keys (key=value after the positional parts):
 {}
 Backing: KIND[:PRESET][:SIZE][:sparse][:ncq=N]; PRESET: {}.
   ncq=N (hdd): the drive reorders up to N queued commands by shortest positioning time, as
-  SATA NCQ (32) and SAS TCQ do; the presets queue nothing (ncq=1) unless given. With ncq=32
-  a 7.2K drive's random 4 KiB reads go 78 -> 103 -> 155 -> 185 IOPS at QD 1, 4, 16, 32.
+  SATA NCQ and SAS TCQ do: hdd:7200 queues 32 (NCQ), the SAS presets 254 (Linux's default
+  at a SAS device); ncq=1 turns it off. hdd:7200's random 4 KiB reads over the whole drive
+  go 79 -> 104 -> 156 -> 186 IOPS at QD 1, 4, 16, 32 (79 at every depth with ncq=1).
 
 Examples:
   iolab sim --list

@@ -462,9 +462,12 @@ mod tests {
         assert!(parse_backing("hdd:5400rpm").unwrap_err().to_string().contains("`5400rpm`"));
         let q = parse_backing("hdd:10k:ncq=64").unwrap();
         assert!(matches!(q.device, DeviceSpec::Hdd(h) if h.ncq_depth == 64 && h.rpm == 10_000));
-        assert!(
-            matches!(parse_backing("hdd:7200").unwrap().device, DeviceSpec::Hdd(h) if h.ncq_depth == 1)
-        );
+        // The presets queue as their interface does: SATA NCQ 32, SAS TCQ 254; ncq=1 is off.
+        let ncq = |s| match parse_backing(s).unwrap().device {
+            DeviceSpec::Hdd(h) => h.ncq_depth,
+            _ => 0,
+        };
+        assert_eq!([ncq("hdd:7200"), ncq("hdd:10k"), ncq("hdd:7200:ncq=1")], [32, 254, 1]);
         for bad in ["hdd:ncq=0", "hdd:ncq=257", "hdd:ncq=x", "nvme:ncq=8"] {
             assert!(parse_backing(bad).unwrap_err().to_string().contains("`ncq`"), "{bad}");
         }

@@ -84,6 +84,59 @@ fn ranges_and_zones() -> Vec<Probe> {
     v.push(no("size=2^64)", &["--size=18446744073709551616)"], "size"));
     v.extend(zones());
     v.extend(verify_intervals());
+    v.extend(verify_backlogs());
+    v
+}
+
+/// `verify_backlog` and `verify_backlog_batch`: malformed values refused naming the option;
+/// 0, the largest values and the in-flight cases (a queue deeper than the backlog, random
+/// writes with their random map) run and verify clean.
+fn verify_backlogs() -> Vec<Probe> {
+    let mut v = Vec::new();
+    let verify = ["--size=256k", "--rw=write", "--verify=md5", "--bs=4k", "--ioengine=psync"];
+    let with = |extra: &[&str]| -> Vec<String> {
+        verify.iter().copied().chain(extra.iter().copied()).map(String::from).collect()
+    };
+    for opt in ["verify_backlog", "verify_backlog_batch"] {
+        for &(label, val, refused) in VALUES {
+            let flag = format!("--{opt}={val}");
+            let base = if opt == "verify_backlog" {
+                "--verify_backlog_batch=0"
+            } else {
+                "--verify_backlog=4"
+            };
+            let a = with(&[base, &flag]);
+            let a: Vec<&str> = a.iter().map(String::as_str).collect();
+            let o = if refused { err(&[opt]) } else { Oracle::Ok };
+            v.push(run(&format!("{opt}={label}"), &a, o));
+        }
+    }
+    for (name, extra) in [
+        ("verify_backlog=u64max", &["--verify_backlog=18446744073709551615"][..]),
+        ("verify_backlog_batch=2^32", &["--verify_backlog=1", "--verify_backlog_batch=4294967296"]),
+        (
+            "verify_backlog=1 libaio iodepth=16",
+            &["--verify_backlog=1", "--ioengine=libaio", "--iodepth=16"],
+        ),
+        (
+            "verify_backlog=3 io_uring iodepth=8 randwrite",
+            &["--verify_backlog=3", "--ioengine=io_uring", "--iodepth=8", "--rw=randwrite"],
+        ),
+        (
+            "verify_backlog=2 rw=randrw norandommap",
+            &["--verify_backlog=2", "--rw=randrw", "--norandommap"],
+        ),
+        (
+            "verify_backlog=8 loops=2 number_ios=5",
+            &["--verify_backlog=8", "--loops=2", "--number_ios=5"],
+        ),
+        ("verify_backlog=1 without verify", &["--verify=0", "--verify_backlog=1"]),
+        ("verify_backlog=1 do_verify=0", &["--do_verify=0", "--verify_backlog=1"]),
+    ] {
+        let a = with(extra);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        v.push(run(name, &a, Oracle::Ok));
+    }
     v
 }
 
