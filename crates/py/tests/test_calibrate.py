@@ -86,8 +86,15 @@ def test_predict_from_the_profile_equals_the_cli(calibrated):
     assert pred["lat_ns"]["mean"] == rd["lat_ns"]["mean"]
     # Its predicted-vs-measured row: the same p99; IOPS from the unrounded runtime (fio's
     # `iops` divides by whole milliseconds), so within a millisecond of the result's.
+    # The row judges total latency (submission to completion, issue 32) and gives clat
+    # beside it: its clat p99 is the result's, its total p99 at least that.
     row = doc["iolab_predict"]["rows"][0]
-    assert row["dir"] == "read" and row["predicted"]["p99_us"] == p99 / 1000
+    pr = row["predicted"]
+    assert row["dir"] == "read" and pr["clat_p99_us"] == p99 / 1000
+    lat_pct = rd["lat_ns"].get("percentile")
+    if lat_pct:
+        assert pr["p99_us"] == lat_pct["99.000000"] / 1000
+    assert pr["p99_us"] >= pr["clat_p99_us"]
     assert abs(300 / row["predicted"]["iops"] * 1000 - rd["runtime"]) <= 1
     # The table of the prediction has the same IOPS.
     assert r.to_pandas()["iops"].tolist() == [rd["iops"]]
