@@ -63,7 +63,7 @@ pub fn text(rows: &[Row], profile: &DeviceProfile, predicted: &RunResult) -> Str
     for r in rows {
         let (m, p) = (&r.measured, &r.predicted);
         s.push_str(&format!(
-            "  {:<5} {:<5} {:>10.0} {:>10.0} ({:+5.1}%)  {:>8.1} {:>8.1}  {:>9.1} {:>9.1} ({:+5.1}%)  {:>9.1} {:>9.1} ({:+5.1}%)  {:>9.1} {:>9.1} ({:+5.1}%)    {:>9.1} {:>9.1} ({:+5.1}%)\n",
+            "  {:<5} {:<5} {:>10.0} {:>10.0} ({:+5.1}%)  {:>8.1} {:>8.1}",
             r.group,
             r.dir.as_str(),
             m.iops,
@@ -71,19 +71,20 @@ pub fn text(rows: &[Row], profile: &DeviceProfile, predicted: &RunResult) -> Str
             rel_error(p.iops, m.iops) * 100.0,
             m.bw_bytes / 1048576.0,
             p.bw_bytes / 1048576.0,
-            m.p50_us,
-            p.p50_us,
-            rel_error(p.p50_us, m.p50_us) * 100.0,
-            m.p99_us,
-            p.p99_us,
-            rel_error(p.p99_us, m.p99_us) * 100.0,
-            m.slat_p50_us,
-            p.slat_p50_us,
-            rel_error(p.slat_p50_us, m.slat_p50_us) * 100.0,
-            m.clat_p50_us,
-            p.clat_p50_us,
-            rel_error(p.clat_p50_us, m.clat_p50_us) * 100.0,
         ));
+        // Each latency column: measured, predicted and the error (the clat column sits two
+        // spaces further right, under its wider heading).
+        let lat = [
+            (m.p50_us, p.p50_us, "  "),
+            (m.p99_us, p.p99_us, "  "),
+            (m.slat_p50_us, p.slat_p50_us, "  "),
+            (m.clat_p50_us, p.clat_p50_us, "    "),
+        ];
+        for (mv, pv, gap) in lat {
+            let e = rel_error(pv, mv) * 100.0;
+            s.push_str(&format!("{gap}{mv:>9.1} {pv:>9.1} ({e:+5.1}%)"));
+        }
+        s.push('\n');
     }
     s.push_str(
         "  (p50/p99: total latency, submission to completion; slat + clat are its two parts)\n",
